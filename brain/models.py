@@ -1,0 +1,207 @@
+"""The one memory table (decision 1) and its history.
+
+Every write surface — Client Brain learning, an agent's memories and `memory_append` notes, an App's
+learned lessons, chat-mined memory — stores rows here, told apart by scope kind and type. A typed JSON
+payload holds the shape of each family; `text` is its rendered form and feeds search.
+
+`brain` never imports `tickets` or `intelligence`: the tenant is referred to by its string name.
+Rows are read with `Memory.objects.for_tenant(tenant)`; writes go through `brain.api.promote()`.
+"""
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from config.tenancy import TenantScopedManager
+
+EMBEDDING_DIMENSIONS = 384
+SEARCH_CONFIG = "english"
+
+
+class BrainScopeKind(models.TextChoices):
+    """Whose memory a row is: the tenant's (Client Brain), one agent's, one App's, one conversation's."""
+
+    TENANT = "tenant", "Tenant"
+    AGENT = "agent", "Agent"
+    APP = "app", "App"
+    CONVERSATION = "conversation", "Conversation"
+
+
+class MemoryType(models.TextChoices):
+    # Client Brain families (spec: client_brain.txt).
+    BUSINESS = "business", "Business"
+    VOICE = "voice", "Voice"
+    ISSUES = "issues", "Issues"
+    PROCESS = "process", "Process"
+    # Agent memories edited in the Intelligence tab (spec: intelligence_and_learning.txt).
+    AGENT_MEMORY = "agent_memory", "Agent memory"
+    # Other write surfaces (spec: shared_intelligence.txt).
+    NOTE = "note", "Agent note (memory_append)"
+    LESSON = "lesson", "App lesson"
+    CHAT = "chat", "Chat-mined memory"
+    FACT = "fact", "Fact"
+
+
+CLIENT_BRAIN_TYPES = (MemoryType.BUSINESS, MemoryType.VOICE, MemoryType.ISSUES, MemoryType.PROCESS)
+
+
+class MemoryStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    ACTIVE = "active", "Active"
+    STALE = "stale", "Stale"
+    ARCHIVED = "archived", "Archived"
+    SUPERSEDED = "superseded", "Superseded"
+
+
+class MemoryStrength(models.TextChoices):
+    HARD_RULE = "hard_rule", "Rule"
+    PREFERENCE = "preference", "Preference"
+    HEURISTIC = "heuristic", "Pattern"
+    CONTEXT_NOTE = "context_note", "Note"
+
+
+class MemoryCategory(models.TextChoices):
+    FACT = "fact", "Fact"
+    PREFERENCE = "preference", "Preference"
+    CORRECTION = "correction", "Correction"
+    INSTRUCTION = "instruction", "Instruction"
+
+
+class MemorySource(models.TextChoices):
+    MANUAL = "manual", "Manual"
+    SUGGESTED = "suggested", "Suggested"
+    DERIVED = "derived", "Derived"
+
+
+class WriteSurface(models.TextChoices):
+    """Which write surface proposed a memory; every one of them passes the same gate."""
+
+    CLIENT_BRAIN = "client_brain", "Client Brain learner"
+    MEMORY_APPEND = "memory_append", "Agent memory_append"
+    APP_LESSON = "app_lesson", "App learned outcome"
+    CHAT = "chat", "Chat-mined"
+    OPERATOR = "operator", "Operator edit"
+    IMPORT = "import", "Import / benchmark"
+
+
+class Memory(models.Model):
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="memories")
+    scope_kind = models.CharField(
+        max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT
+    )
+    # The scope's owner: an agent id, an App id, a conversation id; "" for the tenant scope.
+    scope_id = models.CharField(max_length=64, blank=True, default="")
+    # Stored as text, not constrained to MemoryType: historical rows may hold unsupported values,
+    # which the dashboard shows as legacy memory format.
+    type = models.CharField(max_length=32, db_index=False)
+    key = models.CharField(max_length=255, blank=True, default="")
+    payload = models.JSONField(default=dict, blank=True)
+    text = models.TextField(blank=True, default="")
+    # May hold legacy invalid values (NaN, infinity, < 0, > 1); every read path admits only finite
+    # values in its range (decision 4). Null means "never graded".
+    confidence = models.FloatField(null=True, blank=True, default=0.7)
+    status = models.CharField(max_length=16, choices=MemoryStatus.choices, default=MemoryStatus.ACTIVE)
+    strength = models.CharField(max_length=16, choices=MemoryStrength.choices, blank=True, default="")
+    category = models.CharField(max_length=16, choices=MemoryCategory.choices, blank=True, default="")
+    source = models.CharField(max_length=16, choices=MemorySource.choices, default=MemorySource.DERIVED)
+    surface = models.CharField(max_length=24, choices=WriteSurface.choices, default=WriteSurface.IMPORT)
+    # Applicability scope of agent memories: empty means "applies everywhere".
+    provider = models.CharField(max_length=32, blank=True, default="")
+    campaign_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    # Recorded activity: a mixed contribution/selection counter (it does not show a memory affected an answer).
+    activity_count = models.PositiveIntegerField(default=0)
+    # How many times formation saw this memory again (reinforcements + 1).
+    frequency = models.PositiveIntegerField(default=1)
+    provenance = models.JSONField(default=list, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=100, blank=True, default="")
+    search_vector = models.GeneratedField(
+        expression=SearchVector("key", weight="A", config=SEARCH_CONFIG)
+        + SearchVector("text", weight="B", config=SEARCH_CONFIG),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        verbose_name_plural = "memories"
+        indexes = [
+            models.Index(
+                fields=["tenant", "scope_kind", "scope_id", "status"], name="memory_tenant_scope_status"
+            ),
+            models.Index(fields=["tenant", "type", "confidence"], name="memory_tenant_type_conf"),
+            models.Index(
+                fields=["tenant", "-activity_count", "-confidence", "id"], name="memory_tenant_activity"
+            ),
+            # btree_gin lets the tenant lead the GIN indexes, so a tenant's matches are found inside the index.
+            GinIndex(
+                fields=["tenant", "search_vector"],
+                name="memory_tenant_fts",
+                opclasses=["int8_ops", "tsvector_ops"],
+            ),
+            GinIndex(
+                fields=["tenant", "key", "text"],
+                name="memory_tenant_trgm",
+                opclasses=["int8_ops", "gin_trgm_ops", "gin_trgm_ops"],
+            ),
+            HnswIndex(
+                name="memory_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.type}] {self.key or self.text[:60]}"
+
+
+class MemoryHistory(models.Model):
+    """Every change to a memory: what, who or which process, when, before and after."""
+
+    class Action(models.TextChoices):
+        ADDED = "added", "Added"
+        REINFORCED = "reinforced", "Reinforced"
+        SUPERSEDED = "superseded", "Superseded"
+        REJECTED = "rejected", "Rejected"
+        UPDATED = "updated", "Updated"
+        STATUS_CHANGED = "status_changed", "Status changed"
+        VERDICT = "verdict", "Verdict applied"
+        ARCHIVED = "archived", "Archived"
+        EMBEDDED = "embedded", "Embedded"
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    # Kept when the memory is gone; null for rejections (nothing was written).
+    memory = models.ForeignKey(
+        Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="history"
+    )
+    action = models.CharField(max_length=20, choices=Action.choices)
+    actor = models.CharField(max_length=120, help_text="user:<id>, api-key:<prefix>, or process:<name>")
+    surface = models.CharField(max_length=24, blank=True, default="")
+    reason = models.CharField(max_length=64, blank=True, default="")
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        verbose_name_plural = "memory history"
+        ordering = ["-at", "-id"]
+        indexes = [
+            models.Index(fields=["tenant", "memory", "-at"], name="history_tenant_memory"),
+            models.Index(fields=["tenant", "action", "surface", "reason"], name="history_tenant_action"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.memory_id or '-'} by {self.actor}"

@@ -1,0 +1,57 @@
+"""The Celery app. Tasks are enqueued only after the surrounding transaction commits."""
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
+
+app = Celery("brain")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+def enqueue_after_commit(task: Any, *args: Any, **kwargs: Any) -> None:
+    """Send `task` once the current transaction commits (at once outside a transaction).
+
+    Workers re-read what they need by id, so they must never see a row that may still roll back.
+    """
+    from django.db import transaction
+
+    transaction.on_commit(lambda: task.delay(*args, **kwargs))
+
+
+@app.task(name="config.ping")
+def ping() -> dict[str, Any]:
+    """Round-trip check used by /healthz and the worker test: proves the worker reaches the database."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_database()")
+        (database,) = cursor.fetchone()
+    return {"pong": True, "database": database, "pid": os.getpid()}
+
+
+def use_broker(broker_url: str | None, result_backend: str | None = None) -> None:
+    """Point this process's app at another broker (or back to eager with None), dropping pooled connections.
+
+    For tests and benchmarks that start real workers from a process whose settings were eager.
+    """
+    app.conf.task_always_eager = not broker_url
+    app.conf.broker_url = broker_url or None
+    app.conf.result_backend = result_backend
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+    app._backend_cache = None
+    app._local.__dict__.pop("backend", None)
+
+
+def celery_is_eager() -> bool:
+    return bool(app.conf.task_always_eager)
+
+
+__all__: list[str | Callable] = ["app", "enqueue_after_commit", "ping", "celery_is_eager", "use_broker"]

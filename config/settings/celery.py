@@ -1,0 +1,23 @@
+"""Celery (decision 8): without CELERY_BROKER_URL tasks run eagerly in-process; with one, on workers."""
+
+from .env import env_str
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_RESULT_BACKEND = (
+    env_str(
+        "CELERY_RESULT_BACKEND",
+        CELERY_BROKER_URL
+        if CELERY_BROKER_URL.startswith("redis")
+        else ("rpc://" if CELERY_BROKER_URL else ""),
+    )
+    or None
+)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_TIMEOUT = 3

@@ -1,0 +1,52 @@
+"""DATABASES: an external PostgreSQL from DATABASE_URL, or the embedded PostgreSQL 18 (decision 7)."""
+
+from urllib.parse import parse_qsl, unquote, urlparse
+
+from config import embedded_db
+
+from .env import BASE_DIR, env_int, env_str
+
+
+def database_from_url(url: str) -> dict:
+    parsed = urlparse(url)
+    if parsed.scheme not in {"postgres", "postgresql", "pgsql"}:
+        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, not {parsed.scheme}://")
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parsed.path.lstrip("/")),
+        "USER": unquote(parsed.username or ""),
+        "PASSWORD": unquote(parsed.password or ""),
+        "HOST": unquote(parsed.hostname or ""),
+        "PORT": str(parsed.port or ""),
+        "OPTIONS": dict(parse_qsl(parsed.query)),
+    }
+
+
+def embedded_database(data_dir: str, name: str) -> dict:
+    server = embedded_db.server_for(data_dir)
+    return {
+        "ENGINE": "config.db_backend",
+        "NAME": name,
+        "USER": embedded_db.SUPERUSER,
+        "PASSWORD": "",
+        "HOST": str(server.socket_dir),
+        "PORT": str(server.port),
+        "EMBEDDED_DATA_DIR": str(server.data_dir),
+        "EMBEDDED_DATABASE": name,
+    }
+
+
+DATABASE_URL = env_str("DATABASE_URL")
+EMBEDDED_PGDATA = env_str("BRAIN_PGDATA", str(BASE_DIR / "var" / "pgdata"))
+
+if DATABASE_URL:
+    _default = database_from_url(DATABASE_URL)
+else:
+    _default = embedded_database(EMBEDDED_PGDATA, env_str("BRAIN_DB_NAME", "brain"))
+
+_default["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
+_default["CONN_HEALTH_CHECKS"] = True
+# Tests run several suites side by side on one server; BRAIN_TEST_DB_NAME keeps their databases apart.
+_default["TEST"] = {"NAME": env_str("BRAIN_TEST_DB_NAME") or None}
+
+DATABASES = {"default": _default}

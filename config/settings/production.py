@@ -1,0 +1,22 @@
+"""Production: DEBUG off, secure cookies and HTTPS. `manage.py check --deploy` is clean with these."""
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import *  # noqa: F401,F403
+from .env import env_bool, env_int, env_str
+
+DEBUG = False
+SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+if not SECRET_KEY or SECRET_KEY.startswith("dev-insecure"):
+    raise ImproperlyConfigured("Set DJANGO_SECRET_KEY to a long random value in production.")
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"

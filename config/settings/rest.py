@@ -1,0 +1,40 @@
+"""Django REST framework and the OpenAPI schema: the conventions every /api/v1 endpoint follows."""
+
+from .env import env_int, env_str
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "tickets.authentication.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["tickets.permissions.TenantRolePermission"],
+    "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_THROTTLE_CLASSES": ["tickets.authentication.ApiKeyRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"api_key": env_str("BRAIN_API_THROTTLE_RATE", "1200/min")},
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+API_MAX_PAGE_SIZE = env_int("BRAIN_API_MAX_PAGE_SIZE", 200)
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "The Brain API",
+    "DESCRIPTION": "Typed, tenant-isolated memory for a business's AI agents. Authenticate with `Authorization: Bearer <key>`.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "MemberRoleEnum": "tickets.models.Role",
+        "ApiKeyRoleEnum": "tickets.models.API_KEY_ROLES",
+    },
+}

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class IntelligenceConfig(AppConfig):
+    name = "intelligence"
+    verbose_name = "Intelligence (agents)"

@@ -1,0 +1,60 @@
+"""/healthz, enqueue-after-commit, and a real Celery worker round trip on the local broker."""
+
+import pytest
+from django.db import transaction
+
+from config.celery import app, enqueue_after_commit, ping, use_broker
+
+
+def test_healthz_reports_database_and_broker(client, db):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["database"] == "ok"
+    assert body["broker"].startswith("eager")
+
+
+def test_healthz_reports_an_unreachable_broker(client, db, settings):
+    use_broker("redis://127.0.0.1:1/0")
+    try:
+        response = client.get("/healthz")
+    finally:
+        use_broker(None)
+    assert response.status_code == 503
+    assert response.json()["broker"].startswith("error")
+
+
+CALLS: list[str] = []
+
+
+@app.task(name="tests.record_call")
+def record_call(label: str) -> None:  # eager only: records in this process
+    CALLS.append(label)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tasks_are_enqueued_only_after_commit():
+    CALLS.clear()
+    with transaction.atomic():
+        enqueue_after_commit(record_call, "committed")
+        assert CALLS == []
+    assert CALLS == ["committed"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rolled_back_transaction_enqueues_nothing():
+    CALLS.clear()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        enqueue_after_commit(record_call, "rolled back")
+        raise RuntimeError("roll back")
+    assert CALLS == []
+
+
+@pytest.mark.worker
+def test_a_real_worker_runs_a_task_against_the_test_database(celery_worker):
+    from django.db import connection
+
+    result = ping.delay().get(timeout=30)
+    assert result["pong"] is True
+    assert result["database"] == connection.settings_dict["NAME"]
+    assert result["pid"] == celery_worker.pid

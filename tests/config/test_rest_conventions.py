@@ -1,0 +1,101 @@
+"""REST conventions: JSON errors, bounded pagination, body size limit, per-key throttling, the schema."""
+
+import subprocess
+import sys
+
+from django.core.cache import cache
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from tests.conftest import REPO, make_member
+from tickets import services
+from tickets.models import Role
+
+
+def admin_client(tenant):
+    client = APIClient()
+    client.force_login(make_member(tenant, Role.ADMIN))
+    return client
+
+
+def test_errors_are_json_with_a_message_and_fields(tenant):
+    response = admin_client(tenant).post(reverse("api-key-list"), {"role": "operator"}, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert "name" in error["fields"]
+    assert "name" in error["message"]
+
+
+def test_lists_are_paginated_with_a_maximum_page_size(tenant, settings):
+    settings.API_MAX_PAGE_SIZE = 3
+    for i in range(5):
+        services.api_key_create(tenant=tenant, name=f"k{i}")
+    page = admin_client(tenant).get(reverse("api-key-list"), {"limit": 1000}).json()
+    assert page["count"] == 5
+    assert len(page["results"]) == 3
+    assert page["next"]
+
+
+def test_oversized_bodies_answer_413(tenant, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = admin_client(tenant).post(reverse("api-key-list"), {"name": "x" * 5000}, format="json")
+    assert response.status_code == 413
+    assert "larger than 1000 bytes" in response.json()["error"]["message"]
+
+
+def test_malformed_json_is_a_400_with_a_message(tenant):
+    response = admin_client(tenant).post(
+        reverse("api-key-list"), "{not json", content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert "JSON" in response.json()["error"]["message"]
+
+
+def test_requests_are_throttled_per_key(tenant, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"api_key": "3/min"}}
+    from rest_framework.settings import api_settings
+
+    from tickets.authentication import ApiKeyRateThrottle
+
+    api_settings.reload()
+    ApiKeyRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+    cache.clear()
+    try:
+        _, first = services.api_key_create(tenant=tenant, name="a")
+        _, second = services.api_key_create(tenant=tenant, name="b")
+        a, b = APIClient(), APIClient()
+        a.credentials(HTTP_AUTHORIZATION=f"Bearer {first}")
+        b.credentials(HTTP_AUTHORIZATION=f"Bearer {second}")
+        codes = [a.get(reverse("current-tenant")).status_code for _ in range(4)]
+        assert codes == [200, 200, 200, 429]
+        assert b.get(reverse("current-tenant")).status_code == 200  # another key has its own budget
+    finally:
+        settings.REST_FRAMEWORK = {
+            **settings.REST_FRAMEWORK,
+            "DEFAULT_THROTTLE_RATES": {"api_key": "100000/min"},
+        }
+        api_settings.reload()
+        ApiKeyRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+        cache.clear()
+
+
+def test_openapi_schema_generates_without_warnings(db):
+    result = subprocess.run(
+        [sys.executable, "manage.py", "spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Warning" not in result.stderr and "Error" not in result.stderr, result.stderr[-3000:]
+
+
+def test_interactive_docs_are_served_without_internet(client):
+    page = client.get(reverse("api-docs"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "drf_spectacular_sidecar" in html or "/static/" in html
+    assert "cdn" not in html.lower()
+    assert client.get(reverse("schema")).status_code == 200

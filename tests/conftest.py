@@ -1,0 +1,160 @@
+"""Fixtures shared by every test package: tenants, members, API keys, API clients, a real Celery worker."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from rest_framework.test import APIClient
+
+from tickets import services
+from tickets.models import Role
+
+from .factories import MembershipFactory, TenantFactory, UserFactory
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def tenant(db):
+    return TenantFactory(name="Acme Support", slug="acme")
+
+
+@pytest.fixture
+def other_tenant(db):
+    return TenantFactory(name="Globex Retail", slug="globex")
+
+
+def make_member(tenant, role=Role.OPERATOR, username=None):
+    user = UserFactory(username=username or f"{tenant.slug}-{role}")
+    MembershipFactory(tenant=tenant, user=user, role=role)
+    return user
+
+
+@pytest.fixture
+def member_factory(db):
+    return make_member
+
+
+def api_client_for_key(full_key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {full_key}")
+    return client
+
+
+@pytest.fixture
+def api_key(tenant):
+    key, full_key = services.api_key_create(tenant=tenant, name="agent")
+    return full_key
+
+
+@pytest.fixture
+def api(api_key):
+    """An API client authenticated with an operator key of `tenant`."""
+    return api_client_for_key(api_key)
+
+
+@pytest.fixture
+def other_api(other_tenant):
+    _, full_key = services.api_key_create(tenant=other_tenant, name="intruder")
+    return api_client_for_key(full_key)
+
+
+# --- A real Celery worker on a real broker ---------------------------------------------------------
+
+BROKER_URL = os.environ.get("BRAIN_TEST_BROKER_URL", "redis://127.0.0.1:6379/15")
+
+
+def _broker_reachable(url: str) -> bool:
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 6379), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def broker_or_skip(url: str = BROKER_URL) -> None:
+    """Skip with a visible reason when no broker is reachable; BRAIN_REQUIRE_BROKER=1 (CI) makes it a failure."""
+    if _broker_reachable(url):
+        return
+    message = f"no broker reachable at {url}: start Redis (see README) to run the worker tests"
+    if os.environ.get("BRAIN_REQUIRE_BROKER") == "1":
+        pytest.fail(message + " (BRAIN_REQUIRE_BROKER=1 forbids skipping)")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def celery_worker(transactional_db, settings):
+    """Start `celery worker` in a subprocess against the test database; tasks from this test go to it.
+
+    Function-scoped on purpose: the worker sees exactly the rows this test committed.
+    """
+    from django.db import connection
+
+    from config.celery import app, use_broker
+
+    broker_or_skip()
+    subprocess.run(  # a clean queue: nothing left over from an earlier, interrupted run
+        [sys.executable, "-c", f"import redis; redis.Redis.from_url('{BROKER_URL}').flushdb()"], check=False
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "CELERY_BROKER_URL": BROKER_URL,
+        "CELERY_RESULT_BACKEND": BROKER_URL,
+        "BRAIN_DB_NAME": connection.settings_dict["NAME"],
+    }
+    if connection.settings_dict.get("EMBEDDED_DATA_DIR") is None and os.environ.get("DATABASE_URL"):
+        url = urlparse(os.environ["DATABASE_URL"])
+        env["DATABASE_URL"] = url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
+    log_path = REPO / "var" / f"test-worker-{os.getpid()}.log"
+    log_path.parent.mkdir(exist_ok=True)
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--loglevel=info",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-n",
+            f"test-{os.getpid()}@%h",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    previous = (None if app.conf.task_always_eager else app.conf.broker_url, app.conf.result_backend)
+    use_broker(BROKER_URL, BROKER_URL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(
+                    f"the Celery worker exited early; see {log_path}:\n{log_path.read_text()[-3000:]}"
+                )
+            if app.control.ping(timeout=0.5):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Celery worker did not answer within 60 s; see {log_path}")
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        use_broker(*previous)

@@ -1,0 +1,50 @@
+"""The tenant-isolation matrix's registry: every /api/v1 route and how to make an object for it.
+
+`tests/tickets/test_isolation.py` requests every route with another tenant's key (and, for detail
+routes, this tenant's ids) and expects 404 or 403, never data. A test there fails when a route under
+/api/v1 has no entry here, so a new endpoint cannot ship without its cross-tenant test.
+
+Each entry: route name -> Route(methods, make) where `make(tenant)` returns the URL kwargs for an
+object of `tenant` (or {} for a route without ids), and `body` is a plausible request body.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Route:
+    methods: tuple[str, ...]
+    make: Callable[..., dict] = lambda tenant: {}
+    body: dict = field(default_factory=dict)
+    # Routes without ids answer with the caller's own tenant's data: for those the matrix checks that
+    # nothing of the victim tenant appears in the answer.
+    tenant_relative: bool = False
+
+
+def _api_key(tenant):
+    from tickets import services
+
+    key, _ = services.api_key_create(tenant=tenant, name="victim key")
+    return {"pk": key.pk}
+
+
+def _membership(tenant):
+    from tests.factories import MembershipFactory, UserFactory
+
+    membership = MembershipFactory(tenant=tenant, user=UserFactory())
+    return {"pk": membership.pk}
+
+
+ROUTES: dict[str, Route] = {
+    "current-tenant": Route(("GET",), tenant_relative=True),
+    "api-key-list": Route(("GET", "POST"), tenant_relative=True, body={"name": "x"}),
+    "api-key-detail": Route(("GET",), _api_key),
+    "api-key-revoke": Route(("POST",), _api_key),
+    "member-list": Route(("GET", "POST"), tenant_relative=True, body={"username": "nobody"}),
+    "member-detail": Route(("GET", "PUT", "PATCH", "DELETE"), _membership, body={"role": "viewer"}),
+}
+
+
+def register(name: str, route: Route) -> None:
+    ROUTES[name] = route

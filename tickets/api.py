@@ -1,0 +1,110 @@
+"""REST for the tenant itself, its API keys and its members (admins only for keys and members)."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.viewsets import GenericViewSet
+
+from config.api import error_response
+
+from . import services
+from .api_base import TenantAPIView, TenantScopedMixin
+from .models import ApiKey, Membership, Role
+from .serializers import (
+    ApiKeyCreatedSerializer,
+    ApiKeySerializer,
+    MembershipCreateSerializer,
+    MembershipSerializer,
+    TenantSerializer,
+)
+
+
+class CurrentTenantView(TenantAPIView):
+    """The tenant this key or session acts in, and the caller's role there."""
+
+    @extend_schema(responses=TenantSerializer)
+    def get(self, request):
+        return Response(TenantSerializer(request.tenant, context={"role": request.role}).data)
+
+
+class ApiKeyViewSet(
+    TenantScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    GenericViewSet,
+):
+    """Admins list, create and revoke the tenant's keys. The full key is in the create response only."""
+
+    queryset = ApiKey.objects.select_related("created_by")
+    serializer_class = ApiKeySerializer
+    read_role = Role.ADMIN
+    write_role = Role.ADMIN
+    filterset_fields = ["role"]
+
+    @extend_schema(request=ApiKeySerializer, responses={201: ApiKeyCreatedSerializer})
+    def create(self, request, *args, **kwargs):
+        serializer = ApiKeySerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = request.user if getattr(request.user, "pk", None) else None
+        key, full_key = services.api_key_create(
+            tenant=request.tenant,
+            name=serializer.validated_data["name"],
+            role=serializer.validated_data.get("role", Role.OPERATOR),
+            created_by=user,
+        )
+        key.key = full_key
+        return Response(ApiKeyCreatedSerializer(key).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=ApiKeySerializer)
+    @action(detail=True, methods=["post"])
+    def revoke(self, request, pk=None):
+        key = services.api_key_revoke(key=self.get_object())
+        return Response(ApiKeySerializer(key).data)
+
+
+class MembershipViewSet(
+    TenantScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    GenericViewSet,
+):
+    """Admins add people to the tenant, change their role, and remove them."""
+
+    queryset = Membership.objects.select_related("user")
+    serializer_class = MembershipSerializer
+    read_role = Role.ADMIN
+    write_role = Role.ADMIN
+    filterset_fields = ["role"]
+
+    @extend_schema(request=MembershipCreateSerializer, responses={201: MembershipSerializer})
+    def create(self, request, *args, **kwargs):
+        serializer = MembershipCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        membership = services.membership_set(
+            tenant=request.tenant,
+            user=serializer.validated_data["username"],
+            role=serializer.validated_data["role"],
+        )
+        return Response(MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
+
+    def perform_update(self, serializer):
+        services.membership_set(
+            tenant=self.request.tenant, user=serializer.instance.user, role=serializer.validated_data["role"]
+        )
+
+    def destroy(self, request, *args, **kwargs):
+        try:
+            services.membership_remove(membership=self.get_object())
+        except ValueError as exc:
+            return error_response("last_admin", str(exc), status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def update(self, request, *args, **kwargs):
+        if "role" not in request.data:
+            raise ValidationError({"role": ["Send the new role: admin, operator or viewer."]})
+        return super().update(request, *args, **kwargs)

@@ -1,0 +1,78 @@
+"""API-key authentication (`Authorization: Bearer brn_<prefix>_<secret>`) and per-key throttling."""
+
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+from rest_framework.throttling import SimpleRateThrottle
+
+from .models import ApiKey
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)  # don't write on every request
+
+
+class ApiKeyPrincipal:
+    """The `request.user` of a request made with an API key: authenticated, not a Django user."""
+
+    is_authenticated = True
+    is_active = True
+    is_staff = False
+    is_superuser = False
+    is_anonymous = False
+    pk = None
+    id = None
+
+    def __init__(self, key: ApiKey):
+        self.key = key
+        self.username = f"api-key:{key.prefix}"
+
+    def __str__(self) -> str:
+        return self.username
+
+
+class ApiKeyAuthentication(authentication.BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        if not header:
+            return None
+        parts = header.split()
+        if parts[0].lower() != self.keyword.lower():
+            return None
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed("Send the key as 'Authorization: Bearer <key>'.")
+        parsed = ApiKey.parse(parts[1])
+        if parsed is None:
+            raise exceptions.AuthenticationFailed(
+                "That is not a Brain API key (they look like brn_<prefix>_<secret>)."
+            )
+        prefix, secret = parsed
+        key = ApiKey.objects.select_related("tenant").filter(prefix=prefix).first()
+        if key is None or not key.matches(secret):
+            raise exceptions.AuthenticationFailed("Invalid API key.")
+        if key.revoked_at is not None:
+            raise exceptions.AuthenticationFailed("This API key has been revoked.")
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at > LAST_USED_RESOLUTION:
+            ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+            key.last_used_at = now
+        return ApiKeyPrincipal(key), key
+
+    def authenticate_header(self, request) -> str:
+        return self.keyword
+
+
+class ApiKeyRateThrottle(SimpleRateThrottle):
+    """Throttles per API key (and per user for session requests); BRAIN_API_THROTTLE_RATE sets the rate."""
+
+    scope = "api_key"
+
+    def get_cache_key(self, request, view):
+        if isinstance(request.auth, ApiKey):
+            ident = f"key:{request.auth.pk}"
+        elif request.user and request.user.is_authenticated:
+            ident = f"user:{request.user.pk}"
+        else:
+            ident = f"anon:{self.get_ident(request)}"
+        return self.cache_format % {"scope": self.scope, "ident": ident}

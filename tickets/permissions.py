@@ -1,0 +1,33 @@
+"""The one DRF permission: a tenant must be resolved, and the caller's role must suffice."""
+
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+from .models import Role, role_at_least
+from .tenancy import resolve_api_tenant
+
+
+class TenantRolePermission(BasePermission):
+    """Reads need viewer, writes operator; a view sets `read_role` / `write_role` to ask for more.
+
+    Sets `request.tenant` and `request.role` for the view (from the key, or the signed-in user).
+    """
+
+    message = "You do not have the role this needs in this tenant."
+
+    def has_permission(self, request, view) -> bool:
+        if not request.user or not request.user.is_authenticated:
+            return False
+        context = resolve_api_tenant(request)
+        if context.tenant is None:
+            self.message = "You are not a member of any tenant."
+            return False
+        request.tenant, request.role = context.tenant, context.role
+        needed = (
+            getattr(view, "read_role", Role.VIEWER)
+            if request.method in SAFE_METHODS
+            else getattr(view, "write_role", Role.OPERATOR)
+        )
+        if not role_at_least(context.role, needed):
+            self.message = f"This needs the {needed} role; yours is {context.role}."
+            return False
+        return True

@@ -1,0 +1,111 @@
+"""The one tenancy layer for web requests: which tenant a request acts in, and with which role.
+
+- Operators sign in with Django auth and act inside one tenant at a time; the session remembers
+  which, and `TenantMiddleware` puts it on `request.tenant` / `request.role`.
+- API requests authenticate with a tenant's key (see `authentication.py`); DRF resolves the tenant
+  from the key through `resolve_api_tenant()`.
+Views never pick a tenant from a URL or a payload.
+"""
+
+from dataclasses import dataclass
+
+from django.contrib.auth.mixins import LoginRequiredMixin
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+
+from .models import ApiKey, Role, Tenant, role_at_least
+from .selectors import memberships_for_user
+
+SESSION_KEY = "brain_tenant_id"
+
+
+@dataclass(frozen=True)
+class TenantContext:
+    tenant: Tenant | None
+    role: str | None
+
+
+def tenant_for_session(request: HttpRequest) -> TenantContext:
+    memberships = list(memberships_for_user(request.user))
+    if not memberships:
+        return TenantContext(None, None)
+    wanted = request.session.get(SESSION_KEY)
+    chosen = next((m for m in memberships if m.tenant_id == wanted), memberships[0])
+    if wanted != chosen.tenant_id:
+        request.session[SESSION_KEY] = chosen.tenant_id
+    request._brain_memberships = memberships
+    return TenantContext(chosen.tenant, chosen.role)
+
+
+class TenantMiddleware:
+    """Sets request.tenant and request.role for signed-in operators (None when they have no tenant)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        request.tenant, request.role = None, None
+        if request.user.is_authenticated:
+            context = tenant_for_session(request)
+            request.tenant, request.role = context.tenant, context.role
+        return self.get_response(request)
+
+
+def switch_tenant(request: HttpRequest, tenant_id: int) -> bool:
+    """Make `tenant_id` the session's tenant if the user belongs to it."""
+    if any(m.tenant_id == tenant_id for m in memberships_for_user(request.user)):
+        request.session[SESSION_KEY] = tenant_id
+        return True
+    return False
+
+
+def resolve_api_tenant(request) -> TenantContext:
+    """For DRF requests (after authentication): the key's tenant, or the signed-in user's tenant."""
+    if isinstance(request.auth, ApiKey):
+        return TenantContext(request.auth.tenant, request.auth.role)
+    django_request = getattr(request, "_request", request)
+    return TenantContext(getattr(django_request, "tenant", None), getattr(django_request, "role", None))
+
+
+def tenant_context(request: HttpRequest) -> dict:
+    """Template context: the tenant in view and the switcher's choices."""
+    if not getattr(request, "user", None) or not request.user.is_authenticated:
+        return {}
+    memberships = getattr(request, "_brain_memberships", None)
+    if memberships is None:
+        memberships = list(memberships_for_user(request.user))
+    role = getattr(request, "role", None)
+    return {
+        "current_tenant": getattr(request, "tenant", None),
+        "current_role": role,
+        "tenant_memberships": memberships,
+        "can_edit": bool(role) and role_at_least(role, Role.OPERATOR),
+        "is_tenant_admin": bool(role) and role_at_least(role, Role.ADMIN),
+    }
+
+
+class TenantViewMixin(LoginRequiredMixin):
+    """For operator UI views: signed in, inside a tenant, with at least `required_role`.
+
+    Viewers may GET; writes (any other method) need `write_role` (operator by default).
+    """
+
+    required_role: str = Role.VIEWER
+    write_role: str = Role.OPERATOR
+
+    def dispatch(self, request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return self.handle_no_permission()
+        if request.tenant is None:
+            raise PermissionDenied("You are not a member of any tenant yet; ask an admin to add you.")
+        needed = (
+            self.required_role
+            if request.method in ("GET", "HEAD", "OPTIONS")
+            else max(
+                self.required_role, self.write_role, key=lambda r: {"viewer": 1, "operator": 2, "admin": 3}[r]
+            )
+        )
+        if not role_at_least(request.role, needed):
+            raise PermissionDenied(f"This needs the {needed} role in {request.tenant}.")
+        self.tenant = request.tenant
+        return super().dispatch(request, *args, **kwargs)

@@ -1,0 +1,145 @@
+"""Operator UI for the tenant itself: home, the tenant switcher, members and API keys."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views import View
+from django.views.decorators.http import require_POST
+
+from . import services
+from .forms import ApiKeyForm, MemberForm
+from .models import ApiKey, Membership, Role
+from .selectors import api_keys_for_tenant, members_for_tenant
+from .tenancy import TenantViewMixin, switch_tenant
+
+
+class HomeView(TenantViewMixin, View):
+    def get(self, request):
+        from django.apps import apps
+
+        sections = []
+        # Each app may contribute an overview card (e.g. Client Brain, agents) via `home_cards(tenant)`.
+        for app_config in apps.get_app_configs():
+            contribute = getattr(app_config, "home_cards", None)
+            if contribute:
+                sections.extend(contribute(request.tenant))
+        return render(request, "home.html", {"cards": sections})
+
+
+@login_required
+@require_POST
+def switch_tenant_view(request):
+    try:
+        tenant_id = int(request.POST.get("tenant_id", ""))
+    except ValueError:
+        tenant_id = -1
+    if switch_tenant(request, tenant_id):
+        messages.success(request, "Switched tenant.")
+    else:
+        messages.error(request, "You are not a member of that tenant.")
+    next_url = request.POST.get("next") or reverse("home")
+    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
+        next_url = reverse("home")
+    return HttpResponseRedirect(next_url)
+
+
+class ApiKeysView(TenantViewMixin, View):
+    required_role = Role.ADMIN
+    write_role = Role.ADMIN
+
+    def get(self, request, form=None, new_key=None):
+        return render(
+            request,
+            "tenant/api_keys.html",
+            {
+                "keys": api_keys_for_tenant(request.tenant),
+                "form": form or ApiKeyForm(),
+                "new_key": new_key,
+            },
+        )
+
+    def post(self, request):
+        form = ApiKeyForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, "The key was not created; fix the errors below.")
+            return self.get(request, form=form)
+        key, full_key = services.api_key_create(
+            tenant=request.tenant,
+            name=form.cleaned_data["name"],
+            role=form.cleaned_data["role"],
+            created_by=request.user,
+        )
+        messages.success(request, f"Created key “{key.name}”. Copy it now: it will not be shown again.")
+        return self.get(request, new_key=full_key)
+
+
+class ApiKeyRevokeView(TenantViewMixin, View):
+    required_role = Role.ADMIN
+    write_role = Role.ADMIN
+
+    def post(self, request, pk: int):
+        key = ApiKey.objects.for_tenant(request.tenant).filter(pk=pk).first()
+        if key is None:
+            raise Http404("No such key.")
+        services.api_key_revoke(key=key)
+        messages.success(request, f"Revoked key “{key.name}”. Requests with it now get 401.")
+        return redirect("tenant-api-keys")
+
+
+class MembersView(TenantViewMixin, View):
+    required_role = Role.ADMIN
+    write_role = Role.ADMIN
+
+    def get(self, request, form=None):
+        return render(
+            request,
+            "tenant/members.html",
+            {
+                "members": members_for_tenant(request.tenant),
+                "form": form or MemberForm(),
+                "roles": Role.choices,
+            },
+        )
+
+    def post(self, request):
+        form = MemberForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, "Nobody was added; fix the errors below.")
+            return self.get(request, form=form)
+        membership = services.membership_set(
+            tenant=request.tenant, user=form.cleaned_data["username"], role=form.cleaned_data["role"]
+        )
+        messages.success(
+            request,
+            f"{membership.user.username} is now {membership.get_role_display().lower()} of {request.tenant}.",
+        )
+        return redirect("tenant-members")
+
+
+class MemberChangeView(TenantViewMixin, View):
+    required_role = Role.ADMIN
+    write_role = Role.ADMIN
+
+    def post(self, request, pk: int):
+        membership = (
+            Membership.objects.for_tenant(request.tenant).select_related("user").filter(pk=pk).first()
+        )
+        if membership is None:
+            raise Http404("No such member.")
+        if request.POST.get("action") == "remove":
+            try:
+                services.membership_remove(membership=membership)
+                messages.success(request, f"Removed {membership.user.username} from {request.tenant}.")
+            except ValueError as exc:
+                messages.error(request, str(exc))
+        else:
+            role = request.POST.get("role", "")
+            if role not in Role.values:
+                messages.error(request, "Choose admin, operator or viewer.")
+            else:
+                services.membership_set(tenant=request.tenant, user=membership.user, role=role)
+                messages.success(request, f"{membership.user.username} is now {role}.")
+        return redirect("tenant-members")
