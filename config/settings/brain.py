@@ -1,1 +1,17 @@
-"""The Brain's own settings. Later parts (retrieval, formation, Client Brain, budgets) add theirs here."""
+"""The Brain's own settings. Each part (retrieval, formation, Client Brain, budgets) keeps its section here."""
+
+from .env import env_str
+
+# --- LLM provider (decision 5) -----------------------------------------------------------------------
+# "local" (deterministic, no key) or "openai" (any OpenAI-compatible chat-completions endpoint).
+_LLM = env_str("BRAIN_LLM_PROVIDER", "local")
+BRAIN_LLM_PROVIDER = (
+    {
+        "BACKEND": "brain.providers.OpenAICompatibleProvider",
+        "BASE_URL": env_str("BRAIN_LLM_BASE_URL", "https://api.openai.com/v1"),
+        "MODEL": env_str("BRAIN_LLM_MODEL", "gpt-4o-mini"),
+        "API_KEY": env_str("BRAIN_LLM_API_KEY"),
+    }
+    if _LLM == "openai"
+    else {"BACKEND": "brain.providers.LocalProvider"}
+)
