@@ -15,3 +15,10 @@ BRAIN_LLM_PROVIDER = (
     if _LLM == "openai"
     else {"BACKEND": "brain.providers.LocalProvider"}
 )
+
+# --- Benchmarks (manage.py brain_bench <name>) ----------------------------------------------------------
+# name -> module with add_arguments(parser) and run(options, stdout) -> dict. Apps add their own line.
+BRAIN_BENCHMARKS = {
+    "locomo": "brain.benchmarks.locomo",
+    "scale": "brain.benchmarks.scale",
+}
