@@ -1,0 +1,106 @@
+"""The operator UI shell: sign in, the tenant in view, switching tenants, members and API keys pages."""
+
+import re
+
+from django.urls import reverse
+
+from tests.conftest import make_member
+from tickets.models import ApiKey, Membership, Role
+
+
+def test_signing_in_shows_the_tenant_in_view(client, tenant):
+    make_member(tenant, Role.OPERATOR, username="op")
+    response = client.post(reverse("login"), {"username": "op", "password": "pw-for-tests-1"}, follow=True)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Acme Support" in html and "Sign out" in html
+
+
+def test_pages_require_sign_in(client, db):
+    response = client.get(reverse("home"))
+    assert response.status_code == 302 and reverse("login") in response["Location"]
+
+
+def test_switching_tenant_changes_the_tenant_in_view(client, tenant, other_tenant):
+    user = make_member(tenant, Role.OPERATOR, username="both")
+    Membership.objects.create(tenant=other_tenant, user=user, role=Role.VIEWER)
+    client.force_login(user)
+    response = client.post(reverse("switch-tenant"), {"tenant_id": other_tenant.pk, "next": "/"}, follow=True)
+    assert "Switched tenant." in response.content.decode()
+    assert response.context["current_tenant"] == other_tenant
+    assert response.context["current_role"] == Role.VIEWER
+
+
+def test_switching_to_a_tenant_you_do_not_belong_to_is_refused(client, tenant, other_tenant):
+    client.force_login(make_member(tenant, Role.ADMIN))
+    response = client.post(reverse("switch-tenant"), {"tenant_id": other_tenant.pk}, follow=True)
+    assert "not a member" in response.content.decode()
+    assert response.context["current_tenant"] == tenant
+
+
+def test_switch_ignores_an_offsite_next_url(client, tenant):
+    client.force_login(make_member(tenant, Role.ADMIN))
+    response = client.post(
+        reverse("switch-tenant"), {"tenant_id": tenant.pk, "next": "https://evil.example/"}
+    )
+    assert response["Location"] == reverse("home")
+
+
+def test_creating_a_key_in_the_ui_shows_the_secret_once(client, tenant):
+    client.force_login(make_member(tenant, Role.ADMIN))
+    response = client.post(reverse("tenant-api-keys"), {"name": "Support agent", "role": "operator"})
+    html = response.content.decode()
+    full_key = re.search(r"brn_[0-9a-f]{8}_[\w-]+", html).group(0)
+    assert "will not be shown again" in html
+    assert full_key not in client.get(reverse("tenant-api-keys")).content.decode()
+    assert ApiKey.objects.for_tenant(tenant).get().matches(full_key.split("_", 2)[2])
+
+
+def test_the_key_form_shows_its_errors(client, tenant):
+    client.force_login(make_member(tenant, Role.ADMIN))
+    html = client.post(reverse("tenant-api-keys"), {"name": "", "role": "operator"}).content.decode()
+    assert "fix the errors below" in html and "This field is required" in html
+
+
+def test_revoking_a_key_in_the_ui_says_so(client, tenant):
+    from tickets import services
+
+    key, _ = services.api_key_create(tenant=tenant, name="old")
+    client.force_login(make_member(tenant, Role.ADMIN))
+    response = client.post(reverse("tenant-api-key-revoke", args=[key.pk]), follow=True)
+    assert "Revoked key" in response.content.decode()
+    key.refresh_from_db()
+    assert key.revoked_at is not None
+
+
+def test_another_tenants_key_cannot_be_revoked_from_the_ui(client, tenant, other_tenant):
+    from tickets import services
+
+    key, _ = services.api_key_create(tenant=other_tenant, name="theirs")
+    client.force_login(make_member(tenant, Role.ADMIN))
+    assert client.post(reverse("tenant-api-key-revoke", args=[key.pk])).status_code == 404
+    key.refresh_from_db()
+    assert key.revoked_at is None
+
+
+def test_operators_and_viewers_cannot_open_admin_pages(client, tenant):
+    for role in (Role.OPERATOR, Role.VIEWER):
+        client.force_login(make_member(tenant, role))
+        assert client.get(reverse("tenant-api-keys")).status_code == 403
+        assert client.get(reverse("tenant-members")).status_code == 403
+
+
+def test_admins_add_members_and_change_roles(client, tenant):
+    from tests.factories import UserFactory
+
+    client.force_login(make_member(tenant, Role.ADMIN))
+    UserFactory(username="newbie")
+    response = client.post(reverse("tenant-members"), {"username": "newbie", "role": "viewer"}, follow=True)
+    assert "newbie is now viewer" in response.content.decode()
+    membership = Membership.objects.get(user__username="newbie")
+    response = client.post(
+        reverse("tenant-member-change", args=[membership.pk]), {"role": "operator"}, follow=True
+    )
+    assert "newbie is now operator" in response.content.decode()
+    html = client.post(reverse("tenant-members"), {"username": "ghost", "role": "viewer"}).content.decode()
+    assert "No user is called" in html
