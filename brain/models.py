@@ -205,3 +205,83 @@ class MemoryHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.memory_id or '-'} by {self.actor}"
+
+
+# --- The BrainGraph (spec: shared_intelligence.txt, "A graph, not just a flat list") ------------------
+
+
+class GraphNodeKind(models.TextChoices):
+    """What a node stands for: a memory, or a piece of provenance or subject matter it links to."""
+
+    MEMORY = "memory", "Memory"
+    TICKET = "ticket", "Ticket"
+    RUN = "run", "Agent or workflow run"
+    CONVERSATION = "conversation", "Conversation"
+    TOPIC = "topic", "Topic (a memory key)"
+
+
+class GraphRelation(models.TextChoices):
+    DERIVED_FROM = "derived_from", "derived from"
+    SUPERSEDES = "supersedes", "supersedes"
+    REINFORCES = "reinforces", "reinforces"
+    RELATED_TO = "related_to", "related to"
+    CONTRADICTS = "contradicts", "contradicts"
+    ABOUT = "about", "about"
+
+
+class BrainNode(models.Model):
+    """One node of a tenant's BrainGraph, unique per (tenant, kind, ref); memory nodes point at their row."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    scope_kind = models.CharField(max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT)
+    scope_id = models.CharField(max_length=64, blank=True, default="")
+    kind = models.CharField(max_length=16, choices=GraphNodeKind.choices)
+    # The id of what the node stands for: a memory id, a ticket id, a run id, a normalised key.
+    ref = models.CharField(max_length=255)
+    memory = models.OneToOneField(
+        Memory, null=True, blank=True, on_delete=models.CASCADE, related_name="graph_node"
+    )
+    label = models.CharField(max_length=255, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "kind", "ref"], name="brainnode_tenant_kind_ref"),
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "scope_kind", "scope_id", "kind"], name="brainnode_tenant_scope"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.ref}"
+
+
+class BrainEdge(models.Model):
+    """A typed relation `source -[relation]-> target` inside one tenant (and the scope it was formed in)."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    scope_kind = models.CharField(max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT)
+    scope_id = models.CharField(max_length=64, blank=True, default="")
+    source = models.ForeignKey(BrainNode, on_delete=models.CASCADE, related_name="out_edges")
+    target = models.ForeignKey(BrainNode, on_delete=models.CASCADE, related_name="in_edges")
+    relation = models.CharField(max_length=16, choices=GraphRelation.choices)
+    weight = models.FloatField(default=1.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "source", "target", "relation"], name="brainedge_tenant_src_tgt_rel"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "target", "relation"], name="brainedge_tenant_target"),
+            models.Index(fields=["tenant", "scope_kind", "scope_id", "relation"], name="brainedge_tenant_scope"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} -{self.relation}-> {self.target}"
