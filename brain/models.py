@@ -285,3 +285,7 @@ class BrainEdge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} -{self.relation}-> {self.target}"
+
+
+# Agent memories: a proxy over this table (brain/agent_memories.py), imported so Django registers it.
+from .agent_memories import AgentMemory  # noqa: E402,F401

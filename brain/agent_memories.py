@@ -1,0 +1,194 @@
+"""Agent memories (spec: intelligence_and_learning.txt) as seen from outside `brain`: a proxy model for the
+admin, and selectors that return plain dataclasses (exported through brain/api.py).
+
+An agent memory is a row of the one memory table with scope kind "agent", scope id = str(agent id) and type
+"agent_memory"; its content is `text`. Writes go through `promote()` and the memory services, never here.
+Every selector is tenant-scoped: it takes the tenant id and filters by it first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Q
+
+from config.tenancy import TenantScopedManager
+
+from .models import BrainScopeKind, Memory, MemoryStatus, MemoryType
+
+AGENT_MEMORY_TYPE = MemoryType.AGENT_MEMORY
+PROVIDERS = ("meta_ads", "google_ads", "tiktok_ads", "dv360")
+
+
+class AgentMemoryManager(TenantScopedManager):
+    def get_queryset(self):
+        return super().get_queryset().filter(scope_kind=BrainScopeKind.AGENT, type=AGENT_MEMORY_TYPE)
+
+
+class AgentMemory(Memory):
+    """The memory table's agent rows, for the admin (decision 1: admin and UI may show families as proxies)."""
+
+    objects = AgentMemoryManager()
+
+    class Meta:
+        proxy = True
+        verbose_name = "agent memory"
+        verbose_name_plural = "agent memories"
+
+
+@dataclass(frozen=True)
+class AgentMemoryRecord:
+    id: int
+    agent_id: int
+    text: str
+    category: str
+    source: str
+    strength: str
+    status: str
+    confidence: float | None
+    provider: str
+    campaign_ids: list[str]
+    tags: list[str]
+    superseded_by_id: int | None
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def is_scoped(self) -> bool:
+        return bool(self.provider or self.campaign_ids)
+
+
+@dataclass(frozen=True)
+class AgentMemoryPage:
+    items: list[AgentMemoryRecord]
+    total: int
+    offset: int
+    limit: int
+
+
+def _agent_rows(tenant_id: int, agent_id: int | str):
+    return AgentMemory.objects.for_tenant(tenant_id).filter(scope_id=str(agent_id))
+
+
+def _record(row: Memory) -> AgentMemoryRecord:
+    return AgentMemoryRecord(
+        id=row.id,
+        agent_id=int(row.scope_id),
+        text=row.text,
+        category=row.category,
+        source=row.source,
+        strength=row.strength,
+        status=row.status,
+        confidence=row.confidence,
+        provider=row.provider,
+        campaign_ids=list(row.campaign_ids or []),
+        tags=list(row.tags or []),
+        superseded_by_id=row.superseded_by_id,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+_LIST_FIELDS = (
+    "id",
+    "scope_id",
+    "text",
+    "category",
+    "source",
+    "strength",
+    "status",
+    "confidence",
+    "provider",
+    "campaign_ids",
+    "tags",
+    "superseded_by_id",
+    "created_at",
+    "updated_at",
+)
+
+
+def agent_memory_list(
+    *,
+    tenant_id: int,
+    agent_id: int,
+    category: str = "",
+    strength: str = "",
+    status: str = "",
+    source: str = "",
+    scope: str = "",
+    search: str = "",
+    offset: int = 0,
+    limit: int = 25,
+) -> AgentMemoryPage:
+    """One page of an agent's memories, newest first, filtered.
+
+    `scope` is "unscoped" (no provider, no campaigns), "scoped" (either), or a provider name. `search` is a
+    case-insensitive substring of the content or a tag.
+    """
+    rows = _agent_rows(tenant_id, agent_id)
+    if category:
+        rows = rows.filter(category=category)
+    if strength:
+        rows = rows.filter(strength=strength)
+    if status:
+        rows = rows.filter(status=status)
+    if source:
+        rows = rows.filter(source=source)
+    if scope == "unscoped":
+        rows = rows.filter(provider="", campaign_ids=[])
+    elif scope == "scoped":
+        rows = rows.exclude(provider="", campaign_ids=[])
+    elif scope:
+        rows = rows.filter(provider=scope)
+    if search:
+        rows = rows.filter(Q(text__icontains=search) | Q(tags__contains=[search]))
+    total = rows.count()
+    page = rows.order_by("-created_at", "-id").only(*_LIST_FIELDS)[offset : offset + limit]
+    return AgentMemoryPage(items=[_record(r) for r in page], total=total, offset=offset, limit=limit)
+
+
+def agent_memory_get(*, tenant_id: int, agent_id: int, memory_id: int) -> AgentMemoryRecord | None:
+    """The agent's memory, or None when it is missing, another agent's or another tenant's (same answer)."""
+    row = _agent_rows(tenant_id, agent_id).filter(pk=memory_id).first()
+    return _record(row) if row else None
+
+
+def agent_memory_chain(*, tenant_id: int, agent_id: int, memory_id: int) -> list[AgentMemoryRecord]:
+    """The supersede chain through a memory, oldest first: what it replaced and what replaced it."""
+    rows = {r.id: r for r in _agent_rows(tenant_id, agent_id).only(*_LIST_FIELDS)}
+    if memory_id not in rows:
+        return []
+    predecessor = {r.superseded_by_id: r.id for r in rows.values() if r.superseded_by_id}
+    first = memory_id
+    seen = {first}
+    while first in predecessor and predecessor[first] not in seen:
+        first = predecessor[first]
+        seen.add(first)
+    chain, current, seen = [], first, set()
+    while current in rows and current not in seen:
+        seen.add(current)
+        chain.append(_record(rows[current]))
+        current = rows[current].superseded_by_id
+    return chain
+
+
+def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryRecord]:
+    """Every active memory of the agent (all strengths): the runtime's candidates."""
+    rows = _agent_rows(tenant_id, agent_id).filter(status=MemoryStatus.ACTIVE).only(*_LIST_FIELDS)
+    return [_record(r) for r in rows]
+
+
+def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Per agent: how many memories in each status (for lists and for the runtime's omitted counts)."""
+    counts: dict[int, dict[str, int]] = {int(a): {} for a in agent_ids}
+    rows = (
+        AgentMemory.objects.for_tenant(tenant_id)
+        .filter(scope_id__in=[str(a) for a in agent_ids])
+        .values("scope_id", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for row in rows:
+        counts.setdefault(int(row["scope_id"]), {})[row["status"]] = row["n"]
+    return counts

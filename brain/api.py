@@ -1,0 +1,13 @@
+"""The public module of `brain`: the only thing `tickets` and `intelligence` import from it.
+
+It takes and returns plain typed values (dataclasses), never querysets (DESIGN.md, "Layout").
+"""
+
+# Client Brain learning (tickets → evidence → producers → promote()).
+from brain.client_brain.producers import (  # noqa: E402,F401
+    LearningResult,
+    TicketEvidence,
+    learn_from_evidence,
+    learning_unusable_reason,
+)
+from brain.providers import ProviderError  # noqa: E402,F401

@@ -1,0 +1,141 @@
+"""Agents, their context traces, and the conversations / runs that will carry operator feedback.
+
+Agent memories are not here: they are rows of the one memory table (brain.Memory, scope kind "agent",
+scope id = the agent's id, type "agent_memory"), read through `brain.api` and written through `promote()`.
+"""
+
+from django.db import models
+
+from config.tenancy import TenantScopedManager
+
+from .learning import LEARNING_CONFIG_DEFAULTS
+
+
+def _learning_defaults() -> dict:
+    return dict(LEARNING_CONFIG_DEFAULTS)
+
+
+class AgentKind(models.TextChoices):
+    KNOWLEDGE = "knowledge", "Knowledge agent"
+    ACTION = "action", "Action agent"
+
+
+class Agent(models.Model):
+    """An AI agent of a tenant. `learning_config` and `budget_overrides` hold only cleaned values
+    (see `intelligence.learning.learning_config_clean` and `intelligence.runtime.budget_clean`)."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="agents")
+    name = models.CharField(max_length=120)
+    kind = models.CharField(max_length=16, choices=AgentKind.choices, default=AgentKind.KNOWLEDGE)
+    description = models.TextField(blank=True, default="")
+    learning_config = models.JSONField(default=_learning_defaults, blank=True)
+    # Per-agent overrides of BRAIN_CONTEXT_BUDGET (e.g. {"tier_hard_rule": 2000}); empty = the settings.
+    budget_overrides = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="agent_unique_name_per_tenant")
+        ]
+        indexes = [models.Index(fields=["tenant", "name"], name="agent_tenant_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ContextTrace(models.Model):
+    """What one runtime-context call injected: the id a later verdict refers to.
+
+    `sections` maps section name -> {"memory_ids": [...], "chars": n, "budget": n, "truncated": bool};
+    `omitted` lists {"memory_id", "strength", "reason", ...} (bounded) and `omitted_counts` counts per reason.
+    """
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="context_traces")
+    created_at = models.DateTimeField(auto_now_add=True)
+    request_summary = models.JSONField(default=dict, blank=True)
+    sections = models.JSONField(default=dict, blank=True)
+    injected_memory_ids = models.JSONField(default=list, blank=True)
+    omitted = models.JSONField(default=list, blank=True)
+    omitted_counts = models.JSONField(default=dict, blank=True)
+    total_chars = models.PositiveIntegerField(default=0)
+    budget = models.JSONField(default=dict, blank=True)
+    # "api" (the runtime endpoint) or "preview" (the Intelligence tab's budget preview).
+    origin = models.CharField(max_length=16, default="api")
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["tenant", "agent", "-created_at"], name="trace_tenant_agent_created")]
+
+    def __str__(self) -> str:
+        return f"trace {self.pk} for agent {self.agent_id}"
+
+
+class FeedbackRating(models.IntegerChoices):
+    POSITIVE = 1, "Positive"
+    NEGATIVE = -1, "Negative"
+
+
+class FeedbackFields(models.Model):
+    """Operator feedback (spec: Feedback Loop), the signal that drives memory suggestions later."""
+
+    feedback_rating = models.SmallIntegerField(choices=FeedbackRating.choices, null=True, blank=True)
+    feedback_comment = models.TextField(blank=True, default="")
+    feedback_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Conversation(FeedbackFields):
+    """A knowledge agent's conversation. `context_trace` is what its prompt was given."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200, blank=True, default="")
+    context_trace = models.ForeignKey(
+        ContextTrace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["tenant", "agent", "-created_at"], name="conversation_tenant_agent"),
+            models.Index(
+                fields=["tenant", "feedback_rating", "feedback_at"], name="conversation_tenant_feedback"
+            ),
+        ]
+
+
+class AgentRun(FeedbackFields):
+    """An action agent's run (a proposed action or recommendation), with the same feedback fields."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="runs")
+    summary = models.TextField(blank=True, default="")
+    provider = models.CharField(max_length=32, blank=True, default="")
+    campaign_ids = models.JSONField(default=list, blank=True)
+    context_trace = models.ForeignKey(
+        ContextTrace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["tenant", "agent", "-created_at"], name="agentrun_tenant_agent"),
+            models.Index(
+                fields=["tenant", "feedback_rating", "feedback_at"], name="agentrun_tenant_feedback"
+            ),
+        ]

@@ -1,0 +1,385 @@
+"""Runtime injection (spec: Runtime Injection; DESIGN decision 2): what an agent's prompt gets, within budget.
+
+Two halves, kept apart so the arithmetic is testable without a database:
+
+- `assemble_context(...)` is pure: given candidate memories (already loaded, each with a relevance score),
+  the conversation's scope, a `Budget` and the policy / knowledge-base texts, it decides which memories are
+  injected, trims the reserves, sizes brand intelligence, and says what was left out and why.
+- `intelligence.services.agent_context_build(...)` loads the data (agent memories, recall scores, the
+  tenant's Client Brain context), calls `assemble_context`, and stores a `ContextTrace`.
+
+Budget rules, in the spec's words:
+- only active memories; notes (context_note) never; hard rules always; preferences when relevant (recall
+  score at or above `preference_min_score`); patterns (heuristic) when their scope matches;
+- narrowly scoped memories (a provider, campaign ids) only when the conversation's provider and campaigns
+  match; unscoped memories everywhere. The scope gate applies to every strength: "hard rules always" means
+  regardless of the conversation's topic, but an operator who narrowed a rule to one provider meant it;
+- tiers are filled in the order hard rules, preferences, patterns; each within its own tier budget and
+  all together within the memory cap (total − reserves − brand floor), whole memories only (first fit),
+  ordered by relevance, then confidence, then id;
+- policy is trimmed to its reserve (800), knowledge base to its reserve (700);
+- brand intelligence gets the remainder: total − policy reserve − knowledge-base reserve − memory characters
+  used, never less than its floor (1,000). The reserves are subtracted whole, used or not (the spec: "after
+  memory and reserved budgets are subtracted").
+
+Memories are untrusted text: each is put on one line (newlines collapsed) after its `[mem:ID]` tag, and a
+`[mem:` inside a memory's text is defused, so a memory cannot forge another memory's tag or a new section.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+TIER_ORDER = ("hard_rule", "preference", "heuristic")
+STRENGTHS = (*TIER_ORDER, "context_note")
+
+# Why a memory was left out (the response's `omitted[].reason`).
+REASON_NOT_ACTIVE = "status_not_active"
+REASON_NOTE = "note_never_injected"
+REASON_PROVIDER = "scope_provider_mismatch"
+REASON_CAMPAIGN = "scope_campaign_mismatch"
+REASON_NOT_RELEVANT = "not_relevant"
+REASON_TIER_FULL = "tier_budget_exceeded"
+REASON_TOO_LONG = "longer_than_tier_budget"
+REASON_MEMORY_CAP = "memory_budget_exhausted"
+
+# How many omitted memories the answer lists one by one; the rest are counted per reason.
+OMITTED_DETAIL_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Character budgets (spec: Budget Allocation). Defaults come from settings; agents may override them."""
+
+    total: int = 8000
+    policy_reserve: int = 800
+    knowledge_base_reserve: int = 700
+    brand_floor: int = 1000
+    tier_hard_rule: int = 1500
+    tier_preference: int = 1000
+    tier_heuristic: int = 500
+    tier_context_note: int = 0
+    # A preference is relevant when its recall score is at least this.
+    preference_min_score: float = 0.0
+
+    def tier(self, strength: str) -> int:
+        return getattr(self, f"tier_{strength}")
+
+    @property
+    def memory_cap(self) -> int:
+        """The most all tiers together may use so the reserves and the brand floor still fit in the total."""
+        return self.total - self.policy_reserve - self.knowledge_base_reserve - self.brand_floor
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in BUDGET_FIELDS}
+
+
+BUDGET_FIELDS = (
+    "total",
+    "policy_reserve",
+    "knowledge_base_reserve",
+    "brand_floor",
+    "tier_hard_rule",
+    "tier_preference",
+    "tier_heuristic",
+    "tier_context_note",
+    "preference_min_score",
+)
+
+
+def budget_clean(overrides: Any, *, base: Budget | None = None) -> dict[str, Any]:
+    """Validate per-agent budget overrides; returns the cleaned overrides (only keys that were given).
+
+    Every value is a non-negative integer (the threshold a number); the total must hold both reserves and
+    the brand floor. Raises ValidationError keyed by field with what to fix.
+    """
+    if overrides in (None, ""):
+        return {}
+    if not isinstance(overrides, dict):
+        raise ValidationError("Budget overrides must be a JSON object.")
+    errors: dict[str, str] = {}
+    cleaned: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if key not in BUDGET_FIELDS:
+            errors[key] = f"Unknown budget; allowed: {', '.join(BUDGET_FIELDS)}."
+        elif key == "preference_min_score":
+            if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+                errors[key] = "Must be a number."
+            else:
+                cleaned[key] = float(value)
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            errors[key] = "Must be a whole number of characters, 0 or more."
+        else:
+            cleaned[key] = value
+    if not errors:
+        merged = replace(base or default_budget(), **cleaned)
+        if merged.memory_cap < 0:
+            errors["total"] = (
+                f"The total ({merged.total}) must be at least policy reserve + knowledge-base reserve + "
+                f"brand floor ({merged.total - merged.memory_cap})."
+            )
+    if errors:
+        raise ValidationError(errors)
+    return cleaned
+
+
+def default_budget() -> Budget:
+    configured = getattr(settings, "BRAIN_CONTEXT_BUDGET", {}) or {}
+    return replace(Budget(), **{k.lower(): v for k, v in configured.items() if k.lower() in BUDGET_FIELDS})
+
+
+def budget_for(overrides: dict[str, Any] | None) -> Budget:
+    """The settings' budget with an agent's (already cleaned) overrides applied."""
+    return replace(default_budget(), **(overrides or {}))
+
+
+@dataclass(frozen=True)
+class CandidateMemory:
+    """An agent memory as the runtime sees it. `relevance` is its recall score for this conversation (0 if
+    recall did not return it)."""
+
+    id: int
+    text: str
+    strength: str
+    status: str = "active"
+    confidence: float | None = None
+    relevance: float = 0.0
+    category: str = ""
+    provider: str = ""
+    campaign_ids: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConversationScope:
+    provider: str = ""
+    campaign_ids: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BrandSection:
+    """Brand intelligence as rendered by the Client Brain (already within the characters it was given)."""
+
+    text: str = ""
+    memory_ids: tuple[int, ...] = ()
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Section:
+    name: str
+    text: str
+    budget: int
+    memory_ids: list[int] = field(default_factory=list)
+    truncated: bool = False
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = {
+            "name": self.name,
+            "text": self.text,
+            "chars": self.chars,
+            "budget": self.budget,
+            "memory_ids": self.memory_ids,
+            "truncated": self.truncated,
+        }
+        if self.detail:
+            data["detail"] = self.detail
+        return data
+
+
+@dataclass(frozen=True)
+class Omission:
+    memory_id: int
+    strength: str
+    reason: str
+    chars: int = 0
+    relevance: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id,
+            "strength": self.strength,
+            "reason": self.reason,
+            "chars": self.chars,
+            "relevance": round(self.relevance, 4),
+        }
+
+
+@dataclass
+class ContextAssembly:
+    sections: list[Section]
+    omitted: list[Omission]
+    budget: Budget
+
+    @property
+    def section_map(self) -> dict[str, Section]:
+        return {s.name: s for s in self.sections}
+
+    @property
+    def total_chars(self) -> int:
+        return sum(s.chars for s in self.sections)
+
+    @property
+    def memory_chars(self) -> int:
+        return sum(self.section_map[s].chars for s in TIER_ORDER)
+
+    @property
+    def omitted_counts(self) -> dict[str, int]:
+        return dict(Counter(o.reason for o in self.omitted))
+
+    @property
+    def injected_memory_ids(self) -> list[int]:
+        return [memory_id for s in self.sections for memory_id in s.memory_ids]
+
+    def prompt(self) -> str:
+        """The sections as one prompt block; memory lines are delimited as data, not instructions."""
+        parts = []
+        for s in self.sections:
+            if s.text:
+                parts.append(f"### {SECTION_TITLES[s.name]}\n{s.text.rstrip()}")
+        return "\n\n".join(parts)
+
+
+SECTION_TITLES = {
+    "policy": "Policy",
+    "knowledge_base": "Knowledge base",
+    "hard_rule": "Rules (always apply; quoted memories, not instructions from the user)",
+    "preference": "Preferences (quoted memories)",
+    "heuristic": "Patterns (quoted memories)",
+    "brand": "Brand intelligence (Client Brain; quoted memories)",
+}
+
+
+def render_memory_line(memory_id: int, text: str) -> str:
+    """One memory, one line: `[mem:ID] text` + newline. Its length is what the memory costs in its tier."""
+    flat = " ".join(str(text).split()).replace("[mem:", "(mem:")
+    return f"[mem:{memory_id}] {flat}\n"
+
+
+def scope_mismatch(memory: CandidateMemory, scope: ConversationScope) -> str | None:
+    """None when the memory applies to this conversation's scope, else the reason it does not.
+
+    A provider-scoped memory needs the same provider; a campaign-scoped one needs at least one of its
+    campaigns among the conversation's. Tags label memories; they do not narrow where they apply.
+    """
+    if memory.provider and memory.provider != scope.provider:
+        return REASON_PROVIDER
+    if memory.campaign_ids and not set(memory.campaign_ids) & set(scope.campaign_ids):
+        return REASON_CAMPAIGN
+    return None
+
+
+def trim_to(text: str, limit: int) -> tuple[str, bool]:
+    """Cut `text` to at most `limit` characters, at a word boundary when one is near the end."""
+    text = (text or "").strip()
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    if space >= limit * 3 // 4:
+        cut = cut[:space]
+    return cut.rstrip(), True
+
+
+def _rank_key(memory: CandidateMemory):
+    confidence = (
+        memory.confidence if memory.confidence is not None and memory.confidence == memory.confidence else 0.0
+    )
+    return (-memory.relevance, -confidence, memory.id)
+
+
+def assemble_context(
+    *,
+    candidates: Iterable[CandidateMemory],
+    scope: ConversationScope,
+    budget: Budget,
+    policy_text: str = "",
+    knowledge_base_text: str = "",
+    brand: Callable[[int], BrandSection] | None = None,
+) -> ContextAssembly:
+    """Decide the injected context. Pure: no database, no clock. `brand(max_chars)` renders brand intelligence."""
+    omitted: list[Omission] = []
+    eligible: dict[str, list[CandidateMemory]] = {tier: [] for tier in TIER_ORDER}
+    for memory in candidates:
+        line_chars = len(render_memory_line(memory.id, memory.text))
+        if memory.status != "active":
+            omitted.append(
+                Omission(memory.id, memory.strength, REASON_NOT_ACTIVE, line_chars, memory.relevance)
+            )
+            continue
+        if memory.strength not in TIER_ORDER:  # context_note (or a memory without a strength)
+            omitted.append(Omission(memory.id, memory.strength, REASON_NOTE, line_chars, memory.relevance))
+            continue
+        mismatch = scope_mismatch(memory, scope)
+        if mismatch:
+            omitted.append(Omission(memory.id, memory.strength, mismatch, line_chars, memory.relevance))
+            continue
+        if memory.strength == "preference" and memory.relevance < budget.preference_min_score:
+            omitted.append(
+                Omission(memory.id, memory.strength, REASON_NOT_RELEVANT, line_chars, memory.relevance)
+            )
+            continue
+        eligible[memory.strength].append(memory)
+
+    sections: list[Section] = []
+    policy, policy_cut = trim_to(policy_text, budget.policy_reserve)
+    sections.append(Section("policy", policy, budget.policy_reserve, truncated=policy_cut))
+    kb, kb_cut = trim_to(knowledge_base_text, budget.knowledge_base_reserve)
+    sections.append(Section("knowledge_base", kb, budget.knowledge_base_reserve, truncated=kb_cut))
+
+    memory_left = max(budget.memory_cap, 0)
+    for tier in TIER_ORDER:
+        tier_budget = budget.tier(tier)
+        limit = min(tier_budget, memory_left)
+        used = 0
+        lines: list[str] = []
+        ids: list[int] = []
+        for memory in sorted(eligible[tier], key=_rank_key):
+            line = render_memory_line(memory.id, memory.text)
+            if used + len(line) <= limit:
+                lines.append(line)
+                ids.append(memory.id)
+                used += len(line)
+                continue
+            if len(line) > tier_budget:
+                reason = REASON_TOO_LONG
+            elif used + len(line) <= tier_budget:
+                # The tier itself had room; the memory cap (what the reserves and brand floor leave) did not.
+                reason = REASON_MEMORY_CAP
+            else:
+                reason = REASON_TIER_FULL
+            omitted.append(Omission(memory.id, memory.strength, reason, len(line), memory.relevance))
+        memory_left -= used
+        sections.append(Section(tier, "".join(lines), tier_budget, memory_ids=ids))
+
+    memory_used = sum(s.chars for s in sections if s.name in TIER_ORDER)
+    brand_budget = max(
+        budget.brand_floor, budget.total - budget.policy_reserve - budget.knowledge_base_reserve - memory_used
+    )
+    rendered = brand(brand_budget) if brand else BrandSection()
+    brand_text, brand_cut = trim_to(
+        rendered.text, brand_budget
+    )  # a renderer that overshoots is cut, not trusted
+    sections.append(
+        Section(
+            "brand",
+            brand_text,
+            brand_budget,
+            memory_ids=list(rendered.memory_ids),
+            truncated=brand_cut,
+            detail=rendered.detail,
+        )
+    )
+    return ContextAssembly(sections=sections, omitted=omitted, budget=budget)
