@@ -115,6 +115,9 @@ class Conversation(FeedbackFields):
             ),
         ]
 
+    def __str__(self) -> str:
+        return self.title or f"conversation {self.pk}"
+
 
 class AgentRun(FeedbackFields):
     """An action agent's run (a proposed action or recommendation), with the same feedback fields."""
@@ -139,3 +142,6 @@ class AgentRun(FeedbackFields):
                 fields=["tenant", "feedback_rating", "feedback_at"], name="agentrun_tenant_feedback"
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of agent {self.agent_id}"
