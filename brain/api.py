@@ -11,3 +11,6 @@ from brain.client_brain.producers import (  # noqa: E402,F401
     learning_unusable_reason,
 )
 from brain.providers import ProviderError  # noqa: E402,F401
+
+# Recall: hybrid retrieval with explanations (brain/retrieval.py).
+from brain.retrieval import RecalledMemory, RecallInputError, Reranker, recall  # noqa: E402,F401

@@ -1,0 +1,513 @@
+"""Recall: hybrid retrieval over the one memory table (issue 3; DESIGN.md decisions 4, 6, 7).
+
+`recall(tenant_id=..., query=...)` runs up to three tiers in ONE SQL statement, each under the same
+tenant/scope/status/... filters, and fuses them in Python:
+
+- `fts`: PostgreSQL full text on the generated `search_vector`, with OR semantics (the query's
+  lexemes joined with `|`), ranked by `ts_rank_cd`; served by the GIN index led by `tenant_id`.
+- `trigram`: pg_trgm `word_similarity` of the query against `text` and `similarity` against `key`, for
+  partial words and typos; served by the trigram GIN index led by `tenant_id`. Only for short queries
+  (a long question's trigrams are noise and slow the index down).
+- `vector`: pgvector cosine distance to the query embedding (the configured embedder's cached
+  `embed_query`), over rows embedded by that same model. Either the HNSW index with iterative scans
+  under the filters, or an exact scan of the tenant's rows (`VECTOR_STRATEGY`, see the scale benchmark).
+
+Fusion is weighted reciprocal rank fusion (`score = Σ w_tier / (k + rank_tier)`), plus small
+confidence and recency features; then optional MMR diversification on the embeddings and an
+optional reranker. Every result says why it was returned (`explanation`).
+
+Contract: read-only, tenant-scoped (every tier filters on `tenant_id`; a row of another tenant can
+never be returned), never returns a row whose confidence is NaN, infinite or outside the range.
+Raises `RecallInputError` (a `ValueError`) for input a caller must fix.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from .models import SEARCH_CONFIG
+
+MODES = ("lexical", "vector", "hybrid")
+TIERS_BY_MODE = {"lexical": ("fts", "trigram"), "vector": ("vector",), "hybrid": ("fts", "trigram", "vector")}
+VECTOR_STRATEGIES = ("hnsw", "exact")
+MAX_LIMIT = 100
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+DEFAULTS: dict[str, Any] = {
+    # Reciprocal rank fusion: score = sum(weight[tier] / (RRF_K + rank)).
+    "RRF_K": 60,
+    "WEIGHTS": {"fts": 1.0, "trigram": 0.5, "vector": 1.0},
+    # Each tier returns max(CANDIDATES, limit * CANDIDATES_PER_RESULT) rows before fusion.
+    "CANDIDATES": 50,
+    "CANDIDATES_PER_RESULT": 4,
+    # Added to the fused score, in units of the best possible single-tier contribution 1 / (RRF_K + 1).
+    "CONFIDENCE_WEIGHT": 0.1,
+    "RECENCY_WEIGHT": 0.05,
+    "RECENCY_HALF_LIFE_DAYS": 90.0,
+    # MMR λ used when a caller passes none; None means no MMR by default.
+    "MMR_LAMBDA": None,
+    # "hnsw": HNSW index with iterative scans under the filters; "exact": exact scan of the filtered rows.
+    "VECTOR_STRATEGY": "hnsw",
+    "HNSW_EF_SEARCH": 100,
+    "HNSW_MAX_SCAN_TUPLES": 40000,
+    # The trigram tier runs for queries of at most this many words of 4+ letters (one condition each).
+    "TRIGRAM_MAX_WORDS": 8,
+    "TRIGRAM_THRESHOLD": 0.5,
+}
+
+
+def recall_settings() -> dict[str, Any]:
+    configured = getattr(settings, "BRAIN_RECALL", {}) or {}
+    merged = {**DEFAULTS, **configured}
+    merged["WEIGHTS"] = {**DEFAULTS["WEIGHTS"], **configured.get("WEIGHTS", {})}
+    return merged
+
+
+class RecallInputError(ValueError):
+    """A recall argument a caller must fix; the message says what to change."""
+
+
+@dataclass
+class RecalledMemory:
+    """One memory returned by `recall`, with `explanation` saying why it was returned.
+
+    `explanation` = {"tiers": {tier: {"rank": int, "score": float}}, "fused_score", "confidence_feature",
+    "recency_feature", "final_score", "mmr": {"step", "lambda", "max_similarity"} | None,
+    "rerank": {"reranker", "score"} | None, "vector_strategy"}.
+    """
+
+    id: int
+    type: str
+    key: str
+    text: str
+    payload: dict[str, Any]
+    confidence: float | None
+    status: str
+    strength: str
+    category: str
+    scope_kind: str
+    scope_id: str
+    provider: str
+    campaign_ids: list[str]
+    tags: list[str]
+    created_at: datetime
+    score: float
+    explanation: dict[str, Any] = field(default_factory=dict)
+    # Kept for MMR and rerankers; not part of the public dict.
+    embedding: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def tag(self) -> str:
+        return f"[mem:{self.id}]"
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("embedding")
+        return data
+
+
+class Reranker:
+    """Optional last stage: reorder recalled memories. Chosen by `BRAIN_RERANKER = {"BACKEND": ...}`.
+
+    `rerank` gets the query and the fused, filtered candidates (best first) and returns them reordered
+    (it may drop some, never add); it may set `explanation["rerank"]["score"]`.
+    """
+
+    name = "base"
+
+    def __init__(self, **options: Any):
+        self.options = options
+
+    def rerank(self, *, query: str, memories: list[RecalledMemory]) -> list[RecalledMemory]:
+        raise NotImplementedError
+
+
+@lru_cache(maxsize=8)
+def _load_reranker(backend: str, options: tuple) -> Reranker:
+    return import_string(backend)(**dict(options))
+
+
+def get_reranker() -> Reranker | None:
+    config = getattr(settings, "BRAIN_RERANKER", None)
+    if not config:
+        return None
+    config = dict(config)
+    backend = config.pop("BACKEND")
+    return _load_reranker(backend, tuple(sorted((k, str(v)) for k, v in config.items())))
+
+
+# --- Input checks ------------------------------------------------------------------------------------------
+
+
+def _finite_range(confidence_range: Sequence[float] | None) -> tuple[float, float] | None:
+    if confidence_range is None:
+        return None
+    try:
+        low, high = (float(v) for v in confidence_range)
+    except (TypeError, ValueError):
+        raise RecallInputError("confidence_range must be two numbers [low, high], e.g. [0.5, 1].") from None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RecallInputError("confidence_range bounds must be finite numbers (no NaN or infinity).")
+    if low > high:
+        raise RecallInputError(f"confidence_range low ({low}) is above high ({high}); swap them.")
+    return low, high
+
+
+def _string_list(name: str, values: Sequence[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [values]
+    values = [str(v) for v in values]
+    if not values:
+        raise RecallInputError(f"{name} is empty: omit it to mean 'any', or list at least one value.")
+    return values
+
+
+# --- SQL ---------------------------------------------------------------------------------------------------
+
+# The query's lexemes (stemmed, stop words dropped by the english configuration) joined with "|":
+# OR semantics, so a memory matching some of the question's words is found. 'simple' re-parses the
+# already-stemmed lexemes without stemming them again.
+_OR_TSQUERY = (
+    "to_tsquery('simple', coalesce(array_to_string(array("
+    f"select quote_literal(l) from unnest(tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', %(query)s))) l"
+    "), ' | '), ''))"
+)
+
+
+def _filters(params: dict[str, Any], **f: Any) -> str:
+    clauses = ["m.tenant_id = %(tenant_id)s"]
+    if f["scope_kind"] is not None:
+        clauses.append("m.scope_kind = %(scope_kind)s")
+        params["scope_kind"] = f["scope_kind"]
+    for name, column in (
+        ("scope_ids", "scope_id"),
+        ("types", "type"),
+        ("statuses", "status"),
+        ("strengths", "strength"),
+        ("categories", "category"),
+    ):
+        if f[name] is not None:
+            clauses.append(f"m.{column} = ANY(%({name})s)")
+            params[name] = f[name]
+    confidence_range = f["confidence_range"]
+    if confidence_range is None:
+        # Ungraded (null) rows are admitted; legacy NaN / infinite / out-of-range values never are
+        # (in PostgreSQL NaN sorts above every number, so BETWEEN with finite bounds excludes it).
+        clauses.append("(m.confidence IS NULL OR m.confidence BETWEEN 0 AND 1)")
+    else:
+        clauses.append("m.confidence BETWEEN %(confidence_low)s AND %(confidence_high)s")
+        params["confidence_low"], params["confidence_high"] = confidence_range
+    return " AND ".join(clauses)
+
+
+def _vector_literal(vector: Sequence[float]) -> str:
+    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+
+
+def _build_sql(
+    *, tiers: Sequence[str], where: str, strategy: str, with_embedding: bool, params: dict[str, Any]
+) -> str:
+    ctes = []
+    selects = []
+    if "fts" in tiers:
+        ctes.append(
+            f"""fts AS (
+  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
+    SELECT m.id, ts_rank_cd(m.search_vector, q.tsq) AS score
+    FROM brain_memory m, (SELECT {_OR_TSQUERY} AS tsq) q
+    WHERE {where} AND m.search_vector @@ q.tsq
+    ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
+        )
+    if "trigram" in tiers:
+        # One condition per query word, so a typo in one word still finds the memory (a whole-query
+        # similarity is diluted by the other words). The score is the words' mean best similarity.
+        words = [name for name in sorted(params) if name.startswith("word_")]
+        matches = " OR ".join(f"%({w})s <%% m.text OR %({w})s <%% m.key" for w in words)
+        score = " + ".join(
+            f"greatest(word_similarity(%({w})s, m.text), word_similarity(%({w})s, m.key))" for w in words
+        )
+        ctes.append(
+            f"""trigram AS (
+  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
+    SELECT m.id, ({score}) / {len(words)} AS score
+    FROM brain_memory m
+    WHERE {where} AND ({matches})
+    ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
+        )
+    if "vector" in tiers:
+        # "+ 0" hides the operator from the planner: the exact strategy never walks the HNSW graph.
+        distance = "(m.embedding <=> %(qvec)s::vector)" + (" + 0" if strategy == "exact" else "")
+        ctes.append(
+            f"""vector AS (
+  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
+    SELECT m.id, 1 - {distance} AS score
+    FROM brain_memory m
+    WHERE {where} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s
+    ORDER BY {distance}, m.id LIMIT %(pool)s) s)"""
+        )
+    union = " UNION ".join(f"SELECT id FROM {tier}" for tier in tiers)
+    for tier in ("fts", "trigram", "vector"):
+        if tier in tiers:
+            selects.append(f"{tier}.rank, {tier}.score")
+            continue
+        selects.append("NULL::bigint, NULL::float8")
+    joins = " ".join(f"LEFT JOIN {tier} ON {tier}.id = m.id" for tier in tiers)
+    columns = (
+        "m.id, m.type, m.key, m.text, m.payload, m.confidence, m.status, m.strength, m.category, "
+        "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
+    )
+    embedding = ", m.embedding::text" if with_embedding else ", NULL"
+    return (
+        "WITH "
+        + ",\n".join(ctes)
+        + f"""
+SELECT {columns}, {", ".join(selects)}{embedding}
+FROM ({union}) ids JOIN brain_memory m ON m.id = ids.id AND m.tenant_id = %(tenant_id)s {joins}"""
+    )
+
+
+# --- Ranking -----------------------------------------------------------------------------------------------
+
+
+def _parse_vector(text: str | None) -> np.ndarray | None:
+    if not text:
+        return None
+    return np.fromstring(text.strip("[]"), sep=",", dtype=np.float32)
+
+
+def _mmr(candidates: list[RecalledMemory], *, limit: int, lam: float) -> list[RecalledMemory]:
+    """Maximal marginal relevance: pick, step by step, argmax λ·relevance − (1−λ)·max cosine to picked.
+
+    Relevance is the final score scaled to [0, 1] by the best candidate. A memory without an embedding
+    has similarity 0 to everything (it cannot be judged a duplicate).
+    """
+    if not candidates:
+        return []
+    best = max(c.score for c in candidates) or 1.0
+    vectors = []
+    for c in candidates:
+        if c.embedding is None:
+            vectors.append(None)
+            continue
+        norm = float(np.linalg.norm(c.embedding)) or 1.0
+        vectors.append(c.embedding / norm)
+    remaining = list(range(len(candidates)))
+    picked: list[int] = []
+    max_sim = [0.0] * len(candidates)
+    while remaining and len(picked) < limit:
+        step_best, step_value = None, -math.inf
+        for i in remaining:
+            value = lam * (candidates[i].score / best) - (1 - lam) * max_sim[i]
+            if value > step_value:
+                step_best, step_value = i, value
+        remaining.remove(step_best)
+        picked.append(step_best)
+        chosen = candidates[step_best]
+        chosen.explanation["mmr"] = {
+            "step": len(picked),
+            "lambda": lam,
+            "max_similarity_to_earlier": round(max_sim[step_best], 4),
+            "mmr_value": round(step_value, 6),
+        }
+        if vectors[step_best] is not None:
+            for i in remaining:
+                if vectors[i] is not None:
+                    max_sim[i] = max(max_sim[i], float(vectors[i] @ vectors[step_best]))
+    return [candidates[i] for i in picked]
+
+
+def recall(
+    *,
+    tenant_id: int,
+    query: str,
+    scope_kind: str | None = None,
+    scope_ids: Sequence[str] | None = None,
+    types: Sequence[str] | None = None,
+    statuses: Sequence[str] | None = ("active",),
+    strengths: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    confidence_range: Sequence[float] | None = None,
+    limit: int = 10,
+    mode: str = "hybrid",
+    mmr_lambda: float | None = None,
+    rerank: bool | None = None,
+    query_embedding: Sequence[float] | None = None,
+    embedding_model: str | None = None,
+) -> list[RecalledMemory]:
+    """The tenant's memories most relevant to `query`, best first, at most `limit`.
+
+    Filters (each `None` = any): `scope_kind` and `scope_ids` (scope owners), `types`, `statuses`
+    (default active only), `strengths`, `categories`, `confidence_range` ([low, high], finite; default:
+    null or within 0–1). `mode`: "lexical" (fts + trigram), "vector", or "hybrid" (all three).
+    `mmr_lambda` in [0, 1] turns on MMR (1 = pure relevance); None uses `BRAIN_RECALL["MMR_LAMBDA"]`.
+    `rerank`: None = the configured `BRAIN_RERANKER` if any, False = none, True = the configured one
+    (error when none is). `query_embedding` + `embedding_model` skip the query embedder (benchmarks).
+    Equal tier scores share a rank, so confidence and recency decide between equal matches.
+    Read-only; one SQL statement (plus the `SET LOCAL`s tuning HNSW and trigram thresholds).
+    """
+    config = recall_settings()
+    if not isinstance(query, str) or not query.strip():
+        raise RecallInputError("query is blank: pass the words to search for.")
+    query = query.strip()
+    if mode not in MODES:
+        raise RecallInputError(f"mode {mode!r} is not one of {', '.join(MODES)}.")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise RecallInputError(f"limit must be an integer from 1 to {MAX_LIMIT}.")
+    if mmr_lambda is None:
+        mmr_lambda = config["MMR_LAMBDA"]
+    if mmr_lambda is not None and not (isinstance(mmr_lambda, int | float) and 0 <= mmr_lambda <= 1):
+        raise RecallInputError("mmr_lambda must be a number from 0 (most diverse) to 1 (most relevant).")
+    reranker = None if rerank is False else get_reranker()
+    if rerank is True and reranker is None:
+        raise RecallInputError("rerank was asked for but no reranker is configured (BRAIN_RERANKER).")
+    strategy = config["VECTOR_STRATEGY"]
+    if strategy not in VECTOR_STRATEGIES:
+        raise RecallInputError(f"BRAIN_RECALL VECTOR_STRATEGY must be one of {VECTOR_STRATEGIES}")
+
+    tiers = list(TIERS_BY_MODE[mode])
+    # Words short enough to be noise ("a", "is", "the") carry no useful trigrams.
+    trigram_words = sorted({w.lower() for w in _WORD.findall(query) if len(w) >= 4})
+    if "trigram" in tiers and not 0 < len(trigram_words) <= config["TRIGRAM_MAX_WORDS"]:
+        tiers.remove("trigram")
+    weights = config["WEIGHTS"]
+    tiers = [t for t in tiers if weights.get(t, 0) > 0]
+    if not tiers:
+        return []
+    pool = max(config["CANDIDATES"], limit * config["CANDIDATES_PER_RESULT"])
+    params: dict[str, Any] = {"tenant_id": int(tenant_id), "query": query, "pool": pool}
+    if "trigram" in tiers:
+        params.update({f"word_{i:02d}": word for i, word in enumerate(trigram_words)})
+    where = _filters(
+        params,
+        scope_kind=scope_kind,
+        scope_ids=_string_list("scope_ids", scope_ids),
+        types=_string_list("types", types),
+        statuses=_string_list("statuses", statuses),
+        strengths=_string_list("strengths", strengths),
+        categories=_string_list("categories", categories),
+        confidence_range=_finite_range(confidence_range),
+    )
+    if "vector" in tiers:
+        if query_embedding is None:
+            from .embedders import embed_query, get_embedder
+
+            query_embedding = embed_query(query)
+            embedding_model = get_embedder().name
+        elif not embedding_model:
+            raise RecallInputError(
+                "query_embedding needs embedding_model (the name its vectors were made by)."
+            )
+        params["qvec"] = _vector_literal(query_embedding)
+        params["embedding_model"] = embedding_model
+    with_embedding = mmr_lambda is not None
+    sql = _build_sql(
+        tiers=tiers, where=where, strategy=strategy, with_embedding=with_embedding, params=params
+    )
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        if "vector" in tiers and strategy == "hnsw":
+            # Iterative scans keep walking the graph until enough rows pass the tenant/scope filters.
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            cursor.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+                [str(max(config["HNSW_EF_SEARCH"], pool)), str(config["HNSW_MAX_SCAN_TUPLES"])],
+            )
+        if "trigram" in tiers:
+            cursor.execute(
+                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true),"
+                " set_config('pg_trgm.similarity_threshold', %s, true)",
+                [str(config["TRIGRAM_THRESHOLD"]), str(config["TRIGRAM_THRESHOLD"])],
+            )
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+
+    k = config["RRF_K"]
+    unit = 1.0 / (k + 1)
+    now = timezone.now()
+    half_life = float(config["RECENCY_HALF_LIFE_DAYS"])
+    results: list[RecalledMemory] = []
+    for row in rows:
+        (mid, type_, key, text, payload, confidence, status, strength, category, scope_kind_, scope_id,
+         provider, campaign_ids, tags, created_at, fts_rank, fts_score, trg_rank, trg_score, vec_rank,
+         vec_score, embedding_text) = row  # fmt: skip
+        found = {}
+        fused = 0.0
+        for tier, rank, score in (
+            ("fts", fts_rank, fts_score),
+            ("trigram", trg_rank, trg_score),
+            ("vector", vec_rank, vec_score),
+        ):
+            if rank is None:
+                continue
+            contribution = weights[tier] / (k + rank)
+            fused += contribution
+            found[tier] = {"rank": int(rank), "score": round(float(score), 6), "rrf": round(contribution, 6)}
+        confidence_feature = float(confidence) if confidence is not None else 0.5
+        age_days = max((now - created_at).total_seconds() / 86400.0, 0.0)
+        recency_feature = 0.5 ** (age_days / half_life) if half_life > 0 else 0.0
+        final = (
+            fused
+            + config["CONFIDENCE_WEIGHT"] * unit * confidence_feature
+            + config["RECENCY_WEIGHT"] * unit * recency_feature
+        )
+        results.append(
+            RecalledMemory(
+                id=mid,
+                type=type_,
+                key=key,
+                text=text,
+                payload=payload,
+                confidence=confidence,
+                status=status,
+                strength=strength,
+                category=category,
+                scope_kind=scope_kind_,
+                scope_id=scope_id,
+                provider=provider,
+                campaign_ids=list(campaign_ids or []),
+                tags=list(tags or []),
+                created_at=created_at,
+                score=final,
+                explanation={
+                    "mode": mode,
+                    "tiers": found,
+                    "fused_score": round(fused, 6),
+                    "confidence_feature": round(confidence_feature, 4),
+                    "recency_feature": round(recency_feature, 4),
+                    "final_score": round(final, 6),
+                    "mmr": None,
+                    "rerank": None,
+                    "vector_strategy": strategy if "vector" in found else None,
+                },
+                embedding=_parse_vector(embedding_text),
+            )
+        )
+    results.sort(key=lambda r: (-r.score, r.id))
+    if mmr_lambda is not None:
+        results = _mmr(results, limit=limit if reranker is None else len(results), lam=float(mmr_lambda))
+    if reranker is not None:
+        results = reranker.rerank(query=query, memories=results)
+        for position, memory in enumerate(results, start=1):
+            memory.explanation["rerank"] = {
+                "reranker": reranker.name,
+                "rank": position,
+                **(memory.explanation.get("rerank") or {}),
+            }
+    results = results[:limit]
+    for position, memory in enumerate(results, start=1):
+        memory.explanation["rank"] = position
+    return results

@@ -1,0 +1,261 @@
+"""recall(): each tier alone, fusion order, MMR, every filter, tenant/scope isolation, explanations."""
+
+import math
+
+import numpy as np
+import pytest
+
+from brain.api import RecalledMemory, RecallInputError, Reranker, recall
+from brain.embedders import get_embedder
+from brain.models import Memory
+
+
+def remember(tenant, text, *, key="", embed=True, **fields):
+    """A memory row of `tenant`, embedded with the configured (test: hashing) embedder."""
+    memory = Memory.objects.create(
+        tenant=tenant, text=text, key=key, type=fields.pop("type", "fact"), **fields
+    )
+    if embed:
+        embedder = get_embedder()
+        memory.embedding = embedder.embed([f"{key} {text}".strip()])[0]
+        memory.embedding_model = embedder.name
+        memory.save(update_fields=["embedding", "embedding_model"])
+    return memory
+
+
+def ids(results):
+    return [r.id for r in results]
+
+
+@pytest.fixture
+def shop(tenant):
+    return {
+        "refund": remember(
+            tenant, "Refunds are issued within 14 days of the return arriving.", key="refund policy"
+        ),
+        "shipping": remember(tenant, "We ship to Canada and Mexico with tracked couriers.", key="shipping"),
+        "voice": remember(tenant, "Always greet customers by first name and keep it friendly.", key="tone"),
+    }
+
+
+def test_lexical_tier_alone_finds_words_with_or_semantics(tenant, shop):
+    results = recall(tenant_id=tenant.pk, query="refund for a damaged sofa", mode="lexical")
+    assert ids(results) == [shop["refund"].id]
+    assert set(results[0].explanation["tiers"]) <= {"fts", "trigram"}
+    assert "fts" in results[0].explanation["tiers"]
+
+
+def test_trigram_tier_finds_typos_and_partial_words(tenant, shop):
+    results = recall(tenant_id=tenant.pk, query="refnd polcy", mode="lexical")
+    assert ids(results)[:1] == [shop["refund"].id]
+    assert "trigram" in results[0].explanation["tiers"]
+    assert "fts" not in results[0].explanation["tiers"]  # no whole word matched
+
+
+def test_vector_tier_alone_ranks_by_cosine(tenant, shop):
+    results = recall(tenant_id=tenant.pk, query="shipping to canada", mode="vector", limit=3)
+    assert ids(results)[0] == shop["shipping"].id
+    assert all(set(r.explanation["tiers"]) == {"vector"} for r in results)
+    scores = [r.explanation["tiers"]["vector"]["score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_vector_tier_skips_rows_embedded_by_another_model(tenant):
+    memory = remember(tenant, "Parcels ship from Lyon.")
+    Memory.objects.filter(pk=memory.pk).update(embedding_model="some-old-model")
+    assert recall(tenant_id=tenant.pk, query="Parcels ship from Lyon.", mode="vector") == []
+
+
+def test_fusion_puts_a_memory_found_by_every_tier_first(tenant):
+    both = remember(tenant, "Warranty claims need the order number and a photo.", key="warranty")
+    remember(tenant, "The order number is printed on the invoice.", key="invoice")
+    remember(tenant, "Photos can be uploaded in the customer portal.", key="portal")
+    results = recall(tenant_id=tenant.pk, query="warranty claim order number photo", mode="hybrid")
+    assert results[0].id == both.id
+    assert set(results[0].explanation["tiers"]) >= {"fts", "vector"}
+    assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+
+
+def test_fusion_weights_come_from_settings(tenant, settings):
+    lexical = remember(tenant, "zebra crossing zebra", key="zebra")
+    settings.BRAIN_RECALL = {"WEIGHTS": {"fts": 1.0, "trigram": 0.0, "vector": 0.0}}
+    results = recall(tenant_id=tenant.pk, query="zebra", mode="hybrid")
+    assert ids(results) == [lexical.id]
+    assert set(results[0].explanation["tiers"]) == {"fts"}
+
+
+def test_mmr_separates_near_duplicates(tenant):
+    text = "Customers in Berlin prefer delivery before noon on weekdays."
+    twins = [remember(tenant, text, key=f"berlin delivery {i}") for i in range(3)]
+    other = remember(tenant, "Berlin customers ask for invoices in German.", key="berlin invoices")
+    plain = recall(tenant_id=tenant.pk, query="Berlin customers delivery", limit=2, mode="hybrid")
+    diverse = recall(
+        tenant_id=tenant.pk, query="Berlin customers delivery", limit=2, mode="hybrid", mmr_lambda=0.3
+    )
+    twin_ids = {t.id for t in twins}
+    assert set(ids(plain)) <= twin_ids  # without MMR the two best are copies of one memory
+    assert ids(diverse)[0] in twin_ids and ids(diverse)[1] == other.id
+    assert diverse[1].explanation["mmr"]["step"] == 2
+    assert plain[0].explanation["mmr"] is None
+
+
+def test_mmr_lambda_default_comes_from_settings(tenant, settings, shop):
+    settings.BRAIN_RECALL = {"MMR_LAMBDA": 0.5}
+    results = recall(tenant_id=tenant.pk, query="refund policy")
+    assert results[0].explanation["mmr"]["lambda"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        ({"types": ["lesson"]}, {"lesson"}),
+        ({"statuses": ["archived"]}, {"archived"}),
+        ({"statuses": None}, {"plain", "lesson", "archived", "agent7", "app", "rule", "correction", "low"}),
+        ({"strengths": ["hard_rule"]}, {"rule"}),
+        ({"categories": ["correction"]}, {"correction"}),
+        ({"scope_kind": "agent"}, {"agent7"}),
+        ({"scope_kind": "agent", "scope_ids": ["7"]}, {"agent7"}),
+        ({"scope_kind": "agent", "scope_ids": ["8"]}, set()),
+        ({"scope_ids": ["app-1"]}, {"app"}),
+        ({"confidence_range": [0.0, 0.3]}, {"low"}),
+        ({"confidence_range": [0.5, 1]}, {"plain", "lesson", "agent7", "app", "rule", "correction"}),
+    ],
+)
+def test_every_filter_restricts_every_tier(tenant, filters, expected):
+    base = "Orders over 100 euros ship free"
+    rows = {
+        "plain": {},
+        "lesson": {"type": "lesson"},
+        "archived": {"status": "archived"},
+        "agent7": {"scope_kind": "agent", "scope_id": "7"},
+        "app": {"scope_kind": "app", "scope_id": "app-1"},
+        "rule": {"strength": "hard_rule"},
+        "correction": {"category": "correction"},
+        "low": {"confidence": 0.2},
+    }
+    made = {
+        remember(tenant, f"{base} ({name})", key=name, **fields).id: name for name, fields in rows.items()
+    }
+    for mode in ("lexical", "vector", "hybrid"):
+        results = recall(tenant_id=tenant.pk, query="orders ship free", mode=mode, limit=20, **filters)
+        assert {made[r.id] for r in results} == expected, mode
+
+
+def test_invalid_confidence_values_are_never_returned(tenant):
+    good = remember(tenant, "Store opens at nine.", key="hours", confidence=0.9)
+    ungraded = remember(tenant, "Store opens at nine on Saturdays.", key="hours sat", confidence=None)
+    for bad in (math.nan, math.inf, -math.inf, -0.5, 1.5):
+        remember(tenant, "Store opens at nine.", key="hours", confidence=bad)
+    for mode in ("lexical", "vector", "hybrid"):
+        default = recall(tenant_id=tenant.pk, query="store opens nine", mode=mode, limit=20)
+        assert set(ids(default)) == {good.id, ungraded.id}, mode
+        ranged = recall(
+            tenant_id=tenant.pk, query="store opens nine", mode=mode, limit=20, confidence_range=[0.5, 1]
+        )
+        assert ids(ranged) == [good.id], mode
+
+
+@pytest.mark.parametrize("mode", ["lexical", "vector", "hybrid"])
+def test_another_tenants_memories_are_never_recalled(tenant, other_tenant, mode):
+    mine = remember(tenant, "Our returns window is 30 days.", key="returns")
+    theirs = remember(other_tenant, "Our returns window is 30 days.", key="returns")
+    for t, own, foreign in ((tenant, mine, theirs), (other_tenant, theirs, mine)):
+        results = recall(tenant_id=t.pk, query="returns window 30 days", mode=mode, mmr_lambda=0.7)
+        assert ids(results) == [own.id]
+        assert foreign.id not in ids(results)
+
+
+@pytest.mark.parametrize("strategy", ["hnsw", "exact"])
+def test_vector_tier_is_tenant_and_scope_isolated_under_both_strategies(
+    tenant, other_tenant, settings, strategy
+):
+    settings.BRAIN_RECALL = {"VECTOR_STRATEGY": strategy}
+    mine = remember(tenant, "Escalate chargebacks to finance.", scope_kind="agent", scope_id="a1")
+    remember(tenant, "Escalate chargebacks to finance.", scope_kind="agent", scope_id="a2")
+    for _ in range(5):
+        remember(other_tenant, "Escalate chargebacks to finance.", scope_kind="agent", scope_id="a1")
+    results = recall(
+        tenant_id=tenant.pk,
+        query="chargebacks",
+        mode="vector",
+        scope_kind="agent",
+        scope_ids=["a1"],
+        limit=10,
+    )
+    assert ids(results) == [mine.id]
+    assert results[0].explanation["vector_strategy"] == strategy
+
+
+def test_every_result_explains_why_it_was_returned(tenant, shop):
+    results = recall(tenant_id=tenant.pk, query="refund policy", limit=3)
+    assert results
+    for position, result in enumerate(results, start=1):
+        assert isinstance(result, RecalledMemory)
+        explanation = result.explanation
+        assert explanation["rank"] == position
+        assert explanation["tiers"]
+        for tier in explanation["tiers"].values():
+            assert {"rank", "score", "rrf"} <= set(tier)
+        assert explanation["fused_score"] > 0
+        assert 0 <= explanation["confidence_feature"] <= 1
+        assert 0 < explanation["recency_feature"] <= 1
+        assert explanation["final_score"] == pytest.approx(result.score, abs=1e-6)
+
+
+def test_confidence_breaks_ties_between_equal_matches(tenant):
+    weak = remember(tenant, "Gift cards never expire.", key="gift cards", confidence=0.55)
+    strong = remember(tenant, "Gift cards never expire.", key="gift cards", confidence=0.95)
+    results = recall(tenant_id=tenant.pk, query="gift cards expire")
+    assert ids(results)[:2] == [strong.id, weak.id]
+
+
+class ReverseReranker(Reranker):
+    """A plug-in reranker for the test: reverses the order it is given."""
+
+    name = "reverse"
+
+    def rerank(self, *, query, memories):
+        return list(reversed(memories))
+
+
+def test_configured_reranker_reorders_and_says_so(tenant, settings, shop):
+    plain = recall(tenant_id=tenant.pk, query="refund shipping greet", mode="lexical", limit=3, rerank=False)
+    settings.BRAIN_RERANKER = {"BACKEND": "tests.brain.test_retrieval.ReverseReranker"}
+    reranked = recall(tenant_id=tenant.pk, query="refund shipping greet", mode="lexical", limit=3)
+    assert ids(reranked) == list(reversed(ids(plain)))
+    assert reranked[0].explanation["rerank"]["reranker"] == "reverse"
+
+
+def test_rerank_without_a_configured_reranker_is_an_input_error(tenant):
+    with pytest.raises(RecallInputError, match="no reranker"):
+        recall(tenant_id=tenant.pk, query="x", rerank=True)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"query": "  "}, "blank"),
+        ({"query": "x", "mode": "fuzzy"}, "mode"),
+        ({"query": "x", "limit": 0}, "limit"),
+        ({"query": "x", "limit": 1000}, "limit"),
+        ({"query": "x", "confidence_range": [0.2, math.nan]}, "finite"),
+        ({"query": "x", "confidence_range": [0.9, 0.1]}, "swap"),
+        ({"query": "x", "mmr_lambda": 2}, "mmr_lambda"),
+        ({"query": "x", "types": []}, "types"),
+    ],
+)
+def test_bad_arguments_raise_input_errors_that_say_what_to_fix(tenant, kwargs, message):
+    with pytest.raises(RecallInputError, match=message):
+        recall(tenant_id=tenant.pk, **kwargs)
+
+
+def test_query_embedding_can_be_passed_with_its_model(tenant, shop):
+    vector = np.asarray(get_embedder().embed(["shipping to canada"])[0])
+    results = recall(
+        tenant_id=tenant.pk,
+        query="shipping to canada",
+        mode="vector",
+        query_embedding=vector,
+        embedding_model=get_embedder().name,
+    )
+    assert ids(results)[0] == shop["shipping"].id
