@@ -14,3 +14,8 @@ from brain.providers import ProviderError  # noqa: E402,F401
 
 # Recall: hybrid retrieval with explanations (brain/retrieval.py).
 from brain.retrieval import RecalledMemory, RecallInputError, Reranker, recall  # noqa: E402,F401
+
+# Client Brain recall, continuation, the copilot memory tool (brain/client_brain/).
+from brain.client_brain.copilot import client_brain_copilot  # noqa: E402,F401
+from brain.client_brain.recall import client_brain_context  # noqa: E402,F401
+from brain.client_brain.types import ClientBrainContext, ContextMemory, CopilotMemory  # noqa: E402,F401

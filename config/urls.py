@@ -6,6 +6,7 @@ from .health import healthz
 
 api_v1 = [
     path("", include("tickets.urls_api")),
+    path("", include("brain.urls_api")),
 ]
 
 urlpatterns = [

@@ -36,6 +36,20 @@ def _membership(tenant):
     return {"pk": membership.pk}
 
 
+def _victim_memory(tenant):
+    """A memory of the victim tenant that names it: a search leaking it would show the name."""
+    from brain.embedders import get_embedder
+    from brain.models import Memory
+
+    text = f"{tenant.name} refund policy: refunds within 14 days."
+    embedder = get_embedder()
+    Memory.objects.create(
+        tenant=tenant, type="fact", key="refund policy", text=text,
+        embedding=embedder.embed([text])[0], embedding_model=embedder.name,
+    )  # fmt: skip
+    return {}
+
+
 ROUTES: dict[str, Route] = {
     "current-tenant": Route(("GET",), tenant_relative=True),
     "api-key-list": Route(("GET", "POST"), tenant_relative=True, body={"name": "x"}),
@@ -43,6 +57,11 @@ ROUTES: dict[str, Route] = {
     "api-key-revoke": Route(("POST",), _api_key),
     "member-list": Route(("GET", "POST"), tenant_relative=True, body={"username": "nobody"}),
     "member-detail": Route(("GET", "PUT", "PATCH", "DELETE"), _membership, body={"role": "viewer"}),
+    # The body must not name the victim: the answer echoes the query.
+    "brain-search": Route(("POST",), _victim_memory, tenant_relative=True, body={"query": "refund policy"}),
+    "brain-ask": Route(
+        ("POST",), _victim_memory, tenant_relative=True, body={"question": "What is the refund policy?"}
+    ),
 }
 
 

@@ -32,6 +32,8 @@ from django.db.models.expressions import RawSQL
 
 BUSINESS, VOICE, ISSUES, PROCESS = "business", "voice", "issues", "process"
 FAMILIES = (BUSINESS, VOICE, ISSUES, PROCESS)
+# Recall keeps voice memories first: the order of the prompt's sections.
+PROMPT_ORDER = (VOICE, BUSINESS, ISSUES, PROCESS)
 
 # Supported tone and style fields of a voice memory and their allowed values.
 VOICE_FIELDS: dict[str, tuple[str, ...]] = {

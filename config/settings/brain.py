@@ -52,3 +52,13 @@ BRAIN_BENCHMARKS = {
     "locomo": "brain.benchmarks.locomo",
     "scale": "brain.benchmarks.scale",
 }
+
+# --- Client Brain (spec: client_brain.txt; decision 3) ----------------------------------------------------
+# Prompt caps per family; a tenant overrides any of them with Tenant.settings["client_brain_caps"].
+BRAIN_CLIENT_BRAIN_CAPS = {"business": 30, "voice": 1, "issues": 5, "process": 5}
+# Candidates fetched by each recall tier (the fallback tier and the keyword tier).
+BRAIN_CLIENT_BRAIN_TIER_LIMIT = 200
+# Rows the copilot memory tool returns at most.
+BRAIN_CLIENT_BRAIN_COPILOT_LIMIT = 30
+# Rows per dashboard page (initial page and each "Load more memories").
+BRAIN_CLIENT_BRAIN_PAGE_SIZE = 100

@@ -1,0 +1,240 @@
+"""Initial-run recall and continuation for the Client Brain (spec: client_brain.txt, "Initial-run recall").
+
+The pipeline, in the spec's order:
+1. Two bounded tiers inside the finite 0.5–1 confidence range. The fallback tier fetches up to 200
+   candidates ordered by confidence, newest row, then id. When the ticket subject or latest customer
+   message has words of at least three characters, the keyword tier fetches up to 200 candidates whose
+   key or value (`text`) contains any of them case-insensitively (ILIKE, served by the tenant-led
+   trigram index `memory_tenant_trgm`), so a matching memory is not lost to the fallback window.
+2. Merge: the fallback order, then keyword hits not already fetched (deduplicated by id).
+3. Voice memories first. Each non-voice memory gets the count of normalized words shared with the
+   ticket text; positive overlap ranks first (more shared words first), then higher confidence, then the
+   fetched order. Memories with no overlap keep the confidence-ordered fetched order (the fallback).
+4. Typed admission (the shared guard), then the caps per family (decision 3); the one voice memory is
+   the formality one. Valid rows over a cap are counted per family.
+5. The prompt is rendered (optionally under `max_chars`) and activity is counted for what it contains.
+
+Retrieval is not a semantic relevance search: no embeddings are used here. Nothing is cached between
+calls: continuation re-reads live rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.db.models.expressions import RawSQL
+
+from brain.models import BrainScopeKind, Memory, MemoryStatus
+
+from . import typed
+from .render import render_context
+from .types import ClientBrainContext, ContextMemory, Mode
+from .words import like_patterns, normalize, words
+
+FIELDS = ("id", "type", "key", "text", "payload", "confidence")
+
+
+@dataclass
+class Candidate:
+    id: int
+    type: str
+    key: str
+    text: str
+    payload: Any
+    confidence: float
+    tier: str
+    position: int = 0
+    overlap: tuple[str, ...] = ()
+
+
+def tenant_model():
+    # brain refers to the tenant by the Memory.tenant relation, never by importing tickets.
+    return Memory._meta.get_field("tenant").related_model
+
+
+def caps_for(tenant) -> dict[str, int]:
+    """The settings caps, overridden per family by Tenant.settings["client_brain_caps"] (ints >= 0)."""
+    caps = dict(settings.BRAIN_CLIENT_BRAIN_CAPS)
+    override = (tenant.settings or {}).get("client_brain_caps") if tenant is not None else None
+    if isinstance(override, dict):
+        for family, value in override.items():
+            if family in caps and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                caps[family] = value
+    return caps
+
+
+def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1.0):
+    """Live Client Brain rows of the tenant whose confidence is finite within [low, high].
+
+    PostgreSQL orders NaN above every number and keeps ±infinity outside any finite range, so the two
+    bounds exclude NaN and infinities as well as out-of-range values (decision 4).
+    """
+    return Memory.objects.for_tenant(tenant_id).filter(
+        scope_kind=BrainScopeKind.TENANT,
+        status=MemoryStatus.ACTIVE,
+        type__in=typed.FAMILIES,
+        confidence__gte=low,
+        confidence__lte=high,
+    )
+
+
+def keyword_condition(patterns: list[str]) -> Q | RawSQL:
+    """key ILIKE p OR text ILIKE p for each pattern: plain ILIKEs, which the trigram GIN index serves."""
+    clause = " OR ".join(['"brain_memory"."key" ILIKE %s OR "brain_memory"."text" ILIKE %s'] * len(patterns))
+    params = [p for pattern in patterns for p in (pattern, pattern)]
+    return RawSQL(f"({clause})", params, output_field=typed.BooleanField())
+
+
+ORDER = ("-confidence", "-created_at", "-id")
+
+
+def fetch_tiers(
+    *, tenant_id: int, subject: str, latest_customer_message: str
+) -> tuple[list[Candidate], dict]:
+    """Both tiers, merged: fallback order, then keyword hits not already fetched."""
+    limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
+    base = client_brain_candidates(tenant_id=tenant_id)
+    fallback = list(base.order_by(*ORDER).values_list(*FIELDS)[:limit])
+    patterns = like_patterns(subject, latest_customer_message)
+    keyword = (
+        list(base.filter(keyword_condition(patterns)).order_by(*ORDER).values_list(*FIELDS)[:limit])
+        if patterns
+        else []
+    )
+    merged: dict[int, Candidate] = {}
+    for tier, rows in (("fallback", fallback), ("keyword", keyword)):
+        for row in rows:
+            if row[0] not in merged:
+                merged[row[0]] = Candidate(*row, tier=tier, position=len(merged))
+    stats = {
+        "fallback": len(fallback),
+        "keyword": len(keyword),
+        "merged": len(merged),
+        "keyword_patterns": patterns,
+    }
+    return list(merged.values()), stats
+
+
+def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]:
+    """Voice first (fetched order); then non-voice by overlap count, confidence, fetched order; then the
+    zero-overlap rest in fetched (confidence) order."""
+    wanted = set(query_words)
+    for candidate in candidates:
+        shared = wanted.intersection(words(candidate.key, candidate.text)) if wanted else set()
+        candidate.overlap = tuple(sorted(shared))
+    voice = [c for c in candidates if c.type == typed.VOICE]
+    others = [c for c in candidates if c.type != typed.VOICE]
+    overlapping = sorted(
+        (c for c in others if c.overlap), key=lambda c: (-len(c.overlap), -c.confidence, c.position)
+    )
+    rest = [c for c in others if not c.overlap]
+    return voice + overlapping + rest
+
+
+def select(
+    ranked: list[Candidate], caps: dict[str, int]
+) -> tuple[dict[str, list[Candidate]], dict[str, int], int]:
+    """Typed admission, then the caps. Returns the sections, omitted valid rows per family, and how many
+    fetched rows failed admission."""
+    admitted = typed.admit(ranked)
+    sections: dict[str, list[Candidate]] = {family: [] for family in typed.PROMPT_ORDER}
+    omitted = dict.fromkeys(typed.FAMILIES, 0)
+    for candidate in admitted:
+        family = candidate.type
+        # The one voice memory the prompt takes is the formality one; other voice rows are valid but unused.
+        eligible = family != typed.VOICE or "formality" in candidate.payload
+        if eligible and len(sections[family]) < caps[family]:
+            sections[family].append(candidate)
+        else:
+            omitted[family] += 1
+    return sections, omitted, len(ranked) - len(admitted)
+
+
+@transaction.atomic
+def client_brain_activity_record(*, tenant_id: int, memory_ids: list[int]) -> int:
+    """Count one recorded activity (selection) for each memory; tenant-scoped; returns rows updated."""
+    if not memory_ids:
+        return 0
+    return (
+        Memory.objects.for_tenant(tenant_id)
+        .filter(id__in=memory_ids)
+        .update(activity_count=F("activity_count") + 1)
+    )
+
+
+def client_brain_context(
+    *,
+    tenant_id: int,
+    subject: str = "",
+    latest_customer_message: str = "",
+    mode: Mode = "initial",
+    max_chars: int | None = None,
+) -> ClientBrainContext:
+    """The tenant's Client Brain context for a ticket-agent run (initial or continuation).
+
+    Tenant-scoped; reads live rows every call (no cache). Side effect: activity_count += 1 on each
+    memory in the returned prompt. `reloaded` is False when no eligible row was present (the context is
+    then empty).
+    """
+    if mode not in ("initial", "continuation"):
+        raise ValueError(f"mode must be 'initial' or 'continuation', not {mode!r}")
+    tenant = tenant_model().objects.filter(pk=tenant_id).first()
+    caps = caps_for(tenant)
+    query_words = words(subject, latest_customer_message)
+    candidates, stats = (
+        fetch_tiers(tenant_id=tenant_id, subject=subject, latest_customer_message=latest_customer_message)
+        if tenant is not None
+        else ([], {"fallback": 0, "keyword": 0, "merged": 0, "keyword_patterns": []})
+    )
+    ranked = rank(candidates, query_words)
+    chosen, omitted, not_typed = select(ranked, caps)
+    sections = {
+        family: [
+            ContextMemory(
+                id=c.id,
+                type=c.type,
+                key=c.key,
+                text=c.text,
+                payload=c.payload,
+                confidence=c.confidence,
+                tier=c.tier,
+                overlap_words=c.overlap,
+            )
+            for c in items
+        ]
+        for family, items in chosen.items()
+    }
+    rendered = render_context(sections, omitted=omitted, max_chars=max_chars)
+    sections = {
+        family: [m for m in items if m.id in rendered.memory_ids] for family, items in sections.items()
+    }
+    client_brain_activity_record(tenant_id=tenant_id, memory_ids=rendered.memory_ids)
+    trace = {
+        "query_words": query_words,
+        "fetched": {key: stats[key] for key in ("fallback", "keyword", "merged")},
+        "not_typed": not_typed,
+        "memories": [
+            {"id": m.id, "type": m.type, "tier": m.tier, "overlap_words": list(m.overlap_words)}
+            for family in typed.PROMPT_ORDER
+            for m in sections[family]
+        ],
+    }
+    return ClientBrainContext(
+        tenant_id=tenant_id,
+        mode=mode,
+        sections=sections,
+        omitted=omitted,
+        omitted_for_budget=rendered.omitted_for_budget,
+        caps=caps,
+        prompt=rendered.text,
+        memory_ids=rendered.memory_ids,
+        reloaded=any(chosen.values()),
+        trace=trace,
+    )
+
+
+__all__ = ["client_brain_context", "client_brain_candidates", "caps_for", "normalize"]

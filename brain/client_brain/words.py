@@ -1,0 +1,61 @@
+"""Words for Client Brain matching: normalized Unicode words or numbers of at least three characters.
+
+Normalization is NFKC then casefold, so "Ｒｅｆｕｎｄ", "REFUND" and "refund" are one word, and words are
+`\\w+` runs (letters or digits in any script). Very common words are ignored: they would make almost
+every memory "overlap" with every ticket.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MIN_WORD_LENGTH = 3
+# Bounds the keyword tier's query: a long customer message cannot turn it into hundreds of ILIKEs.
+MAX_QUERY_WORDS = 24
+
+_WORD = re.compile(r"\w+")
+
+STOPWORDS = frozenset(
+    """
+    the and for you your yours are was were with this that these those have has had not but can cannot
+    our ours from they them their theirs there here what when where which who whom whose why how will would
+    could should shall may might must just about all any been being did does doing done into its it's
+    more most much also than then too very out over own same she her hers his him himself herself itself
+    yes get got please thanks thank hello dear regards some such only other off once each few both
+    between after before again further because while until myself yourself ourselves themselves
+    one two via per let lets now new use used using want wants need needs know like make made
+    i'm i've i'll don't can't won't isn't aren't didn't doesn't
+    """.split()
+)
+
+
+def normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text or "").casefold()
+
+
+def words(*texts: str) -> list[str]:
+    """Distinct normalized words of at least three characters, stopwords removed, in first-seen order."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in _WORD.findall(normalize(text)):
+            if len(word) >= MIN_WORD_LENGTH and word not in STOPWORDS:
+                seen.setdefault(word, None)
+    return list(seen)
+
+
+def like_patterns(*texts: str) -> list[str]:
+    """ILIKE '%word%' patterns for the keyword tier, at most MAX_QUERY_WORDS words (wildcards escaped).
+
+    ILIKE compares lowercase while the words are casefolded, which may expand ("Straße" -> "strasse"):
+    the lowercase spelling is searched too.
+    """
+    terms: dict[str, None] = {}
+    for word in words(*texts)[:MAX_QUERY_WORDS]:
+        terms.setdefault(word, None)
+    for text in texts:
+        for word in _WORD.findall(unicodedata.normalize("NFKC", text or "").lower()):
+            if word.casefold() in terms:
+                terms.setdefault(word, None)
+    escaped = (t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for t in terms)
+    return [f"%{t}%" for t in escaped]

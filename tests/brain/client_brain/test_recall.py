@@ -1,0 +1,288 @@
+"""Initial-run recall, one test per rule of the spec's recall paragraph (client_brain.txt, step 4)."""
+
+import math
+from datetime import timedelta
+
+from django.utils import timezone
+
+from brain.api import client_brain_context
+from brain.client_brain.recall import fetch_tiers, rank
+from brain.client_brain.typed import render_value
+from brain.models import Memory
+
+from .factories import fact, issue, memory, process, voice
+
+
+def many_facts(tenant, count, *, text="Generic policy note {i}", confidence=0.9):
+    rows = [
+        Memory(
+            tenant=tenant,
+            scope_kind="tenant",
+            type="business",
+            payload={"fact": text.format(i=i)},
+            text=text.format(i=i),
+            confidence=confidence(i) if callable(confidence) else confidence,
+        )
+        for i in range(count)
+    ]
+    return Memory.objects.bulk_create(rows)
+
+
+def selected_ids(context):
+    return [m.id for family in context.sections.values() for m in family]
+
+
+def test_recall_admits_only_finite_confidence_within_half_to_one(tenant):
+    inside = [fact(tenant, "Low edge", confidence=0.5), fact(tenant, "High edge", confidence=1.0)]
+    for value in (0.49, 1.01, -0.2, math.nan, math.inf, -math.inf, None):
+        fact(tenant, f"Excluded {value}", confidence=value)
+    context = client_brain_context(tenant_id=tenant.id, subject="Excluded edge question")
+    assert sorted(selected_ids(context)) == sorted(m.id for m in inside)
+
+
+def test_fallback_tier_fetches_up_to_200_by_confidence_then_newest_then_id(tenant):
+    rows = many_facts(tenant, 250, confidence=lambda i: [0.6, 0.9, 0.75][i % 3])
+    now = timezone.now()
+    # Equal confidence and equal creation time for some rows, so the id tie-break is exercised too.
+    for i, row in enumerate(rows):
+        Memory.objects.filter(pk=row.pk).update(created_at=now - timedelta(minutes=i // 2))
+    candidates, stats = fetch_tiers(tenant_id=tenant.id, subject="", latest_customer_message="")
+    assert stats["fallback"] == 200 and stats["keyword"] == 0
+    fetched = list(Memory.objects.filter(id__in=[c.id for c in candidates]))
+    by_id = {m.id: m for m in fetched}
+    keys = [(-by_id[c.id].confidence, -by_id[c.id].created_at.timestamp(), -c.id) for c in candidates]
+    assert keys == sorted(keys)
+    everything = sorted((-m.confidence, -m.created_at.timestamp(), -m.id) for m in Memory.objects.all())
+    assert keys == everything[:200]
+
+
+def test_keyword_tier_fetches_up_to_200_candidates_containing_a_ticket_word(tenant):
+    many_facts(tenant, 230, text="Invoice copy rule {i}", confidence=0.6)
+    many_facts(tenant, 230, text="Unrelated rule {i}", confidence=0.9)
+    candidates, stats = fetch_tiers(
+        tenant_id=tenant.id, subject="Need my INVOICE", latest_customer_message=""
+    )
+    assert stats["keyword"] == 200
+    keyword_rows = [c for c in candidates if c.tier == "keyword"]
+    assert len(keyword_rows) == 200 and all("invoice" in c.text.lower() for c in keyword_rows)
+
+
+def test_keyword_tier_finds_a_matching_memory_beyond_the_fallback_window(tenant):
+    many_facts(tenant, 3000, confidence=0.95)
+    needle = fact(tenant, "Warranty claims need the original receipt", confidence=0.55)
+    context = client_brain_context(
+        tenant_id=tenant.id, subject="Warranty question", latest_customer_message="Is my blender covered?"
+    )
+    assert context.sections["business"][0].id == needle.id
+    assert context.sections["business"][0].tier == "keyword"
+    assert context.sections["business"][0].overlap_words == ("warranty",)
+    without_words = client_brain_context(tenant_id=tenant.id, subject="Hi", latest_customer_message="ok")
+    assert needle.id not in selected_ids(without_words)
+
+
+def test_keyword_tier_matches_the_memory_key_as_well_as_its_value(tenant):
+    many_facts(tenant, 250, confidence=0.95)
+    keyed = memory(
+        tenant, "business", {"fact": "Ask for the serial number"}, key="dishwasher-returns", confidence=0.5
+    )
+    context = client_brain_context(tenant_id=tenant.id, subject="Dishwasher broken")
+    assert keyed.id in selected_ids(context)
+
+
+def test_keyword_tier_needs_words_of_at_least_three_characters(tenant):
+    many_facts(tenant, 5)
+    _, stats = fetch_tiers(tenant_id=tenant.id, subject="an ox", latest_customer_message="is it ok")
+    assert stats["keyword"] == 0 and stats["keyword_patterns"] == []
+    _, stats = fetch_tiers(tenant_id=tenant.id, subject="an ox", latest_customer_message="policy")
+    assert stats["keyword_patterns"] == ["%policy%"] and stats["keyword"] == 5
+
+
+def test_merge_keeps_fallback_order_then_adds_keyword_hits_once(tenant):
+    top = many_facts(tenant, 200, confidence=0.9)
+    also_matching = fact(tenant, "Refund window is 30 days", confidence=0.95)
+    beyond = fact(tenant, "Refund needs approval", confidence=0.51)
+    candidates, stats = fetch_tiers(tenant_id=tenant.id, subject="Refund", latest_customer_message="")
+    ids = [c.id for c in candidates]
+    assert len(ids) == len(set(ids)) == 201
+    assert ids[0] == also_matching.id and candidates[0].tier == "fallback"
+    assert ids[-1] == beyond.id and candidates[-1].tier == "keyword"
+    assert stats["keyword"] == 2 and set(ids[1:200]) <= {m.id for m in top}
+
+
+def test_voice_memories_are_kept_first(tenant):
+    fact(tenant, "Refund window is 30 days", confidence=1.0)
+    tone = voice(tenant, formality="formal", confidence=0.5)
+    candidates, _ = fetch_tiers(tenant_id=tenant.id, subject="Refund", latest_customer_message="")
+    assert rank(candidates, ["refund"])[0].id == tone.id
+    context = client_brain_context(tenant_id=tenant.id, subject="Refund")
+    assert context.prompt.index(f"[mem:{tone.id}]") < context.prompt.index("Refund window")
+
+
+def test_non_voice_memories_rank_by_shared_words_then_confidence_then_fetched_order(tenant):
+    one_word_high = fact(tenant, "Express shipping costs extra", confidence=0.99)
+    two_words = fact(tenant, "Express delivery to Norway takes a week", confidence=0.6)
+    one_word_low = fact(tenant, "Norway orders pay customs", confidence=0.7)
+    none_high = fact(tenant, "Gift cards never expire", confidence=1.0)
+    context = client_brain_context(
+        tenant_id=tenant.id, subject="Express delivery", latest_customer_message="to Norway?"
+    )
+    assert [m.id for m in context.sections["business"]] == [
+        two_words.id,
+        one_word_high.id,
+        one_word_low.id,
+        none_high.id,
+    ]
+    assert context.sections["business"][0].overlap_words == ("delivery", "express", "norway")
+
+
+def test_equal_overlap_and_confidence_keep_the_fetched_order(tenant):
+    older = fact(tenant, "Returns go to the Lyon depot", confidence=0.8)
+    newer = fact(tenant, "Returns need a label", confidence=0.8)
+    context = client_brain_context(tenant_id=tenant.id, subject="Returns")
+    # Fetched order is newest first at equal confidence.
+    assert [m.id for m in context.sections["business"]] == [newer.id, older.id]
+
+
+def test_very_common_words_are_ignored_when_counting_overlap(tenant):
+    common = fact(tenant, "Thank you for the order and for your patience", confidence=0.6)
+    best = fact(tenant, "Invoices are emailed monthly", confidence=0.9)
+    context = client_brain_context(
+        tenant_id=tenant.id, subject="the you for", latest_customer_message="and the your"
+    )
+    assert context.sections["business"][0].id == best.id
+    assert all(m.overlap_words == () for m in context.sections["business"])
+    assert context.trace["query_words"] == []
+    assert common.id in selected_ids(context)
+
+
+def test_overlap_counts_normalized_unicode_words_and_numbers(tenant):
+    low = fact(tenant, "Straße deliveries and café orders: code 2048", confidence=0.55)
+    fact(tenant, "Unrelated but confident", confidence=0.99)
+    context = client_brain_context(
+        tenant_id=tenant.id, subject="ＳＴＲＡＳＳＥ", latest_customer_message="CAFÉ order 2048"
+    )
+    top = context.sections["business"][0]
+    assert top.id == low.id
+    assert top.overlap_words == ("2048", "café", "strasse")
+
+
+def test_overlap_counts_only_words_of_at_least_three_characters(tenant):
+    short = fact(tenant, "EU VAT id on file", confidence=0.6)
+    high = fact(tenant, "Shipping is free", confidence=0.9)
+    context = client_brain_context(tenant_id=tenant.id, subject="EU id", latest_customer_message="")
+    assert [m.id for m in context.sections["business"]] == [high.id, short.id]
+    context = client_brain_context(tenant_id=tenant.id, subject="VAT", latest_customer_message="")
+    assert [m.id for m in context.sections["business"]] == [short.id, high.id]
+
+
+def test_no_overlap_falls_back_to_the_confidence_ordered_fetched_set(tenant):
+    rows = [fact(tenant, f"Policy number {i}", confidence=c) for i, c in enumerate([0.6, 0.9, 0.7, 1.0])]
+    context = client_brain_context(tenant_id=tenant.id, subject="Zebra crossing", latest_customer_message="")
+    expected = [r.id for r in sorted(rows, key=lambda r: (-r.confidence, -r.id))]
+    assert [m.id for m in context.sections["business"]] == expected
+    assert context.trace["fetched"]["keyword"] == 0
+
+
+def test_typed_admission_keeps_unsupported_shapes_out_of_the_prompt(tenant):
+    good = fact(tenant, "We ship from Lyon", confidence=0.9)
+    memory(tenant, "business", {"fact": "   "}, text="Lyon blank", confidence=1.0)
+    memory(tenant, "voice", {"formality": "very formal"}, text="Lyon voice", confidence=1.0)
+    memory(tenant, "process", {"trigger": "Lyon"}, text="Lyon trigger only", confidence=1.0)
+    context = client_brain_context(tenant_id=tenant.id, subject="Lyon")
+    assert selected_ids(context) == [good.id]
+    assert context.trace["not_typed"] == 3
+
+
+def test_caps_are_30_business_1_voice_5_issues_5_process_with_omitted_counts(tenant):
+    many_facts(tenant, 34)
+    for i in range(3):
+        voice(tenant, formality=["formal", "casual", "neutral"][i])
+    for i in range(7):
+        issue(tenant, f"Pattern {i}", "Fix it")
+    for i in range(6):
+        process(tenant, f"Trigger {i}", "Act")
+    context = client_brain_context(tenant_id=tenant.id, subject="Order")
+    counts = {family: len(items) for family, items in context.sections.items()}
+    assert counts == {"business": 30, "voice": 1, "issues": 5, "process": 5}
+    assert context.omitted == {"business": 4, "voice": 2, "issues": 2, "process": 1}
+    assert (
+        "Omitted: 4 business facts over the cap; 2 voice memories over the cap; 2 issues over the cap;"
+        in context.prompt
+    )
+
+
+def test_a_tenant_may_override_the_caps(tenant):
+    tenant.settings = {"client_brain_caps": {"business": 2, "process": 0, "issues": "many"}}
+    tenant.save(update_fields=["settings"])
+    many_facts(tenant, 5)
+    for i in range(7):
+        issue(tenant, f"Pattern {i}", "Fix it")
+    process(tenant, "Trigger", "Act")
+    context = client_brain_context(tenant_id=tenant.id)
+    assert context.caps == {"business": 2, "voice": 1, "issues": 5, "process": 0}
+    assert [len(context.sections[f]) for f in ("business", "issues", "process")] == [2, 5, 0]
+    assert context.omitted["business"] == 3 and context.omitted["process"] == 1
+
+
+def test_the_one_voice_memory_is_the_formality_one(tenant):
+    voice(tenant, tone="warm", confidence=1.0)
+    chosen = voice(tenant, formality="casual", tone="friendly", confidence=0.7)
+    voice(tenant, formality="formal", confidence=0.6)
+    context = client_brain_context(tenant_id=tenant.id, subject="Hello")
+    assert [m.id for m in context.sections["voice"]] == [chosen.id]
+    assert context.omitted["voice"] == 2
+
+
+def test_activity_is_counted_for_what_was_selected(tenant):
+    chosen = fact(tenant, "Refunds take 5 days")
+    for i in range(3):
+        voice(tenant, formality="formal" if i == 0 else "casual", confidence=0.9 - i / 10)
+    excluded = fact(tenant, "Out of range", confidence=1.5)
+    client_brain_context(tenant_id=tenant.id, subject="Refund")
+    client_brain_context(tenant_id=tenant.id, subject="Refund")
+    activity = dict(Memory.objects.values_list("id", "activity_count"))
+    assert activity[chosen.id] == 2 and activity[excluded.id] == 0
+    voices = Memory.objects.filter(type="voice").order_by("-confidence")
+    assert [activity[v.id] for v in voices] == [2, 0, 0]
+
+
+def test_continuation_reloads_fresh_live_context(tenant):
+    first = fact(tenant, "Store opens at 9")
+    initial = client_brain_context(tenant_id=tenant.id, subject="Opening hours")
+    assert initial.memory_ids == [first.id]
+    Memory.objects.filter(pk=first.pk).update(confidence=0.1)
+    second = fact(tenant, "Store opens at 10 since November", confidence=0.9)
+    continuation = client_brain_context(tenant_id=tenant.id, subject="Opening hours", mode="continuation")
+    assert continuation.mode == "continuation" and continuation.reloaded
+    assert continuation.memory_ids == [second.id]
+
+
+def test_continuation_without_eligible_rows_loads_nothing(tenant):
+    memory(tenant, "legacy_faq", {"q": "x"}, text="Opening hours", confidence=0.9)
+    fact(tenant, "Opening hours are 9-5", confidence=0.2)
+    continuation = client_brain_context(tenant_id=tenant.id, subject="Opening hours", mode="continuation")
+    assert not continuation.reloaded and continuation.prompt == "" and continuation.memory_ids == []
+
+
+def test_recall_reads_only_the_tenants_own_live_client_brain_rows(tenant, other_tenant):
+    mine = fact(tenant, "Our returns address is in Lyon")
+    fact(other_tenant, "Their returns address is in Oslo", confidence=1.0)
+    memory(tenant, "business", {"fact": "Archived returns rule"}, status="archived")
+    Memory.objects.create(
+        tenant=tenant,
+        scope_kind="agent",
+        scope_id="7",
+        type="business",
+        payload={"fact": "Agent returns note"},
+        text="Agent returns note",
+        confidence=0.9,
+    )
+    context = client_brain_context(tenant_id=tenant.id, subject="returns address")
+    assert context.memory_ids == [mine.id]
+    assert "Oslo" not in context.prompt
+
+
+def test_text_rendered_by_producers_matches_the_typed_value():
+    assert render_value("process", {"trigger": "Refund over 100", "action": "Ask a manager"}) == (
+        "When Refund over 100: Ask a manager"
+    )
