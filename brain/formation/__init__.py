@@ -1,0 +1,28 @@
+"""Formation: the gate, the judge and its duplicate backstop, and `promote()` (re-exported here)."""
+
+from .gate import GateReason, GateVerdict, gate_check
+from .selectors import MemoryHistoryEntry, RejectionCount, gate_rejection_counts, memory_history
+from .services import (
+    GateRejected,
+    MemoryNotFound,
+    memory_set_status,
+    memory_supersede,
+    memory_update,
+    promote,
+)
+
+__all__ = [
+    "GateReason",
+    "GateRejected",
+    "GateVerdict",
+    "MemoryHistoryEntry",
+    "MemoryNotFound",
+    "RejectionCount",
+    "gate_check",
+    "gate_rejection_counts",
+    "memory_history",
+    "memory_set_status",
+    "memory_supersede",
+    "memory_update",
+    "promote",
+]

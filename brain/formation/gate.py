@@ -1,0 +1,298 @@
+"""The formation gate: one deterministic rejection check, the same for every write surface.
+
+Nothing reaches the judge (or the memory table) without passing here: an agent's `memory_append`, an
+App's lesson, chat-mined memory, the Client Brain learner and operator edits all call `gate_check`.
+It is pure — no database, no network — so the same text always gets the same verdict; `promote()`
+resolves the run's injected memory ids to texts before calling it.
+
+Each rejection carries a reason code (`GateReason`); the codes are what the admin counts per surface.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from .text import content_tokens, normalise, sentences
+
+
+class GateReason:
+    EMPTY = "empty"
+    TOO_SHORT = "too_short"
+    TOO_LONG = "too_long"
+    SECRET = "secret"
+    BARE_URL = "bare_url"
+    TABLE_ROW = "table_row"
+    PROCESS_NARRATION = "process_narration"
+    TOOL_CALL = "tool_call"
+    JSON_BLOB = "json_blob"
+    UNFILLED_TEMPLATE = "unfilled_template"
+    MALFORMED_TEMPLATE = "malformed_template"
+    RESTATES_SYSTEM_PROMPT = "restates_system_prompt"
+    ECHOES_INJECTED_MEMORY = "echoes_injected_memory"
+
+
+ALL_REASONS = tuple(v for k, v in vars(GateReason).items() if k.isupper())
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    passed: bool
+    reason: str = ""
+    detail: str = ""
+
+
+PASS = GateVerdict(passed=True)
+
+
+def _setting(name: str, default):
+    return getattr(settings, "BRAIN_GATE", {}).get(name, default)
+
+
+# --- secrets -------------------------------------------------------------------------------------------
+
+_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("openai_key", re.compile(r"\bsk-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{16,}")),
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
+    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
+    ("stripe_key", re.compile(r"\b(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
+    ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
+    # "Bearer <token>": a word-like credential of 16+ characters, not the phrase "bearer token(s)".
+    ("bearer_token", re.compile(r"\bbearer\s+(?!tokens?\b)[A-Za-z0-9_\-\.=]{16,}", re.IGNORECASE)),
+    # "password: hunter2", "pwd=...", "passcode is 1234" — a credential *value* follows the label.
+    (
+        "password",
+        re.compile(
+            r"\b(?:password|passwd|pwd|passcode|pin|secret|api[_ ]?key|access[_ ]?token)\b\s*(?:[:=]|\bis\b)\s*"
+            r"(?!(?:reset|required|optional|expired|the|a|an|your|their|his|her|not|case|sent|changed)\b)"
+            r"[\"']?[^\s\"']{4,}",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+_CARD_CANDIDATE = re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])")
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        n = int(ch)
+        if i % 2 == 1:
+            n *= 2
+            if n > 9:
+                n -= 9
+        total += n
+    return total % 10 == 0
+
+
+def find_secret(text: str) -> str | None:
+    """The kind of the first secret found in `text` ("openai_key", "card_number", ...), or None."""
+    for kind, pattern in _SECRET_PATTERNS:
+        if pattern.search(text):
+            return kind
+    for match in _CARD_CANDIDATE.finditer(text):
+        digits = re.sub(r"\D", "", match.group())
+        if 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn_ok(digits):
+            return "card_number"
+    return None
+
+
+def redact(text: str) -> str:
+    """`text` with every secret pattern replaced, for history records of rejected candidates."""
+    for _kind, pattern in _SECRET_PATTERNS:
+        text = pattern.sub("[redacted]", text)
+    return _CARD_CANDIDATE.sub(
+        lambda m: "[redacted]" if _luhn_ok(re.sub(r"\D", "", m.group())) else m.group(), text
+    )
+
+
+# --- structure -----------------------------------------------------------------------------------------
+
+_URL = r"(?:https?://|www\.)\S+"
+_BARE_URL = re.compile(
+    rf"^\s*(?:(?:see|link|url|source|ref|via)\s*[:\-]?\s*)?[<(\[]?{_URL}[>)\]]?[\s.,;]*$", re.IGNORECASE
+)
+_ONLY_URLS = re.compile(rf"^(?:\s*[<(\[]?{_URL}[>)\]]?[\s,;]*)+$", re.IGNORECASE)
+
+_MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
+
+_NARRATION = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|alright|now|first|next|then|so|great)[,!.]?\s+)*"
+    r"(?:i\s+will|i'll|i\s+am\s+going\s+to|i'm\s+going\s+to|i\s+am\s+now|i'm\s+now|i\s+need\s+to|"
+    r"i\s+should|i\s+want\s+to|i'd\s+like\s+to|let\s+me(?!\s+know\b)|let's|i\s+have\s+(?:now\s+)?"
+    r"(?:called|checked|searched|looked|fetched|run|ran)|i\s+just\s+(?:called|checked|searched|ran))\b",
+    re.IGNORECASE,
+)
+
+_TOOL_CALL_PATTERNS = (
+    re.compile(r"<\s*/?\s*(?:tool_call|function_call|invoke|tool_use|function_calls)\b", re.IGNORECASE),
+    re.compile(r"^\s*(?:functions|tools)\.[A-Za-z_]\w*\s*\(", re.IGNORECASE),
+    # search_tickets(query="x") / lookup_order(order_id=12): a call with keyword arguments.
+    re.compile(r"^\s*[A-Za-z_][\w.]*\(\s*[A-Za-z_]\w*\s*=", re.IGNORECASE),
+    re.compile(r"^\s*[a-z_]+_[a-z_]+\(\s*[\"'{\d]"),
+    re.compile(
+        r"\"(?:name|tool|function)\"\s*:\s*\"[^\"]+\"\s*,\s*\"(?:arguments|parameters|input|args)\"\s*:"
+    ),
+    re.compile(r"^\s*```(?:json|tool|python)?\s*$", re.IGNORECASE | re.MULTILINE),
+)
+
+# {placeholder}, {{placeholder}}, <placeholder>, [PLACEHOLDER], $placeholder left in a rendered text.
+_PLACEHOLDER = re.compile(
+    r"\{\{\s*[\w.\- ]*\s*\}\}|\{\s*[A-Za-z_][\w.\-]*\s*\}|<\s*[A-Z_][A-Z0-9_]{2,}\s*>|\[\s*[A-Z_][A-Z0-9_]{2,}\s*\]"
+    r"|\$\{[\w.]*\}"
+)
+_TEMPLATE_FIELD = re.compile(r"\{\{?\s*([A-Za-z_][\w.\-]*)\s*\}?\}")
+_MEM_TAG = re.compile(r"\[mem:\s*\d+\s*\]", re.IGNORECASE)
+
+
+def template_fields(template: str) -> list[str]:
+    """The placeholder names a lesson template requires, in order ({x} or {{x}})."""
+    return list(dict.fromkeys(_TEMPLATE_FIELD.findall(template)))
+
+
+def template_is_well_formed(template: str) -> bool:
+    depth = 0
+    for ch in template:
+        if ch == "{":
+            depth += 1
+            if depth > 2:
+                return False
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0 and bool(template_fields(template))
+
+
+def _is_table_row(text: str) -> bool:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    for line in lines:
+        if _MD_SEPARATOR.match(line):
+            return True
+        stripped = line.strip()
+        cells = [c for c in stripped.strip("|").split("|")]
+        # Three or more cells, or a line framed by pipes: "| a | b |", "a | b | c".
+        if stripped.count("|") >= 2 and len([c for c in cells if c.strip()]) >= 2:
+            return True
+        if len([c for c in line.split("\t") if c.strip()]) >= 3:
+            return True
+    tabbed = [line for line in lines if len([c for c in line.split("\t") if c.strip()]) >= 2]
+    return len(tabbed) >= 2
+
+
+def _is_json_blob(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return False
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        # Truncated JSON still reads as a blob: an opening brace followed by a quoted key.
+        return bool(re.match(r"^\s*[\[{]\s*\"[^\"]+\"\s*:", stripped)) or bool(
+            re.match(r"^\s*\[\s*\{", stripped)
+        )
+    return isinstance(value, dict | list)
+
+
+def _containment(candidate_tokens: set[str], other_tokens: set[str]) -> float:
+    if not candidate_tokens:
+        return 0.0
+    return len(candidate_tokens & other_tokens) / len(candidate_tokens)
+
+
+def _restates(text: str, source: str, threshold: float) -> bool:
+    """True when `text`'s content words are (almost) all found in one window of two sentences of `source`.
+
+    Windows, not the whole source: a long system prompt contains most everyday words somewhere, and a
+    real memory must not be rejected for sharing vocabulary with it.
+    """
+    norm = normalise(text)
+    if norm and norm in normalise(source):
+        return True
+    cand = set(content_tokens(text))
+    if len(cand) < 3:
+        return False
+    parts = sentences(source)
+    windows = [" ".join(parts[i : i + 2]) for i in range(max(1, len(parts) - 1))] if parts else []
+    return any(_containment(cand, set(content_tokens(w))) >= threshold for w in windows)
+
+
+def gate_check(
+    *,
+    text: str,
+    template: str | None = None,
+    values: dict | None = None,
+    system_prompt: str = "",
+    injected_texts: Sequence[str] | Iterable[str] = (),
+) -> GateVerdict:
+    """Decide whether `text` may become a memory. Deterministic and side-effect free.
+
+    `template`/`values`: an App lesson's template and the values it was filled with (the rendered
+    `text` must not keep placeholders, and every field must have a non-empty value).
+    `system_prompt`: the proposing agent's system prompt or policy; `injected_texts`: the memories
+    injected into the proposing run. A candidate restating either is rejected.
+    """
+    raw = text or ""
+    stripped = raw.strip()
+    if not stripped:
+        return GateVerdict(False, GateReason.EMPTY, "the text is empty")
+    max_chars = _setting("MAX_CHARS", 1000)
+    if len(stripped) > max_chars:
+        return GateVerdict(
+            False, GateReason.TOO_LONG, f"{len(stripped)} characters; the limit is {max_chars}"
+        )
+
+    secret = find_secret(stripped)
+    if secret:
+        return GateVerdict(False, GateReason.SECRET, secret)
+
+    if _MEM_TAG.search(stripped):
+        return GateVerdict(False, GateReason.ECHOES_INJECTED_MEMORY, "carries a [mem:ID] tag")
+    if _BARE_URL.match(stripped) or _ONLY_URLS.match(stripped):
+        return GateVerdict(False, GateReason.BARE_URL, "only a URL")
+    if _is_table_row(raw):
+        return GateVerdict(False, GateReason.TABLE_ROW, "pipe, markdown or tab separated cells")
+    if _is_json_blob(stripped):
+        return GateVerdict(False, GateReason.JSON_BLOB, "a JSON object or array")
+    for pattern in _TOOL_CALL_PATTERNS:
+        if pattern.search(stripped):
+            return GateVerdict(False, GateReason.TOOL_CALL, "a raw tool or function call")
+    if _NARRATION.match(stripped):
+        return GateVerdict(
+            False, GateReason.PROCESS_NARRATION, "first-person narration of the agent's process"
+        )
+
+    if template is not None:
+        if not template_is_well_formed(template):
+            return GateVerdict(False, GateReason.MALFORMED_TEMPLATE, "unbalanced braces or no {fields}")
+        values = values or {}
+        missing = [f for f in template_fields(template) if not str(values.get(f, "") or "").strip()]
+        if missing:
+            return GateVerdict(False, GateReason.MALFORMED_TEMPLATE, f"missing values: {', '.join(missing)}")
+    if _PLACEHOLDER.search(stripped):
+        return GateVerdict(False, GateReason.UNFILLED_TEMPLATE, _PLACEHOLDER.search(stripped).group())
+
+    words = re.findall(r"[^\W_]+", stripped)
+    min_chars, min_words = _setting("MIN_CHARS", 12), _setting("MIN_WORDS", 3)
+    if len(stripped) < min_chars or len(words) < min_words:
+        return GateVerdict(
+            False, GateReason.TOO_SHORT, f"at least {min_words} words and {min_chars} characters"
+        )
+
+    overlap = _setting("RESTATE_OVERLAP", 0.85)
+    if system_prompt and _restates(stripped, system_prompt, overlap):
+        return GateVerdict(False, GateReason.RESTATES_SYSTEM_PROMPT, "restates the agent's system prompt")
+    for injected in injected_texts:
+        if injected and _restates(stripped, _MEM_TAG.sub(" ", injected), overlap):
+            return GateVerdict(
+                False, GateReason.ECHOES_INJECTED_MEMORY, "repeats a memory injected into this run"
+            )
+    return PASS

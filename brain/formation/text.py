@@ -1,0 +1,58 @@
+"""Text normalisation shared by the gate, the judge and the duplicate backstop (pure functions)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_STOPWORDS = frozenset(
+    """a an the and or but if of to in on at by for with from as is are was were be been being it its this
+    that these those there here we our ours us you your yours they their them he she his her i me my mine
+    do does did done so than then too very can could should would will shall may might must not no all any
+    each every some such own same just also only into onto over under about after before again always
+    never when while where which who whom what why how both more most other""".split()
+)
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def normalise(text: str) -> str:
+    """Lower-cased, accents folded, punctuation dropped, whitespace collapsed: the duplicate key of a text."""
+    folded = unicodedata.normalize("NFKD", text or "")
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch)).lower()
+    return " ".join(_WORD.findall(folded))
+
+
+def _stem(word: str) -> str:
+    if word.endswith("'s"):
+        word = word[:-2]
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_tokens(text: str) -> list[str]:
+    """The text's content words, stop words removed, crudely stemmed (order kept, duplicates kept)."""
+    return [_stem(w) for w in normalise(text).split() if w not in _STOPWORDS]
+
+
+def token_jaccard(a: str, b: str) -> float:
+    ta, tb = set(content_tokens(a)), set(content_tokens(b))
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def numbers(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"\d+(?:[.,]\d+)?", text or ""))
+
+
+def numbers_conflict(a: str, b: str) -> bool:
+    """Both texts state numbers and they differ: "opens at 9" vs "opens at 10" is an update, not a duplicate."""
+    na, nb = numbers(a), numbers(b)
+    return bool(na) and bool(nb) and na != nb
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]

@@ -1,0 +1,179 @@
+"""The BrainGraph: nodes and typed relations between memories and their provenance (tenant-scoped).
+
+Formation writes the edges (`promote()`): a memory is `derived_from` the ticket, run or conversation it
+came from, `about` its key's topic, `supersedes` the memory it replaced, `related_to` or `contradicts`
+its close neighbours; a reinforcing source `reinforces` the memory it saw again. Reads are
+`graph_neighbours()` (one memory's direct relations, for the API and the admin) and `expand_one_hop()`
+(memory ids one relation away, for `recall` to widen a result set).
+
+Writers must already hold a transaction; node and edge creation is idempotent (ON CONFLICT DO NOTHING),
+so concurrent promotes touching the same node never fail on the unique constraints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from .models import BrainEdge, BrainNode, GraphNodeKind, GraphRelation, Memory, MemoryStatus
+
+# Relations that join two memories; `expand_one_hop` follows these by default. `supersedes` is left out
+# on purpose: recall should not bring back the value a newer memory replaced.
+MEMORY_TO_MEMORY_RELATIONS = (GraphRelation.RELATED_TO, GraphRelation.CONTRADICTS, GraphRelation.REINFORCES)
+
+
+@dataclass(frozen=True)
+class GraphNeighbour:
+    """One direct relation of a memory: `direction` is "out" (memory -relation-> node) or "in"."""
+
+    relation: str
+    direction: str
+    node_kind: str
+    ref: str
+    label: str
+    memory_id: int | None
+    memory_status: str | None
+
+
+def node_for_memory(memory: Memory) -> BrainNode:
+    return _node(
+        tenant_id=memory.tenant_id,
+        kind=GraphNodeKind.MEMORY,
+        ref=str(memory.pk),
+        scope_kind=memory.scope_kind,
+        scope_id=memory.scope_id,
+        memory_id=memory.pk,
+        label=(memory.key or memory.text)[:255],
+    )
+
+
+def node_for(
+    *, tenant_id: int, kind: str, ref: str, scope_kind: str, scope_id: str, label: str = ""
+) -> BrainNode:
+    return _node(
+        tenant_id=tenant_id,
+        kind=kind,
+        ref=str(ref)[:255],
+        scope_kind=scope_kind,
+        scope_id=scope_id,
+        label=label,
+    )
+
+
+def _node(*, tenant_id, kind, ref, scope_kind, scope_id, memory_id=None, label="") -> BrainNode:
+    BrainNode.objects.bulk_create(
+        [
+            BrainNode(
+                tenant_id=tenant_id,
+                kind=kind,
+                ref=ref,
+                scope_kind=scope_kind,
+                scope_id=scope_id,
+                memory_id=memory_id,
+                label=label[:255],
+            )
+        ],
+        ignore_conflicts=True,
+    )
+    return BrainNode.objects.for_tenant(tenant_id).get(kind=kind, ref=ref)
+
+
+def edge_add(*, source: BrainNode, target: BrainNode, relation: str, weight: float = 1.0) -> None:
+    """Add `source -relation-> target` once (idempotent). Both nodes belong to the same tenant."""
+    if source.tenant_id != target.tenant_id:
+        raise ValueError("a BrainGraph edge never crosses tenants")
+    if source.pk == target.pk:
+        return
+    BrainEdge.objects.bulk_create(
+        [
+            BrainEdge(
+                tenant_id=source.tenant_id,
+                scope_kind=source.scope_kind,
+                scope_id=source.scope_id,
+                source=source,
+                target=target,
+                relation=relation,
+                weight=weight,
+            )
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def graph_neighbours(
+    *, tenant_id: int, memory_id: int, relations: Sequence[str] | None = None, limit: int = 100
+) -> list[GraphNeighbour]:
+    """Every direct relation of one memory of `tenant_id`, newest first. [] when it has no node."""
+    node = (
+        BrainNode.objects.for_tenant(tenant_id).filter(kind=GraphNodeKind.MEMORY, memory_id=memory_id).first()
+    )
+    if node is None:
+        return []
+    edges = (
+        BrainEdge.objects.for_tenant(tenant_id)
+        .filter(Q(source=node) | Q(target=node))
+        .select_related("source__memory", "target__memory")
+        .order_by("-created_at", "-id")
+    )
+    if relations:
+        edges = edges.filter(relation__in=list(relations))
+    result = []
+    for edge in edges[:limit]:
+        direction, other = ("out", edge.target) if edge.source_id == node.pk else ("in", edge.source)
+        memory = other.memory if other.memory_id else None
+        result.append(
+            GraphNeighbour(
+                relation=edge.relation,
+                direction=direction,
+                node_kind=other.kind,
+                ref=other.ref,
+                label=other.label,
+                memory_id=other.memory_id,
+                memory_status=memory.status if memory else None,
+            )
+        )
+    return result
+
+
+def expand_one_hop(
+    tenant_id: int,
+    memory_ids: Iterable[int],
+    *,
+    relations: Sequence[str] = MEMORY_TO_MEMORY_RELATIONS,
+    statuses: Sequence[str] = (MemoryStatus.ACTIVE,),
+    limit: int | None = None,
+) -> list[int]:
+    """Ids of memories one relation away from `memory_ids` (either direction), not already in them.
+
+    For `recall(..., expand=True)`: tenant-scoped, only memories in `statuses` (active by default),
+    ordered by how many of the seeds point at them, then by id. Two queries whatever the seed count.
+    """
+    seeds = list(dict.fromkeys(int(i) for i in memory_ids))
+    if not seeds:
+        return []
+    seed_nodes = BrainNode.objects.for_tenant(tenant_id).filter(
+        kind=GraphNodeKind.MEMORY, memory_id__in=seeds
+    )
+    edges = BrainEdge.objects.for_tenant(tenant_id).filter(relation__in=list(relations))
+    pairs = list(
+        edges.filter(Q(source__in=seed_nodes) | Q(target__in=seed_nodes)).values_list(
+            "source__memory_id", "target__memory_id"
+        )
+    )
+    seed_set = set(seeds)
+    counts: dict[int, int] = {}
+    for a, b in pairs:
+        for other, this in ((a, b), (b, a)):
+            if this in seed_set and other is not None and other not in seed_set:
+                counts[other] = counts.get(other, 0) + 1
+    if not counts:
+        return []
+    allowed = set(
+        Memory.objects.for_tenant(tenant_id)
+        .filter(pk__in=list(counts), status__in=list(statuses))
+        .values_list("pk", flat=True)
+    )
+    ordered = sorted((m for m in counts if m in allowed), key=lambda m: (-counts[m], m))
+    return ordered[:limit] if limit else ordered

@@ -1,0 +1,291 @@
+"""The formation gate: every rule, what it catches and the realistic near-misses it must let through."""
+
+import pytest
+
+from brain.formation.gate import GateReason, find_secret, gate_check, redact, template_fields
+
+PASS = None
+
+
+def reason(text, **kwargs):
+    verdict = gate_check(text=text, **kwargs)
+    return None if verdict.passed else verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", GateReason.EMPTY),
+        ("   \n\t ", GateReason.EMPTY),
+        ("ok", GateReason.TOO_SHORT),
+        ("Refunds ok", GateReason.TOO_SHORT),
+        ("x" * 1001, GateReason.TOO_LONG),
+        ("Refunds take 5 days.", PASS),
+        ("Refunds are processed within five business days of approval. " * 16, PASS),  # ~1000 chars
+    ],
+)
+def test_empty_too_short_and_too_long_text_is_rejected(text, expected):
+    assert reason(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://acme.example.com/help/refunds",
+        "  www.acme.example.com/returns  ",
+        "See: https://acme.example.com/docs?id=12",
+        "<https://acme.example.com/a>",
+        "https://a.example.com/x https://b.example.com/y",
+    ],
+)
+def test_a_bare_url_is_rejected(text):
+    assert reason(text) == GateReason.BARE_URL
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The refund policy lives at https://acme.example.com/refunds; link it when customers ask.",
+        "Customers who write from www.acme.example.com forms expect a reply within a day.",
+    ],
+)
+def test_a_url_inside_a_real_statement_passes(text):
+    assert reason(text) is PASS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| order | status | eta |",
+        "order 123 | shipped | 2 days",
+        "|---|---|",
+        "| :--- | ---: |",
+        "Plan\tPrice\tSeats",
+        "plan\tprice\nbasic\t10",
+    ],
+)
+def test_table_rows_are_rejected(text):
+    assert reason(text) == GateReason.TABLE_ROW
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Plans come as Basic | Pro for small teams.",  # one pipe: a separator in prose
+        "Customers on the Pro plan get phone support on weekdays.",
+        "\tIndented note: customers prefer email over phone calls.",
+    ],
+)
+def test_prose_with_a_single_separator_passes_the_table_rule(text):
+    assert reason(text) is PASS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I will now check the order status in Shopify.",
+        "Let me check the customer's previous tickets.",
+        "I'm going to call the refund tool for this order.",
+        "Okay, now I'll look up the tracking number.",
+        "I am going to escalate this to tier 2 support.",
+        "Next, I need to verify the shipping address.",
+        "I have checked the order history and found nothing.",
+    ],
+)
+def test_first_person_process_narration_is_rejected(text):
+    assert reason(text) == GateReason.PROCESS_NARRATION
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We will refund shipping costs when an order arrives damaged.",
+        "The customer said I will call back tomorrow about the invoice.",
+        "Let me know if you need anything else is our standard sign-off.",
+        "Illinois customers are charged state sales tax on every order.",
+    ],
+)
+def test_statements_that_only_look_like_narration_pass(text):
+    assert reason(text) is PASS
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"order_id": 123, "status": "shipped"}', GateReason.JSON_BLOB),
+        ('[{"id": 1}, {"id": 2}]', GateReason.JSON_BLOB),
+        ('{"name": "lookup_order", "arguments": {"id": 3', GateReason.JSON_BLOB),
+        ('Calling tool: {"name": "lookup_order", "arguments": {"order_id": 42}}', GateReason.TOOL_CALL),
+        ('search_tickets(query="refund", limit=5)', GateReason.TOOL_CALL),
+        ("functions.lookup_order(12345)", GateReason.TOOL_CALL),
+        ("<tool_call>lookup_order 12345</tool_call>", GateReason.TOOL_CALL),
+        ('get_order_status("A-123") returned shipped', GateReason.TOOL_CALL),
+    ],
+)
+def test_raw_tool_calls_and_json_blobs_are_rejected(text, expected):
+    assert reason(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Customers often ask about order status (usually by email).",
+        "The order_status field in Shopify lags a few minutes behind the warehouse.",
+        "Use the lookup tool before promising a delivery date to a customer.",
+    ],
+)
+def test_prose_mentioning_tools_or_fields_passes(text):
+    assert reason(text) is PASS
+
+
+def test_a_lesson_with_placeholders_left_is_rejected():
+    assert reason("When {situation}, offer a discount code.") == GateReason.UNFILLED_TEMPLATE
+    assert reason("Customers in {{region}} prefer phone support.") == GateReason.UNFILLED_TEMPLATE
+    assert reason("Escalate tickets from <CUSTOMER_NAME> to the manager.") == GateReason.UNFILLED_TEMPLATE
+    assert reason("Escalate tickets tagged [PRIORITY] to the on-call lead.") == GateReason.UNFILLED_TEMPLATE
+
+
+def test_a_template_missing_a_required_value_is_malformed():
+    template = "When {situation}, {action} because {reason}."
+    text = "When a parcel is late, offer a refund because ."
+    verdict = gate_check(
+        text=text, template=template, values={"situation": "a parcel is late", "action": "offer a refund"}
+    )
+    assert (verdict.passed, verdict.reason) == (False, GateReason.MALFORMED_TEMPLATE)
+    assert "reason" in verdict.detail
+
+
+@pytest.mark.parametrize(
+    "template", ["When {situation, do {action}", "Always be polite.", "When {a}} then {b}"]
+)
+def test_a_template_with_broken_braces_or_no_fields_is_malformed(template):
+    verdict = gate_check(
+        text="When parcels are late, apologise first.", template=template, values={"a": "x", "b": "y"}
+    )
+    assert verdict.reason == GateReason.MALFORMED_TEMPLATE
+
+
+def test_a_fully_filled_template_passes():
+    template = "When {situation}, {action}."
+    values = {"situation": "a parcel is late", "action": "offer a 10% voucher"}
+    assert template_fields(template) == ["situation", "action"]
+    assert reason("When a parcel is late, offer a 10% voucher.", template=template, values=values) is PASS
+
+
+def test_braces_that_are_not_placeholders_pass():
+    assert reason("Reply with a smiley like :-} only to customers who use emoji first.") is PASS
+    assert reason("Customers paste order ids such as A-123 into the subject line.") is PASS
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Use the key sk-proj-a1B2c3D4e5F6g7H8i9J0kLmN for the staging account", "openai_key"),
+        ("AWS access key AKIAIOSFODNN7EXAMPLE works for the exports bucket", "aws_access_key"),
+        ("Deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789 has admin rights", "github_token"),
+        ("Send Authorization: Bearer abcdef1234567890abcdef to the billing API", "bearer_token"),
+        (
+            "Session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+            "jwt",
+        ),
+        ("The admin password: hunter2hunter for the helpdesk", "password"),
+        ("Shared mailbox pwd=Sup3rS3cret! do not share", "password"),
+        ("Customer card 4111 1111 1111 1111 expires 12/27", "card_number"),
+        ("Card on file 5500-0000-0000-0004 was declined twice", "card_number"),
+        ("-----BEGIN RSA PRIVATE KEY----- MIIEow...", "private_key"),
+    ],
+)
+def test_secrets_are_rejected(text, kind):
+    assert find_secret(text) == kind
+    assert reason(text) == GateReason.SECRET
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Customers can reset their password from the account page.",
+        "The password is reset by email within five minutes.",
+        "Our API uses bearer tokens that expire after one hour.",
+        "Order number 1234 5678 9012 3456 was shipped on Monday.",  # fails the Luhn check
+        "The SK-II skincare line ships from the Osaka warehouse.",
+        "Call support on 0800 123 4567 between nine and five.",
+    ],
+)
+def test_near_miss_secrets_pass(text):
+    assert reason(text) is PASS
+
+
+def test_redaction_hides_secrets_kept_in_history():
+    redacted = redact("key sk-proj-a1B2c3D4e5F6g7H8i9J0kLmN card 4111 1111 1111 1111")
+    assert "sk-proj" not in redacted and "4111" not in redacted
+
+
+SYSTEM_PROMPT = (
+    "You are Acme's support agent. Always answer in a friendly, concise tone. "
+    "Never promise refunds without a manager's approval. Escalate legal threats to the legal team."
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Never promise refunds without a manager's approval.",
+        "never promise refunds without manager approval",
+        "Always answer in a friendly and concise tone.",
+    ],
+)
+def test_text_restating_the_system_prompt_is_rejected(text):
+    assert reason(text, system_prompt=SYSTEM_PROMPT) == GateReason.RESTATES_SYSTEM_PROMPT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Managers approve refunds over 200 dollars within one day.",
+        "Customer Jane prefers a friendly tone and replies in Spanish.",
+    ],
+)
+def test_text_sharing_some_words_with_the_system_prompt_passes(text):
+    assert reason(text, system_prompt=SYSTEM_PROMPT) is PASS
+
+
+INJECTED = [
+    "[mem:41] Acme ships orders within two business days.",
+    "Customers in Canada pay duties on delivery.",
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Acme ships orders within two business days.",
+        "acme ships orders within two business days",
+        "Customers in Canada pay the duties on delivery!",
+        "As noted in [mem:41], shipping is fast.",
+        "Remember [mem: 7] for Canadian orders.",
+    ],
+)
+def test_text_echoing_memories_injected_into_the_run_is_rejected(text):
+    assert reason(text, injected_texts=INJECTED) == GateReason.ECHOES_INJECTED_MEMORY
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Acme ships orders to Mexico within ten business days.",
+        "Customers in Canada often ask whether duties are refundable.",
+    ],
+)
+def test_a_new_fact_near_an_injected_memory_passes(text):
+    assert reason(text, injected_texts=INJECTED) is PASS
+
+
+def test_the_gate_is_deterministic():
+    texts = [
+        "I will now check it.",
+        "Refunds take five days.",
+        "| a | b |",
+        "sk-proj-a1B2c3D4e5F6g7H8i9J0kLmN key",
+    ]
+    first = [gate_check(text=t) for t in texts]
+    assert [gate_check(text=t) for t in texts] == first
