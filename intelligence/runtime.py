@@ -9,8 +9,8 @@ Two halves, kept apart so the arithmetic is testable without a database:
   tenant's Client Brain context), calls `assemble_context`, and stores a `ContextTrace`.
 
 Budget rules, in the spec's words:
-- only active memories; notes (context_note) never; hard rules always; preferences when relevant (recall
-  score at or above `preference_min_score`); patterns (heuristic) when their scope matches;
+- only active memories; notes (context_note) never; hard rules always; preferences when relevant (found by
+  recall for this conversation, with a score at or above `preference_min_score`); patterns (heuristic) when their scope matches;
 - narrowly scoped memories (a provider, campaign ids) only when the conversation's provider and campaigns
   match; unscoped memories everywhere. The scope gate applies to every strength: "hard rules always" means
   regardless of the conversation's topic, but an operator who narrowed a rule to one provider meant it;
@@ -65,7 +65,7 @@ class Budget:
     tier_preference: int = 1000
     tier_heuristic: int = 500
     tier_context_note: int = 0
-    # A preference is relevant when its recall score is at least this.
+    # A preference is relevant when recall found it (score > 0) with a score at least this.
     preference_min_score: float = 0.0
 
     def tier(self, strength: str) -> int:
@@ -326,7 +326,9 @@ def assemble_context(
         if mismatch:
             omitted.append(Omission(memory.id, memory.strength, mismatch, line_chars, memory.relevance))
             continue
-        if memory.strength == "preference" and memory.relevance < budget.preference_min_score:
+        if memory.strength == "preference" and (
+            memory.relevance <= 0 or memory.relevance < budget.preference_min_score
+        ):
             omitted.append(
                 Omission(memory.id, memory.strength, REASON_NOT_RELEVANT, line_chars, memory.relevance)
             )

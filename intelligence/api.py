@@ -1,0 +1,293 @@
+"""REST for agents, their memories and the runtime context (all on tickets/api_base: tenant from the key).
+
+Agent memories live in `brain`; these views reach them only through `brain.api` (dataclasses) and
+`intelligence.services` (which writes through promote() and brain's memory services).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.viewsets import GenericViewSet
+
+from brain import api as brain_api
+from config.api import error_response
+from tickets.api_base import TenantAPIView, TenantScopedMixin
+from tickets.models import ApiKey
+
+from . import services
+from .models import Agent
+from .serializers import (
+    AgentMemoryEditSerializer,
+    AgentMemoryFilterSerializer,
+    AgentMemorySerializer,
+    AgentMemoryStatusSerializer,
+    AgentMemorySupersedeSerializer,
+    AgentMemoryWriteSerializer,
+    AgentSerializer,
+    ContextRequestSerializer,
+)
+
+
+def actor_for(request) -> str:
+    if isinstance(request.auth, ApiKey):
+        return f"api-key:{request.auth.prefix}"
+    return f"user:{request.user.pk}"
+
+
+def _raise_validation(exc: DjangoValidationError):
+    raise ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages) from None
+
+
+class AgentViewSet(
+    TenantScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    GenericViewSet,
+):
+    """The tenant's agents, with their learning config (spec defaults filled) and budget overrides."""
+
+    queryset = Agent.objects.all()
+    serializer_class = AgentSerializer
+    filterset_fields = ["kind"]
+
+    def perform_create(self, serializer):
+        try:
+            serializer.instance = services.agent_create(
+                tenant=self.request.tenant, **serializer.validated_data
+            )
+        except DjangoValidationError as exc:
+            _raise_validation(exc)
+
+    def perform_update(self, serializer):
+        try:
+            services.agent_update(agent=serializer.instance, **serializer.validated_data)
+        except DjangoValidationError as exc:
+            _raise_validation(exc)
+
+
+class _AgentScoped(TenantAPIView):
+    def get_agent(self, agent_pk: int) -> Agent:
+        agent = Agent.objects.for_tenant(self.request.tenant).filter(pk=agent_pk).first()
+        if agent is None:
+            raise Http404
+        return agent
+
+    def get_record(self, agent: Agent, memory_pk: int):
+        record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_pk)
+        if record is None:
+            raise Http404
+        return record
+
+
+def _rejected(reason: str) -> Response:
+    return error_response(
+        "rejected",
+        f"The memory was not written: the formation gate rejected it ({reason}). Change the content and retry.",
+        status.HTTP_422_UNPROCESSABLE_ENTITY,
+        {"content": [reason]},
+    )
+
+
+def _outcome_response(agent: Agent, outcome, *, created_status: int = status.HTTP_201_CREATED) -> Response:
+    if not outcome.written:
+        return _rejected(outcome.reason)
+    record = brain_api.agent_memory_get(
+        tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=outcome.memory_id
+    )
+    return Response(
+        {
+            "result": outcome.result,
+            "reason": outcome.reason,
+            "related_memory_id": outcome.related_memory_id,
+            "memory": AgentMemorySerializer(record).data if record else None,
+        },
+        status=created_status if outcome.result in ("added", "superseded") else status.HTTP_200_OK,
+    )
+
+
+class AgentMemoryListView(_AgentScoped):
+    """GET: the agent's memories, filtered and paginated. POST: add one (through promote's gate)."""
+
+    @extend_schema(parameters=[AgentMemoryFilterSerializer], responses=AgentMemorySerializer(many=True))
+    def get(self, request, agent_pk: int):
+        agent = self.get_agent(agent_pk)
+        params = AgentMemoryFilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        f = params.validated_data
+        page = brain_api.agent_memory_list(
+            tenant_id=agent.tenant_id,
+            agent_id=agent.pk,
+            category=f["category"],
+            strength=f["strength"],
+            status=f["status"],
+            source=f["source"],
+            scope=f["scope"],
+            search=f["q"].strip(),
+            offset=f["offset"],
+            limit=f["limit"],
+        )
+        return Response(
+            {
+                "count": page.total,
+                "offset": page.offset,
+                "limit": page.limit,
+                "results": AgentMemorySerializer(page.items, many=True).data,
+            }
+        )
+
+    @extend_schema(request=AgentMemoryWriteSerializer, responses={201: OpenApiResponse(description="added")})
+    def post(self, request, agent_pk: int):
+        agent = self.get_agent(agent_pk)
+        data = AgentMemoryWriteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            outcome = services.agent_memory_add(
+                agent=agent,
+                actor=actor_for(request),
+                category=v["category"],
+                strength=v["strength"],
+                status=v["status"],
+                text=v["content"],
+                provider=v["provider"],
+                campaign_ids=v["campaign_ids"],
+                tags=v["tags"],
+            )
+        except DjangoValidationError as exc:
+            _raise_validation(exc)
+        return _outcome_response(agent, outcome)
+
+
+class AgentMemoryDetailView(_AgentScoped):
+    """GET one memory with its supersede chain; PATCH its content, taxonomy or scope."""
+
+    @extend_schema(responses=AgentMemorySerializer)
+    def get(self, request, agent_pk: int, pk: int):
+        agent = self.get_agent(agent_pk)
+        record = self.get_record(agent, pk)
+        chain = brain_api.agent_memory_chain(
+            tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=record.id
+        )
+        return Response({**AgentMemorySerializer(record).data, "chain": [m.id for m in chain]})
+
+    @extend_schema(request=AgentMemoryEditSerializer, responses=AgentMemorySerializer)
+    def patch(self, request, agent_pk: int, pk: int):
+        agent = self.get_agent(agent_pk)
+        record = self.get_record(agent, pk)
+        current = {
+            "category": record.category,
+            "strength": record.strength,
+            "content": record.text,
+            "provider": record.provider,
+            "campaign_ids": record.campaign_ids,
+            "tags": record.tags,
+        }
+        data = AgentMemoryEditSerializer(data={**current, **request.data})
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            services.agent_memory_edit(
+                agent=agent,
+                memory_id=record.id,
+                actor=actor_for(request),
+                category=v["category"],
+                strength=v["strength"],
+                text=v["content"],
+                provider=v["provider"],
+                campaign_ids=v["campaign_ids"],
+                tags=v["tags"],
+            )
+        except DjangoValidationError as exc:
+            _raise_validation(exc)
+        except brain_api.GateRejected as exc:
+            return _rejected(exc.reason)
+        return Response(AgentMemorySerializer(self.get_record(agent, record.id)).data)
+
+
+class AgentMemoryStatusView(_AgentScoped):
+    """POST {"status": "active" | "stale" | "archived" | "draft"}."""
+
+    @extend_schema(request=AgentMemoryStatusSerializer, responses=AgentMemorySerializer)
+    def post(self, request, agent_pk: int, pk: int):
+        agent = self.get_agent(agent_pk)
+        record = self.get_record(agent, pk)
+        data = AgentMemoryStatusSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.agent_memory_set_status(
+                agent=agent,
+                memory_id=record.id,
+                status=data.validated_data["status"],
+                actor=actor_for(request),
+            )
+        except DjangoValidationError as exc:
+            _raise_validation(exc)
+        return Response(AgentMemorySerializer(self.get_record(agent, record.id)).data)
+
+
+class AgentMemorySupersedeView(_AgentScoped):
+    """POST {"content": ...}: a newer memory replaces this one (same taxonomy and scope unless given)."""
+
+    @extend_schema(
+        request=AgentMemorySupersedeSerializer, responses={201: OpenApiResponse(description="superseded")}
+    )
+    def post(self, request, agent_pk: int, pk: int):
+        agent = self.get_agent(agent_pk)
+        record = self.get_record(agent, pk)
+        data = AgentMemorySupersedeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            outcome = services.agent_memory_supersede(
+                agent=agent,
+                memory_id=record.id,
+                actor=actor_for(request),
+                text=data.validated_data["content"],
+                status=data.validated_data["status"],
+            )
+        except DjangoValidationError as exc:
+            _raise_validation(exc)
+        return _outcome_response(agent, outcome)
+
+
+def context_response(assembly, inactive: dict[str, int], trace) -> dict:
+    sections = []
+    for s in assembly.sections:
+        data = s.as_dict()
+        data["tags"] = [f"[mem:{i}]" for i in s.memory_ids]
+        sections.append(data)
+    omitted = [o.as_dict() for o in assembly.omitted]
+    return {
+        "trace_id": trace.pk,
+        "agent_id": trace.agent_id,
+        "sections": sections,
+        "chars": {**{s.name: s.chars for s in assembly.sections}, "total": assembly.total_chars},
+        "budget": assembly.budget.as_dict(),
+        "injected_memory_ids": assembly.injected_memory_ids,
+        "omitted": omitted[:100],
+        "omitted_counts": assembly.omitted_counts,
+        "omitted_truncated": len(omitted) > 100,
+        # Memories of the agent that were not candidates at all, per status (only active ones are injected).
+        "not_active_counts": inactive,
+        "prompt": assembly.prompt(),
+    }
+
+
+class AgentContextView(_AgentScoped):
+    """POST: what the agent's prompt gets for this conversation, within budget, with a stored trace id."""
+
+    @extend_schema(request=ContextRequestSerializer, responses={200: OpenApiResponse(description="context")})
+    def post(self, request, agent_pk: int):
+        agent = self.get_agent(agent_pk)
+        data = ContextRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        assembly, inactive, trace = services.agent_context_build(
+            agent=agent, request=services.ContextRequest(**data.validated_data), origin="api"
+        )
+        return Response(context_response(assembly, inactive, trace))

@@ -1,0 +1,400 @@
+"""Writes of the Intelligence app: agents, their settings, their memories (through `brain`), context traces.
+
+Agent memories are written only through `brain.api`: `promote()` for a new memory (operators' manual
+memories skip the judge, never the gate), `memory_update`, `memory_set_status` and `memory_supersede` for
+changes. Every function here is tenant-scoped by the agent it is given; a memory id that is not this agent's
+raises `AgentMemoryNotFound` (the same for "missing" and "another tenant's").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from brain import api as brain_api
+from brain.types import MemoryCandidate, PromoteOutcome
+
+from .learning import learning_config_clean
+from .models import Agent, ContextTrace
+from .runtime import (
+    STRENGTHS,
+    BrandSection,
+    CandidateMemory,
+    ContextAssembly,
+    ConversationScope,
+    assemble_context,
+    budget_clean,
+    budget_for,
+)
+
+AGENT_MEMORY_TYPE = "agent_memory"
+CATEGORIES = ("fact", "preference", "correction", "instruction")
+SOURCES = ("manual", "suggested", "derived")
+STATUSES = ("draft", "active", "stale", "archived", "superseded")
+# Statuses an operator sets directly; "superseded" is reached only by superseding with a newer memory.
+SETTABLE_STATUSES = ("draft", "active", "stale", "archived")
+
+
+class AgentMemoryNotFound(Exception):
+    """The memory is missing, another agent's, or another tenant's."""
+
+
+@transaction.atomic
+def agent_create(
+    *,
+    tenant,
+    name: str,
+    kind: str = "knowledge",
+    description: str = "",
+    learning_config: dict | None = None,
+    budget_overrides: dict | None = None,
+) -> Agent:
+    """Create an agent; the learning config is cleaned (spec defaults filled) and budgets validated."""
+    agent = Agent(
+        tenant=tenant,
+        name=name.strip(),
+        kind=kind,
+        description=description,
+        learning_config=learning_config_clean(learning_config or {}),
+        budget_overrides=budget_clean(budget_overrides or {}),
+    )
+    agent.full_clean(exclude=["tenant"])
+    agent.save()
+    return agent
+
+
+@transaction.atomic
+def agent_update(*, agent: Agent, **changes: Any) -> Agent:
+    """Change an agent's name, kind, description, learning config or budget overrides (validated)."""
+    allowed = {"name", "kind", "description", "learning_config", "budget_overrides"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise ValidationError({key: "This field cannot be changed." for key in unknown})
+    if "learning_config" in changes:
+        changes["learning_config"] = learning_config_clean(changes["learning_config"])
+    if "budget_overrides" in changes:
+        changes["budget_overrides"] = budget_clean(changes["budget_overrides"])
+    for key, value in changes.items():
+        setattr(agent, key, value)
+    agent.full_clean(exclude=["tenant"])
+    agent.save(update_fields=[*changes, "updated_at"])
+    return agent
+
+
+def _clean_memory_fields(
+    *, category: str, strength: str, text: str, provider: str, campaign_ids, tags, status: str | None = None
+) -> dict[str, Any]:
+    errors: dict[str, str] = {}
+    if category not in CATEGORIES:
+        errors["category"] = f"Choose one of {', '.join(CATEGORIES)}."
+    if strength not in STRENGTHS:
+        errors["strength"] = f"Choose one of {', '.join(STRENGTHS)}."
+    if status is not None and status not in SETTABLE_STATUSES:
+        errors["status"] = f"Choose one of {', '.join(SETTABLE_STATUSES)}."
+    if not (text or "").strip():
+        errors["text"] = "Write what the agent should know or do."
+    if provider and provider not in brain_api.PROVIDERS:
+        errors["provider"] = f"Choose one of {', '.join(brain_api.PROVIDERS)}, or leave it empty."
+    campaign_ids = [str(c).strip() for c in campaign_ids or [] if str(c).strip()]
+    tags = [str(t).strip() for t in tags or [] if str(t).strip()]
+    for name, values in (("campaign_ids", campaign_ids), ("tags", tags)):
+        if any(len(v) > 64 for v in values):
+            errors[name] = "Each value must be at most 64 characters."
+    if errors:
+        raise ValidationError(errors)
+    return {
+        "category": category,
+        "strength": strength,
+        "text": text.strip(),
+        "provider": provider or "",
+        "campaign_ids": sorted(set(campaign_ids)),
+        "tags": sorted(set(tags)),
+    }
+
+
+def _candidate(
+    *, agent: Agent, actor: str, status: str, source: str, fields: dict[str, Any]
+) -> MemoryCandidate:
+    return MemoryCandidate(
+        tenant_id=agent.tenant_id,
+        type=AGENT_MEMORY_TYPE,
+        text=fields["text"],
+        surface="operator",
+        scope_kind="agent",
+        scope_id=str(agent.pk),
+        status=status,
+        strength=fields["strength"],
+        category=fields["category"],
+        source=source,
+        provider=fields["provider"],
+        campaign_ids=fields["campaign_ids"],
+        tags=fields["tags"],
+        actor=actor,
+        # Operators' manual memories skip the judge, never the gate.
+        skip_judge=source == "manual",
+        confidence=0.7,
+    )
+
+
+def agent_memory_add(
+    *,
+    agent: Agent,
+    actor: str,
+    category: str,
+    strength: str,
+    text: str,
+    status: str = "draft",
+    provider: str = "",
+    campaign_ids: list[str] | None = None,
+    tags: list[str] | None = None,
+    source: str = "manual",
+) -> PromoteOutcome:
+    """Add a memory to the agent (spec: Creating Memories) through `promote()`; status defaults to draft.
+
+    Returns promote's outcome: `rejected` with a reason when the gate refused it (nothing written).
+    """
+    if source not in SOURCES:
+        raise ValidationError({"source": f"Choose one of {', '.join(SOURCES)}."})
+    fields = _clean_memory_fields(
+        category=category,
+        strength=strength,
+        text=text,
+        provider=provider,
+        campaign_ids=campaign_ids,
+        tags=tags,
+        status=status,
+    )
+    return brain_api.promote(
+        _candidate(agent=agent, actor=actor, status=status, source=source, fields=fields)
+    )
+
+
+def _require_memory(agent: Agent, memory_id: int):
+    record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id)
+    if record is None:
+        raise AgentMemoryNotFound(memory_id)
+    return record
+
+
+def agent_memory_edit(
+    *,
+    agent: Agent,
+    memory_id: int,
+    actor: str,
+    category: str,
+    strength: str,
+    text: str,
+    provider: str = "",
+    campaign_ids: list[str] | None = None,
+    tags: list[str] | None = None,
+):
+    """Edit a memory's content, taxonomy and scope (brain's `memory_update`: content changes pass the gate)."""
+    current = _require_memory(agent, memory_id)
+    fields = _clean_memory_fields(
+        category=category,
+        strength=strength,
+        text=text,
+        provider=provider,
+        campaign_ids=campaign_ids,
+        tags=tags,
+    )
+    changes = {
+        key: value
+        for key, value in fields.items()
+        if value != getattr(current, key) and not (key == "text" and value == current.text)
+    }
+    if not changes:
+        return None
+    return brain_api.memory_update(tenant_id=agent.tenant_id, memory_id=memory_id, actor=actor, **changes)
+
+
+def agent_memory_set_status(*, agent: Agent, memory_id: int, status: str, actor: str):
+    """Activate, mark stale, archive or return to draft. Superseding has its own service."""
+    if status not in SETTABLE_STATUSES:
+        raise ValidationError({"status": f"Choose one of {', '.join(SETTABLE_STATUSES)}."})
+    _require_memory(agent, memory_id)
+    return brain_api.memory_set_status(
+        tenant_id=agent.tenant_id, memory_id=memory_id, status=status, actor=actor
+    )
+
+
+def agent_memory_supersede(
+    *,
+    agent: Agent,
+    memory_id: int,
+    actor: str,
+    text: str,
+    category: str | None = None,
+    strength: str | None = None,
+    status: str = "active",
+    provider: str | None = None,
+    campaign_ids: list[str] | None = None,
+    tags: list[str] | None = None,
+) -> PromoteOutcome:
+    """Replace a memory by a newer one: the old becomes superseded and points at the new (the chain)."""
+    old = _require_memory(agent, memory_id)
+    fields = _clean_memory_fields(
+        category=category or old.category,
+        strength=strength or old.strength,
+        text=text,
+        provider=old.provider if provider is None else provider,
+        campaign_ids=old.campaign_ids if campaign_ids is None else campaign_ids,
+        tags=old.tags if tags is None else tags,
+        status=status,
+    )
+    candidate = _candidate(agent=agent, actor=actor, status=status, source="manual", fields=fields)
+    candidate.supersedes_id = memory_id
+    return brain_api.memory_supersede(tenant_id=agent.tenant_id, old_memory_id=memory_id, candidate=candidate)
+
+
+# --- Runtime context ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ContextRequest:
+    """What the runtime is asked about: a conversation (or a ticket's subject and latest message) in a scope."""
+
+    conversation: str = ""
+    ticket_subject: str = ""
+    ticket_message: str = ""
+    provider: str = ""
+    campaign_ids: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    policy: str = ""
+    knowledge_base: str = ""
+
+    @property
+    def query(self) -> str:
+        return " ".join(p for p in (self.ticket_subject, self.ticket_message, self.conversation) if p).strip()
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "query_chars": len(self.query),
+            "query_excerpt": self.query[:200],
+            "provider": self.provider,
+            "campaign_ids": self.campaign_ids,
+            "tags": self.tags,
+            "policy_chars": len(self.policy),
+            "knowledge_base_chars": len(self.knowledge_base),
+        }
+
+
+def _relevance(agent: Agent, query: str) -> dict[int, float]:
+    """Recall scores of the agent's active memories for this conversation (0 for those recall did not find)."""
+    if not query.strip():
+        return {}
+    mode = getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "lexical")
+    scores: dict[int, float] = {}
+    # Two calls so many matching rules cannot crowd preferences out of recall's limit.
+    for strengths in (["preference"], ["hard_rule", "heuristic"]):
+        for hit in brain_api.recall(
+            tenant_id=agent.tenant_id,
+            query=query[:2000],
+            scope_kind="agent",
+            scope_ids=[str(agent.pk)],
+            types=[AGENT_MEMORY_TYPE],
+            statuses=["active"],
+            strengths=strengths,
+            limit=100,
+            mode=mode,
+            mmr_lambda=None,
+            rerank=False,
+        ):
+            scores[hit.id] = float(hit.score)
+    return scores
+
+
+def _brand_renderer(agent: Agent, request: ContextRequest):
+    def render(max_chars: int) -> BrandSection:
+        context = brain_api.client_brain_context(
+            tenant_id=agent.tenant_id,
+            subject=request.ticket_subject or request.query[:200],
+            latest_customer_message=request.ticket_message or request.conversation,
+            mode="initial",
+            max_chars=max_chars,
+        )
+        return BrandSection(
+            text=context.prompt,
+            memory_ids=tuple(context.memory_ids),
+            detail={"omitted": context.omitted, "omitted_for_budget": context.omitted_for_budget},
+        )
+
+    return render
+
+
+def agent_context_assemble(
+    *, agent: Agent, request: ContextRequest
+) -> tuple[ContextAssembly, dict[str, int]]:
+    """Load the agent's active memories and their relevance, then assemble (no write).
+
+    Returns the assembly and, per status, how many of the agent's memories were not candidates (not active).
+    """
+    records = brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
+    relevance = _relevance(agent, request.query)
+    candidates = [
+        CandidateMemory(
+            id=r.id,
+            text=r.text,
+            strength=r.strength,
+            status=r.status,
+            confidence=r.confidence,
+            relevance=relevance.get(r.id, 0.0),
+            category=r.category,
+            provider=r.provider,
+            campaign_ids=tuple(r.campaign_ids),
+            tags=tuple(r.tags),
+        )
+        for r in records
+    ]
+    assembly = assemble_context(
+        candidates=candidates,
+        scope=ConversationScope(
+            provider=request.provider, campaign_ids=tuple(request.campaign_ids), tags=tuple(request.tags)
+        ),
+        budget=budget_for(agent.budget_overrides),
+        policy_text=request.policy,
+        knowledge_base_text=request.knowledge_base,
+        brand=_brand_renderer(agent, request),
+    )
+    counts = brain_api.agent_memory_status_counts(tenant_id=agent.tenant_id, agent_ids=[agent.pk]).get(
+        agent.pk, {}
+    )
+    inactive = {status: n for status, n in counts.items() if status != "active"}
+    return assembly, inactive
+
+
+@transaction.atomic
+def agent_context_build(
+    *, agent: Agent, request: ContextRequest, origin: str = "api"
+) -> tuple[ContextAssembly, dict[str, int], ContextTrace]:
+    """Assemble the runtime context and store its `ContextTrace` (the id verdicts refer to later)."""
+    assembly, inactive = agent_context_assemble(agent=agent, request=request)
+    omitted = assembly.omitted
+    trace = ContextTrace.objects.create(
+        tenant_id=agent.tenant_id,
+        agent=agent,
+        origin=origin,
+        request_summary=request.summary(),
+        sections={
+            s.name: {
+                "memory_ids": s.memory_ids,
+                "chars": s.chars,
+                "budget": s.budget,
+                "truncated": s.truncated,
+            }
+            for s in assembly.sections
+        },
+        injected_memory_ids=assembly.injected_memory_ids,
+        omitted=[o.as_dict() for o in omitted[:OMITTED_TRACE_LIMIT]],
+        omitted_counts={**assembly.omitted_counts, **{f"status_{k}": v for k, v in inactive.items()}},
+        total_chars=assembly.total_chars,
+        budget=assembly.budget.as_dict(),
+    )
+    return assembly, inactive, trace
+
+
+OMITTED_TRACE_LIMIT = 200

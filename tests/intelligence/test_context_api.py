@@ -1,0 +1,143 @@
+"""POST /api/v1/agents/{id}/context: runtime injection over real rows, recall and the Client Brain."""
+
+import pytest
+from django.urls import reverse
+
+from intelligence.models import ContextTrace
+from tests.brain.client_brain.factories import fact
+
+from .helpers import add_memory, make_agent
+
+pytestmark = pytest.mark.django_db
+
+
+def context(api, agent, **body):
+    return api.post(reverse("agent-context", kwargs={"agent_pk": agent.pk}), body, format="json")
+
+
+def section(data, name):
+    return next(s for s in data["sections"] if s["name"] == name)
+
+
+def omitted_reasons(data):
+    return {o["memory_id"]: o["reason"] for o in data["omitted"]}
+
+
+def test_only_active_memories_and_each_strength_rule(api, tenant):
+    agent = make_agent(tenant)
+    rule = add_memory(agent, "Never promise a refund before the billing team confirms it.")
+    draft_rule = add_memory(agent, "Always greet customers by their first name.", status="draft")
+    relevant_pref = add_memory(
+        agent, "Prefer short answers about shipping delays with a tracking link.", strength="preference"
+    )
+    unrelated_pref = add_memory(
+        agent, "Prefer formal wording when discussing invoices.", strength="preference"
+    )
+    pattern = add_memory(agent, "Weekend tickets usually concern password resets.", strength="heuristic")
+    note = add_memory(
+        agent, "The shipping team sits in Lyon and answers within a day.", strength="context_note"
+    )
+
+    response = context(api, agent, conversation="My parcel has a shipping delay, where is it?")
+    assert response.status_code == 200, response.content
+    data = response.json()
+    assert section(data, "hard_rule")["memory_ids"] == [rule]
+    assert section(data, "preference")["memory_ids"] == [relevant_pref]
+    assert section(data, "heuristic")["memory_ids"] == [pattern]
+    reasons = omitted_reasons(data)
+    assert reasons[unrelated_pref] == "not_relevant"
+    assert reasons[note] == "note_never_injected"
+    assert draft_rule not in data["injected_memory_ids"]
+    assert data["not_active_counts"] == {"draft": 1}
+    assert f"[mem:{rule}]" in section(data, "hard_rule")["text"]
+    assert section(data, "hard_rule")["tags"] == [f"[mem:{rule}]"]
+
+
+def test_scoped_memories_only_when_provider_and_campaigns_match(api, tenant):
+    agent = make_agent(tenant)
+    everywhere = add_memory(agent, "Report spend in the account currency.")
+    meta = add_memory(
+        agent, "On Meta, never raise a budget by more than 20 percent a day.", provider="meta_ads"
+    )
+    campaign = add_memory(agent, "Campaign spring-sale must keep its bid cap.", campaign_ids=["spring-sale"])
+
+    plain = context(api, agent, conversation="How is the account doing?").json()
+    assert plain["injected_memory_ids"] == [everywhere]
+    assert omitted_reasons(plain) == {meta: "scope_provider_mismatch", campaign: "scope_campaign_mismatch"}
+
+    matching = context(
+        api, agent, conversation="Raise the budget?", provider="meta_ads", campaign_ids=["spring-sale"]
+    ).json()
+    assert sorted(matching["injected_memory_ids"]) == sorted([everywhere, meta, campaign])
+
+
+def test_response_reports_chars_per_section_reserves_and_stores_the_trace(api, tenant):
+    agent = make_agent(tenant)
+    rule = add_memory(agent, "Never share another customer's order details.")
+    fact(tenant, "Acme sells refurbished laptops with a two-year warranty.")
+    response = context(
+        api,
+        agent,
+        ticket_subject="Warranty question",
+        ticket_message="Is my refurbished laptop under warranty?",
+        policy="Policy. " * 200,
+        knowledge_base="KB. " * 300,
+    )
+    data = response.json()
+    assert section(data, "policy")["chars"] <= 800 and section(data, "policy")["truncated"]
+    assert section(data, "knowledge_base")["chars"] <= 700 and section(data, "knowledge_base")["truncated"]
+    memory_chars = sum(data["chars"][t] for t in ("hard_rule", "preference", "heuristic"))
+    assert section(data, "brand")["budget"] == 8000 - 800 - 700 - memory_chars
+    assert "warranty" in section(data, "brand")["text"]
+    assert section(data, "brand")["memory_ids"]
+    assert data["chars"]["total"] == sum(s["chars"] for s in data["sections"]) <= 8000
+
+    trace = ContextTrace.objects.for_tenant(tenant).get(pk=data["trace_id"])
+    assert trace.agent_id == agent.pk
+    assert trace.sections["hard_rule"]["memory_ids"] == [rule]
+    assert trace.sections["brand"]["memory_ids"] == section(data, "brand")["memory_ids"]
+    assert trace.injected_memory_ids == data["injected_memory_ids"]
+    assert trace.total_chars == data["chars"]["total"]
+
+
+def test_agent_budget_overrides_change_the_tiers(api, tenant):
+    agent = make_agent(tenant, budget_overrides={"tier_hard_rule": 60})
+    first = add_memory(agent, "Always answer in the customer's language.")
+    second = add_memory(agent, "Never mention competitors by name in any reply.")
+    data = context(api, agent, conversation="Hello").json()
+    assert section(data, "hard_rule")["budget"] == 60
+    assert len(data["injected_memory_ids"]) == 1
+    left_out = ({first, second} - set(data["injected_memory_ids"])).pop()
+    assert omitted_reasons(data)[left_out] == "tier_budget_exceeded"
+
+
+def test_context_needs_a_conversation_or_ticket(api, tenant):
+    agent = make_agent(tenant)
+    response = context(api, agent, provider="meta_ads")
+    assert response.status_code == 400
+    assert "conversation" in response.json()["error"]["fields"]
+    bad_provider = context(api, agent, conversation="hi", provider="myspace")
+    assert bad_provider.status_code == 400
+    assert "provider" in bad_provider.json()["error"]["fields"]
+
+
+def test_another_tenants_agent_is_not_found(api, other_api, tenant, other_tenant):
+    agent = make_agent(other_tenant)
+    assert context(api, agent, conversation="hi").status_code == 404
+    assert context(other_api, agent, conversation="hi").status_code == 200
+
+
+def test_viewer_key_may_read_context_is_a_write(tenant):
+    from tests.conftest import api_client_for_key
+    from tickets import services
+
+    agent = make_agent(tenant)
+    _, viewer_key = services.api_key_create(tenant=tenant, name="viewer", role="viewer")
+    viewer = api_client_for_key(viewer_key)
+    assert viewer.get(reverse("agent-memory-list", kwargs={"agent_pk": agent.pk})).status_code == 200
+    response = viewer.post(
+        reverse("agent-memory-list", kwargs={"agent_pk": agent.pk}),
+        {"category": "fact", "strength": "hard_rule", "content": "Viewers cannot add this."},
+        format="json",
+    )
+    assert response.status_code == 403
