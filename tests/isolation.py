@@ -50,6 +50,20 @@ def _victim_memory(tenant):
     return {}
 
 
+def _ticket(tenant):
+    from tickets import services
+
+    ticket, _ = services.ticket_upsert(tenant=tenant, external_id="VICTIM-1", subject="Victim's ticket")
+    return {"external_id": ticket.external_id}
+
+
+def _learning_attempt(tenant):
+    from tickets.models import LearningAttempt
+
+    attempt = LearningAttempt.objects.create(tenant=tenant, ticket_external_id="VICTIM-1")
+    return {"pk": attempt.pk}
+
+
 ROUTES: dict[str, Route] = {
     "current-tenant": Route(("GET",), tenant_relative=True),
     "api-key-list": Route(("GET", "POST"), tenant_relative=True, body={"name": "x"}),
@@ -57,6 +71,23 @@ ROUTES: dict[str, Route] = {
     "api-key-revoke": Route(("POST",), _api_key),
     "member-list": Route(("GET", "POST"), tenant_relative=True, body={"username": "nobody"}),
     "member-detail": Route(("GET", "PUT", "PATCH", "DELETE"), _membership, body={"role": "viewer"}),
+    # Helpdesk integration (tickets/helpdesk_api.py).
+    "ticket-list": Route(
+        ("GET", "POST"), tenant_relative=True, body={"external_id": "VICTIM-1", "subject": "x"}
+    ),
+    "ticket-detail": Route(
+        ("GET", "PUT", "PATCH"), _ticket, body={"subject": "taken over", "status": "solved"}
+    ),
+    "ticket-status": Route(("POST",), _ticket, body={"status": "solved"}),
+    "ticket-messages": Route(
+        ("GET", "POST"), _ticket, body={"direction": "outbound", "body": "We refunded it."}
+    ),
+    "ticket-classifications": Route(("GET", "POST"), _ticket, body={"category": "billing"}),
+    "ticket-approvals": Route(
+        ("GET", "POST"), _ticket, body={"proposed_action": "Refund", "decision": "approved"}
+    ),
+    "learning-attempt-list": Route(("GET",), tenant_relative=True),
+    "learning-attempt-detail": Route(("GET",), _learning_attempt),
     # The body must not name the victim: the answer echoes the query.
     "brain-search": Route(("POST",), _victim_memory, tenant_relative=True, body={"query": "refund policy"}),
     "brain-ask": Route(

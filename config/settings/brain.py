@@ -62,3 +62,8 @@ BRAIN_CLIENT_BRAIN_TIER_LIMIT = 200
 BRAIN_CLIENT_BRAIN_COPILOT_LIMIT = 30
 # Rows per dashboard page (initial page and each "Load more memories").
 BRAIN_CLIENT_BRAIN_PAGE_SIZE = 100
+
+# --- Client Brain learning (tickets/tasks.py) ----------------------------------------------------------
+# Transient provider errors are retried with exponential backoff: BACKOFF, 2×BACKOFF, 4×BACKOFF... seconds.
+BRAIN_LEARNING_MAX_RETRIES = env_int("BRAIN_LEARNING_MAX_RETRIES", 3)
+BRAIN_LEARNING_RETRY_BACKOFF = env_int("BRAIN_LEARNING_RETRY_BACKOFF", 10)
