@@ -204,7 +204,9 @@ class Message(models.Model):
             )
         ]
         indexes = [
-            models.Index(fields=["tenant", "ticket", "direction", "-sent_at"], name="message_tenant_ticket_dir"),
+            models.Index(
+                fields=["tenant", "ticket", "direction", "-sent_at"], name="message_tenant_ticket_dir"
+            ),
         ]
         ordering = ["sent_at", "id"]
 

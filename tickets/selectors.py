@@ -1,8 +1,23 @@
-"""Reads for tenants, memberships and API keys."""
+"""Reads for tenants, memberships, API keys, tickets and the evidence learning reads."""
+
+from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet
 
-from .models import ApiKey, Membership, Tenant
+from .models import (
+    ApiKey,
+    Approval,
+    Classification,
+    LearningAttempt,
+    Membership,
+    Message,
+    MessageDirection,
+    Tenant,
+    Ticket,
+)
+
+if TYPE_CHECKING:
+    from brain.api import TicketEvidence
 
 
 def memberships_for_user(user) -> QuerySet[Membership]:
@@ -17,3 +32,73 @@ def api_keys_for_tenant(tenant: Tenant) -> QuerySet[ApiKey]:
 
 def members_for_tenant(tenant: Tenant) -> QuerySet[Membership]:
     return Membership.objects.for_tenant(tenant).select_related("user").order_by("user__username")
+
+
+def tickets_for_tenant(tenant: Tenant) -> QuerySet[Ticket]:
+    return Ticket.objects.for_tenant(tenant)
+
+
+def ticket_get(*, tenant: Tenant | int, external_id: str) -> Ticket | None:
+    return Ticket.objects.for_tenant(tenant).filter(external_id=external_id).first()
+
+
+def ticket_evidence(*, ticket: Ticket) -> "TicketEvidence":
+    """The evidence bundle Client Brain learns from, and nothing else (spec: Memory extraction).
+
+    The ticket itself, its latest classification, its latest outbound non-note message, and its
+    approval evidence. Knowledge-base content, CSAT ratings, canned responses and generic response
+    ratings are not direct training sources, so this bundle has no field that could carry them; inbound
+    messages and internal notes are left out too.
+    """
+    from brain.api import TicketEvidence  # brain's public module; imported late to keep app loading light
+
+    tenant_id = ticket.tenant_id
+    classification = (
+        Classification.objects.for_tenant(tenant_id)
+        .filter(ticket=ticket)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    reply = (
+        Message.objects.for_tenant(tenant_id)
+        .filter(ticket=ticket, direction=MessageDirection.OUTBOUND, is_note=False)
+        .order_by("-sent_at", "-id")
+        .first()
+    )
+    approvals = Approval.objects.for_tenant(tenant_id).filter(ticket=ticket).order_by("decided_at", "id")
+    return TicketEvidence(
+        tenant_id=tenant_id,
+        ticket_id=ticket.pk,
+        external_id=ticket.external_id,
+        subject=ticket.subject,
+        status=ticket.status,
+        classification=(
+            {
+                "category": classification.category,
+                "intent": classification.intent,
+                "labels": list(classification.labels or []),
+                "confidence": classification.confidence,
+            }
+            if classification
+            else None
+        ),
+        latest_reply=(
+            {"body": reply.body, "author": reply.author, "sent_at": reply.sent_at.isoformat()}
+            if reply
+            else None
+        ),
+        approvals=[
+            {
+                "proposed_action": a.proposed_action,
+                "kind": a.kind,
+                "decision": a.decision,
+                "decided_by": a.decided_by,
+                "decided_at": a.decided_at.isoformat(),
+            }
+            for a in approvals
+        ],
+    )
+
+
+def learning_attempts_for_tenant(tenant: Tenant) -> QuerySet[LearningAttempt]:
+    return LearningAttempt.objects.for_tenant(tenant)

@@ -36,5 +36,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MemberRoleEnum": "tickets.models.Role",
         "ApiKeyRoleEnum": "tickets.models.API_KEY_ROLES",
+        "TicketStatusEnum": "tickets.models.TicketStatus",
+        "LearningStatusEnum": "tickets.models.LearningStatus",
     },
 }
