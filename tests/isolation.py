@@ -64,6 +64,20 @@ def _learning_attempt(tenant):
     return {"pk": attempt.pk}
 
 
+def _victim_formed_memory(tenant):
+    """A memory promoted in the victim's agent 7 scope, linked to a run; returns its pk for detail routes."""
+    from brain.api import promote
+    from brain.types import MemoryCandidate
+
+    outcome = promote(
+        MemoryCandidate(
+            tenant_id=tenant.pk, type="note", scope_kind="agent", scope_id="7", surface="memory_append",
+            text=f"{tenant.name} customers want invoices emailed monthly.", provenance=[{"kind": "run", "id": "v1"}],
+        )
+    )  # fmt: skip
+    return {"pk": outcome.memory_id}
+
+
 ROUTES: dict[str, Route] = {
     "current-tenant": Route(("GET",), tenant_relative=True),
     "api-key-list": Route(("GET", "POST"), tenant_relative=True, body={"name": "x"}),
@@ -93,6 +107,34 @@ ROUTES: dict[str, Route] = {
     "brain-ask": Route(
         ("POST",), _victim_memory, tenant_relative=True, body={"question": "What is the refund policy?"}
     ),
+    # Formation write surfaces and the graph (brain/formation_views.py). Bodies never name the victim.
+    "brain-memory-append": Route(
+        ("POST",),
+        lambda t: _victim_formed_memory(t) and {},
+        tenant_relative=True,
+        body={"agent_id": "7", "text": "Customers want invoices emailed monthly."},
+    ),
+    "brain-lessons": Route(
+        ("POST",),
+        lambda t: _victim_formed_memory(t) and {},
+        tenant_relative=True,
+        body={
+            "app_id": "7",
+            "template": "When {situation}, {action}.",
+            "values": {"situation": "late", "action": "apologise"},
+        },
+    ),
+    "brain-chat-mine": Route(
+        ("POST",),
+        lambda t: _victim_formed_memory(t) and {},
+        tenant_relative=True,
+        body={
+            "conversation_id": "c1",
+            "agent_id": "7",
+            "messages": [{"role": "user", "content": "I prefer email."}],
+        },
+    ),
+    "brain-memory-neighbours": Route(("GET",), _victim_formed_memory),
 }
 
 

@@ -1,0 +1,202 @@
+"""The write surfaces for agents (tenant API key): memory-append, lessons, chat-mine; and a memory's graph neighbours.
+
+Every surface builds `MemoryCandidate`s and calls `promote()`: the same gate, judge and backstop for all.
+A rejection is not an API error — the request was well formed and the gate decided — so it answers 200
+with the outcome and its reason code; a write answers 201. The tenant comes from the key, never the body.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from config.api import Pagination
+from tickets.api_base import TenantAPIView, TenantGenericAPIView
+
+from . import api as brain_api
+from .formation.miner import mine_conversation
+from .formation_serializers import (
+    ChatMineResponseSerializer,
+    ChatMineSerializer,
+    GraphNeighbourSerializer,
+    LessonSerializer,
+    MemoryAppendSerializer,
+    OutcomeResponseSerializer,
+)
+from .models import BrainScopeKind, Memory, MemorySource, MemoryStrength, MemoryType, WriteSurface
+from .types import MemoryCandidate, PromoteOutcome
+
+_FIELD = re.compile(r"\{\{\s*([A-Za-z_][\w.\-]*)\s*\}\}|\{\s*([A-Za-z_][\w.\-]*)\s*\}")
+
+
+def render_lesson(template: str, values: dict[str, str]) -> str:
+    """Fill `{field}` / `{{field}}` with `values`; a field without a value stays, for the gate to reject."""
+
+    def fill(match: re.Match) -> str:
+        name = match.group(1) or match.group(2)
+        value = str(values.get(name, "") or "").strip()
+        return value if value else match.group(0)
+
+    return _FIELD.sub(fill, template)
+
+
+def _actor(request) -> str:
+    key = getattr(request, "auth", None)
+    prefix = getattr(key, "prefix", None)
+    if prefix:
+        return f"api-key:{prefix}"
+    return f"user:{request.user.pk}" if getattr(request.user, "pk", None) else "api"
+
+
+def _outcome(outcome: PromoteOutcome, text: str | None = None) -> dict:
+    data = {
+        "result": outcome.result,
+        "memory_id": outcome.memory_id,
+        "reason": outcome.reason,
+        "related_memory_id": outcome.related_memory_id,
+    }
+    if text is not None:
+        data["text"] = text
+    return data
+
+
+def _status(outcomes: list[PromoteOutcome]) -> int:
+    return (
+        status.HTTP_201_CREATED
+        if any(o.result in ("added", "superseded") for o in outcomes)
+        else status.HTTP_200_OK
+    )
+
+
+def _provenance(run_id: str, **more: str) -> list[dict]:
+    entries = [{"kind": "run", "id": run_id}] if run_id else []
+    entries += [{"kind": kind, "id": ref} for kind, ref in more.items() if ref]
+    return entries
+
+
+class MemoryAppendView(TenantAPIView):
+    """An agent's explicit "remember this": a note in the agent's own scope, deduplicated against its recent notes."""
+
+    @extend_schema(
+        request=MemoryAppendSerializer,
+        responses={200: OutcomeResponseSerializer, 201: OutcomeResponseSerializer},
+    )
+    def post(self, request):
+        serializer = MemoryAppendSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        outcome = brain_api.promote(
+            MemoryCandidate(
+                tenant_id=self.tenant.pk,
+                type=MemoryType.NOTE,
+                text=data["text"],
+                key=data["key"],
+                surface=WriteSurface.MEMORY_APPEND,
+                scope_kind=BrainScopeKind.AGENT,
+                scope_id=data["agent_id"],
+                strength=MemoryStrength.CONTEXT_NOTE,
+                source=MemorySource.DERIVED,
+                provenance=_provenance(data["run_id"]),
+                actor=_actor(request),
+                system_prompt=data["system_prompt"],
+                injected_texts=data["injected_texts"],
+                injected_memory_ids=data["injected_memory_ids"],
+            )
+        )
+        return Response({"outcome": _outcome(outcome)}, status=_status([outcome]))
+
+
+class LessonView(TenantAPIView):
+    """An App's learned outcome: its template filled with values, in the App's scope."""
+
+    @extend_schema(
+        request=LessonSerializer, responses={200: OutcomeResponseSerializer, 201: OutcomeResponseSerializer}
+    )
+    def post(self, request):
+        serializer = LessonSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        text = render_lesson(data["template"], data["values"])
+        outcome = brain_api.promote(
+            MemoryCandidate(
+                tenant_id=self.tenant.pk,
+                type=MemoryType.LESSON,
+                text=text,
+                key=data["key"],
+                surface=WriteSurface.APP_LESSON,
+                scope_kind=BrainScopeKind.APP,
+                scope_id=data["app_id"],
+                payload={"template": data["template"], "values": data["values"], "outcome": data["outcome"]},
+                template=data["template"],
+                provenance=_provenance(data["run_id"]),
+                actor=_actor(request),
+                system_prompt=data["system_prompt"],
+                injected_texts=data["injected_texts"],
+                injected_memory_ids=data["injected_memory_ids"],
+            )
+        )
+        return Response({"outcome": _outcome(outcome, text)}, status=_status([outcome]))
+
+
+class ChatMineView(TenantAPIView):
+    """Memories mined from a conversation transcript: the miner proposes, `promote()` decides each one.
+
+    Mined memories belong to the agent's scope when `agent_id` is given, else to the conversation's.
+    """
+
+    @extend_schema(
+        request=ChatMineSerializer,
+        responses={200: ChatMineResponseSerializer, 201: ChatMineResponseSerializer},
+    )
+    def post(self, request):
+        serializer = ChatMineSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        mined, miner = mine_conversation(messages=data["messages"])
+        scope_kind, scope_id = (
+            (BrainScopeKind.AGENT, data["agent_id"])
+            if data["agent_id"]
+            else (BrainScopeKind.CONVERSATION, data["conversation_id"])
+        )
+        outcomes = []
+        for item in mined:
+            outcome = brain_api.promote(
+                MemoryCandidate(
+                    tenant_id=self.tenant.pk,
+                    type=MemoryType.CHAT,
+                    text=item.text,
+                    key=item.key,
+                    surface=WriteSurface.CHAT,
+                    scope_kind=scope_kind,
+                    scope_id=scope_id,
+                    provenance=_provenance(data["run_id"], conversation=data["conversation_id"]),
+                    actor=_actor(request),
+                    system_prompt=data["system_prompt"],
+                    injected_texts=data["injected_texts"],
+                    injected_memory_ids=data["injected_memory_ids"],
+                )
+            )
+            outcomes.append((outcome, item.text))
+        return Response(
+            {"miner": miner, "outcomes": [_outcome(o, t) for o, t in outcomes]},
+            status=_status([o for o, _ in outcomes]),
+        )
+
+
+class MemoryNeighboursView(TenantGenericAPIView):
+    """A memory's direct BrainGraph relations (paginated). Another tenant's memory is a 404."""
+
+    queryset = Memory.objects.all()
+    pagination_class = Pagination
+    serializer_class = GraphNeighbourSerializer
+
+    @extend_schema(responses=GraphNeighbourSerializer(many=True))
+    def get(self, request, pk: int):
+        memory = self.get_object()
+        neighbours = brain_api.graph_neighbours(tenant_id=self.tenant.pk, memory_id=memory.pk, limit=1000)
+        page = self.paginate_queryset([asdict(n) for n in neighbours])
+        return self.get_paginated_response(GraphNeighbourSerializer(page, many=True).data)
