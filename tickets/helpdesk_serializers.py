@@ -52,8 +52,7 @@ class TicketSerializer(serializers.ModelSerializer):
 class TicketUpdateSerializer(TicketSerializer):
     """PUT/PATCH on /tickets/{external_id}: the id is in the URL and cannot change."""
 
-    class Meta(TicketSerializer.Meta):
-        read_only_fields = [*TicketSerializer.Meta.read_only_fields, "external_id"]
+    external_id = serializers.CharField(read_only=True)
 
 
 class TicketStatusSerializer(serializers.Serializer):
