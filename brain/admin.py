@@ -1,0 +1,129 @@
+"""Staff views of the Brain: memories, their history (with gate rejection counts per surface × reason), the graph.
+
+Memories are written only by `promote()` and the formation services, so these pages do not add or edit
+rows field by field; status actions go through `memory_set_status` (recorded in the history).
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count
+
+from .formation.services import memory_set_status
+from .models import BrainEdge, BrainNode, Memory, MemoryHistory, MemoryStatus
+
+
+class _ReadOnly:
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Memory)
+class MemoryAdmin(_ReadOnly, admin.ModelAdmin):
+    list_display = [
+        "id",
+        "tenant",
+        "scope_kind",
+        "scope_id",
+        "type",
+        "short_text",
+        "status",
+        "strength",
+        "confidence",
+        "frequency",
+        "surface",
+        "source",
+        "updated_at",
+    ]
+    list_filter = ["tenant", "scope_kind", "type", "status", "strength", "source", "surface"]
+    search_fields = ["key", "text"]
+    list_select_related = ["tenant"]
+    ordering = ["-updated_at", "-id"]
+    actions = ["archive", "activate"]
+    exclude = ["embedding"]
+
+    @admin.display(description="text")
+    def short_text(self, obj: Memory) -> str:
+        return (obj.key + ": " if obj.key else "") + obj.text[:100]
+
+    def _set_status(self, request, queryset, status: str) -> None:
+        for memory in queryset:
+            memory_set_status(
+                tenant_id=memory.tenant_id,
+                memory_id=memory.pk,
+                status=status,
+                actor=f"user:{request.user.pk}",
+            )
+        self.message_user(request, f"{queryset.count()} memories set to {status}.", messages.SUCCESS)
+
+    @admin.action(description="Archive selected memories")
+    def archive(self, request, queryset):
+        self._set_status(request, queryset.exclude(status=MemoryStatus.SUPERSEDED), MemoryStatus.ARCHIVED)
+
+    @admin.action(description="Activate selected memories")
+    def activate(self, request, queryset):
+        self._set_status(request, queryset.exclude(status=MemoryStatus.SUPERSEDED), MemoryStatus.ACTIVE)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        # Actions need the change permission; the form itself stays read-only (get_readonly_fields).
+        return request.user.is_active and request.user.is_staff
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in Memory._meta.fields if f.name != "embedding"] + ["tags", "campaign_ids"]
+
+
+@admin.register(MemoryHistory)
+class MemoryHistoryAdmin(_ReadOnly, admin.ModelAdmin):
+    """Every formation outcome and edit. Filter action=rejected to see what the gate kept out, and why."""
+
+    list_display = ["at", "tenant", "action", "surface", "reason", "memory", "actor"]
+    list_filter = ["action", "surface", "reason", "tenant"]
+    search_fields = ["actor", "reason", "memory__text"]
+    list_select_related = ["tenant", "memory"]
+    date_hierarchy = "at"
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        response = super().changelist_view(request, extra_context=extra_context)
+        context = getattr(response, "context_data", None)
+        if context and "cl" in context:
+            rejected = context["cl"].queryset.filter(action=MemoryHistory.Action.REJECTED).order_by()
+            counts = list(
+                rejected.values("surface", "reason")
+                .annotate(count=Count("id"))
+                .order_by("-count", "surface", "reason")
+            )
+            context["rejection_counts"] = counts
+            context["rejection_total"] = sum(row["count"] for row in counts)
+        return response
+
+
+@admin.register(BrainNode)
+class BrainNodeAdmin(_ReadOnly, admin.ModelAdmin):
+    list_display = ["id", "tenant", "kind", "ref", "label", "scope_kind", "scope_id", "created_at"]
+    list_filter = ["tenant", "kind", "scope_kind"]
+    search_fields = ["ref", "label"]
+    list_select_related = ["tenant"]
+
+
+@admin.register(BrainEdge)
+class BrainEdgeAdmin(_ReadOnly, admin.ModelAdmin):
+    list_display = [
+        "id",
+        "tenant",
+        "source",
+        "relation",
+        "target",
+        "weight",
+        "scope_kind",
+        "scope_id",
+        "created_at",
+    ]
+    list_filter = ["tenant", "relation", "scope_kind"]
+    search_fields = ["source__ref", "target__ref", "source__label", "target__label"]
+    list_select_related = ["tenant", "source", "target"]
