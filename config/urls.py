@@ -7,6 +7,7 @@ from .health import healthz
 api_v1 = [
     path("", include("tickets.urls_api")),
     path("", include("brain.urls_api")),
+    path("", include("brain.client_brain.urls_api")),
 ]
 
 urlpatterns = [
@@ -16,5 +17,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("", include("brain.client_brain.urls")),
     path("", include("tickets.urls")),
 ]

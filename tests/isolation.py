@@ -140,3 +140,41 @@ ROUTES: dict[str, Route] = {
 
 def register(name: str, route: Route) -> None:
     ROUTES[name] = route
+
+
+# --- Client Brain (brain/client_brain/urls_api.py) ------------------------------------------------------
+def _client_brain_memory(tenant):
+    from brain.models import Memory
+
+    memory = Memory.objects.create(
+        tenant=tenant,
+        scope_kind="tenant",
+        type="business",
+        key="refund policy",
+        payload={"fact": f"{tenant.name} refunds within 30 days"},
+        text=f"{tenant.name} refunds within 30 days",
+        confidence=0.9,
+    )
+    return {"pk": memory.pk}
+
+
+def _client_brain_victim(tenant):
+    _client_brain_memory(tenant)
+    return {}
+
+
+ROUTES.update(
+    {
+        # The bodies must not name the victim: answers echo the query words.
+        "client-brain-context": Route(
+            ("POST",), _client_brain_victim, tenant_relative=True, body={"subject": "refund policy"}
+        ),
+        "client-brain-copilot": Route(("GET",), _client_brain_victim, tenant_relative=True, body={"q": "refund"}),
+        "client-brain-memory-list": Route(("GET", "POST"), _client_brain_victim, tenant_relative=True),
+        "client-brain-memory-stats": Route(("GET",), _client_brain_victim, tenant_relative=True),
+        "client-brain-memory-reset": Route(("POST", "DELETE"), _client_brain_victim, tenant_relative=True),
+        "client-brain-memory-detail": Route(
+            ("GET", "PUT", "PATCH", "DELETE"), _client_brain_memory, body={"fact": "taken over"}
+        ),
+    }
+)

@@ -1,0 +1,149 @@
+"""Client Brain over REST (/api/v1/client-brain/...), acting inside the caller's tenant only.
+
+- POST context: the typed context for a ticket-agent run (initial or continuation).
+- GET copilot?q=: Copilot's memory tool.
+- GET memories, memories/{id}, stats: the dashboard's data, read-only and paginated.
+- Every mutation (POST/PUT/PATCH/DELETE on memories, reset) answers 405 saying it is suspended
+  (DESIGN.md decision 10). A detail mutation first looks the row up in the caller's tenant, so another
+  tenant's id is the same 404 as a missing one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.viewsets import GenericViewSet
+
+from brain import api as brain_api
+from brain.models import Memory
+from config.api import error_response
+from tickets.api_base import TenantAPIView, TenantScopedMixin
+from tickets.models import Role
+
+from . import typed
+from .dashboard import OTHER_SURFACE_TYPES, client_brain_stats, dashboard_ordered, to_row
+from .serializers import (
+    ClientBrainContextRequestSerializer,
+    ClientBrainContextResponseSerializer,
+    ClientBrainCopilotMemorySerializer,
+    ClientBrainStatsSerializer,
+    ClientBrainStoredMemorySerializer,
+)
+
+SUSPENDED = (
+    "Client Brain mutation endpoints are suspended: memories cannot be created, edited, deleted or reset "
+    "over the API. They are learned from eligible resolved tickets; use GET to read them."
+)
+
+
+def suspended() -> Response:
+    response = error_response("mutation_suspended", SUSPENDED, status.HTTP_405_METHOD_NOT_ALLOWED)
+    response["Allow"] = "GET, HEAD, OPTIONS"
+    return response
+
+
+class ClientBrainContextView(TenantAPIView):
+    """Typed Client Brain context for a ticket-agent run, with `[mem:ID]` tags, omitted counts and a trace."""
+
+    # A read for the caller (POST only because the ticket text does not fit a query string); its one
+    # side effect is the recorded-activity counter of the selected memories.
+    write_role = Role.VIEWER
+
+    @extend_schema(
+        request=ClientBrainContextRequestSerializer, responses=ClientBrainContextResponseSerializer
+    )
+    def post(self, request):
+        serializer = ClientBrainContextRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        context = brain_api.client_brain_context(tenant_id=request.tenant.pk, **serializer.validated_data)
+        data = context.as_dict()
+        data.pop("tenant_id")
+        return Response(ClientBrainContextResponseSerializer(data).data)
+
+
+class ClientBrainCopilotView(TenantAPIView):
+    """Copilot's memory tool: at most 30 rows, confidence finite within 0–1."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("q", str, description="The operator's question or keywords.")],
+        responses=ClientBrainCopilotMemorySerializer(many=True),
+    )
+    def get(self, request):
+        query = request.query_params.get("q", "")
+        if len(query) > 1000:
+            raise ValidationError({"q": "Keep the query under 1000 characters."})
+        rows = brain_api.client_brain_copilot(tenant_id=request.tenant.pk, query=query)
+        data = [{**asdict(row), "tag": row.tag} for row in rows]
+        return Response(
+            {"count": len(data), "results": ClientBrainCopilotMemorySerializer(data, many=True).data}
+        )
+
+
+class ClientBrainMemoryViewSet(
+    TenantScopedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericViewSet
+):
+    """Stored Client Brain rows (the dashboard's data): read-only, paginated, `?type=` filter."""
+
+    queryset = Memory.objects.filter(scope_kind="tenant").exclude(type__in=OTHER_SURFACE_TYPES)
+    serializer_class = ClientBrainStoredMemorySerializer
+
+    def refine_queryset(self, queryset):
+        queryset = queryset.annotate(typed=typed.typed_condition())
+        family = self.request.query_params.get("type")
+        if family:
+            if family not in typed.FAMILIES:
+                raise ValidationError({"type": f"Choose one of {', '.join(typed.FAMILIES)}."})
+            queryset = queryset.filter(type=family)
+        return dashboard_ordered(queryset)
+
+    def _rows(self, memories):
+        return [{**asdict(row), "legacy": row.legacy} for row in map(to_row, memories)]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("type", str, enum=list(typed.FAMILIES))],
+        responses=ClientBrainStoredMemorySerializer(many=True),
+    )
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(
+            ClientBrainStoredMemorySerializer(self._rows(page), many=True).data
+        )
+
+    def retrieve(self, request, *args, **kwargs):
+        return Response(ClientBrainStoredMemorySerializer(self._rows([self.get_object()])[0]).data)
+
+    @extend_schema(request=None, responses={405: None})
+    def create(self, request, *args, **kwargs):
+        return suspended()
+
+    @extend_schema(request=None, responses={405: None})
+    def update(self, request, *args, **kwargs):
+        self.get_object()
+        return suspended()
+
+    @extend_schema(request=None, responses={405: None})
+    def partial_update(self, request, *args, **kwargs):
+        self.get_object()
+        return suspended()
+
+    @extend_schema(request=None, responses={405: None})
+    def destroy(self, request, *args, **kwargs):
+        self.get_object()
+        return suspended()
+
+    @extend_schema(request=None, responses={405: None})
+    @action(detail=False, methods=["post", "delete"])
+    def reset(self, request):
+        return suspended()
+
+    @extend_schema(responses=ClientBrainStatsSerializer)
+    @action(detail=False, methods=["get"])
+    def stats(self, request):
+        return Response(
+            ClientBrainStatsSerializer(asdict(client_brain_stats(tenant_id=request.tenant.pk))).data
+        )

@@ -1,0 +1,160 @@
+"""Selectors for Insights → Analytics → Client Brain (the read-only dashboard) and its REST list.
+
+Everything is tenant-wide and computed in the database: the Typed Rows aggregate applies the shared
+four-family guard as SQL (`typed_condition()`), so no tenant value is fetched to count it. Stored and
+typed totals keep rows with invalid historical confidence; the average takes only finite 0–1 values,
+and the rows it excludes are counted separately for the warning.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Avg, Count, F, Q, Sum
+
+from brain.models import BrainScopeKind, Memory, MemoryType
+
+from . import typed
+
+# Types that belong to other write surfaces (agent memories, notes, lessons, chat-mined, facts): not
+# Client Brain rows even when stored at tenant scope. Any other type is Client Brain, legacy or current.
+OTHER_SURFACE_TYPES = (
+    MemoryType.AGENT_MEMORY,
+    MemoryType.NOTE,
+    MemoryType.LESSON,
+    MemoryType.CHAT,
+    MemoryType.FACT,
+)
+VALID_CONFIDENCE = Q(confidence__gte=0.0, confidence__lte=1.0)  # PostgreSQL: NaN > 1, so NaN is outside
+
+
+def client_brain_rows(*, tenant_id: int):
+    """Every stored Client Brain row of the tenant (legacy types and invalid confidence included),
+    annotated with `typed` (the SQL guard)."""
+    return (
+        Memory.objects.for_tenant(tenant_id)
+        .filter(scope_kind=BrainScopeKind.TENANT)
+        .exclude(type__in=OTHER_SURFACE_TYPES)
+        .annotate(typed=typed.typed_condition())
+    )
+
+
+@dataclass(frozen=True)
+class DashboardStats:
+    stored_rows: int
+    typed_rows: int
+    average_confidence: float | None
+    invalid_confidence_rows: int
+    recorded_activity: int
+    by_type: dict[str, int]
+    legacy_type_rows: int
+
+
+def client_brain_stats(*, tenant_id: int) -> DashboardStats:
+    """Tenant-wide aggregates, independent of any row filter. Two queries, no values fetched."""
+    rows = client_brain_rows(tenant_id=tenant_id)
+    totals = rows.aggregate(
+        stored=Count("id"),
+        typed_rows=Count("id", filter=typed.typed_condition()),
+        average=Avg("confidence", filter=VALID_CONFIDENCE),
+        valid=Count("id", filter=VALID_CONFIDENCE),
+        activity=Sum("activity_count"),
+    )
+    counts = dict(rows.order_by().values_list("type").annotate(n=Count("id")).values_list("type", "n"))
+    by_type = {family: counts.pop(family, 0) for family in typed.FAMILIES}
+    return DashboardStats(
+        stored_rows=totals["stored"],
+        typed_rows=totals["typed_rows"],
+        average_confidence=totals["average"],
+        invalid_confidence_rows=totals["stored"] - totals["valid"],
+        recorded_activity=totals["activity"] or 0,
+        by_type=by_type,
+        legacy_type_rows=sum(counts.values()),
+    )
+
+
+def confidence_display(value: float | None) -> tuple[str, bool]:
+    """How a stored confidence reads, and whether it is valid (finite within 0–1)."""
+    if value is None:
+        return "missing", False
+    if math.isnan(value):
+        return "NaN", False
+    if math.isinf(value):
+        return ("∞" if value > 0 else "−∞"), False
+    if not 0.0 <= value <= 1.0:
+        return f"{value:g} (out of range)", False
+    return f"{value:.2f}", True
+
+
+@dataclass(frozen=True)
+class DashboardRow:
+    id: int
+    type: str
+    key: str
+    value: str
+    payload: Any
+    confidence: float | None
+    confidence_display: str
+    confidence_valid: bool
+    typed: bool
+    activity_count: int
+    created_at: Any
+
+    @property
+    def legacy(self) -> bool:
+        """Unsupported type or shape: shown as legacy memory format."""
+        return not self.typed
+
+
+@dataclass(frozen=True)
+class DashboardPage:
+    rows: list[DashboardRow]
+    family: str | None
+    offset: int
+    next_offset: int | None
+
+
+def dashboard_ordered(queryset):
+    """Recorded activity, then confidence, then id. Missing confidence sorts last; PostgreSQL orders NaN
+    above every number, so NaN rows lead their activity group (they carry the invalid label)."""
+    return queryset.order_by(F("activity_count").desc(), F("confidence").desc(nulls_last=True), "id")
+
+
+def to_row(memory: Memory) -> DashboardRow:
+    display, valid = confidence_display(memory.confidence)
+    value = typed.render_value(memory.type, memory.payload) if memory.typed else (memory.text or "")
+    if not value:
+        value = typed.render_value("", memory.payload)
+    return DashboardRow(
+        id=memory.id,
+        type=memory.type,
+        key=memory.key,
+        value=value,
+        payload=memory.payload,
+        confidence=memory.confidence if valid else None,
+        confidence_display=display,
+        confidence_valid=valid,
+        typed=memory.typed,
+        activity_count=memory.activity_count,
+        created_at=memory.created_at,
+    )
+
+
+def client_brain_page(*, tenant_id: int, family: str | None = None, offset: int = 0) -> DashboardPage:
+    """One bounded offset page of stored rows (BRAIN_CLIENT_BRAIN_PAGE_SIZE). Offset paging is not a
+    stable snapshot: rows may shift between requests, and the page may repeat an id already shown."""
+    size = settings.BRAIN_CLIENT_BRAIN_PAGE_SIZE
+    offset = max(0, offset)
+    rows = client_brain_rows(tenant_id=tenant_id)
+    if family in typed.FAMILIES:
+        rows = rows.filter(type=family)
+    else:
+        family = None
+    fetched = list(dashboard_ordered(rows)[offset : offset + size + 1])
+    next_offset = offset + size if len(fetched) > size else None
+    return DashboardPage(
+        rows=[to_row(m) for m in fetched[:size]], family=family, offset=offset, next_offset=next_offset
+    )

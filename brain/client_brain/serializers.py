@@ -1,0 +1,100 @@
+"""Request and response shapes of the Client Brain REST endpoints."""
+
+from rest_framework import serializers
+
+from . import typed
+
+
+class ClientBrainContextRequestSerializer(serializers.Serializer):
+    subject = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=1000, trim_whitespace=False
+    )
+    latest_customer_message = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=20000, trim_whitespace=False
+    )
+    # A CharField, not a ChoiceField: the OpenAPI enum name "mode" is taken by brain/search.
+    mode = serializers.CharField(default="initial", help_text="initial or continuation")
+    max_chars = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=200_000, default=None
+    )
+
+    def validate_mode(self, value):
+        if value not in ("initial", "continuation"):
+            raise serializers.ValidationError("Choose initial or continuation.")
+        return value
+
+    def validate(self, attrs):
+        if "ticket_id" in self.initial_data:
+            raise serializers.ValidationError(
+                {
+                    "ticket_id": "This endpoint does not read tickets: send the ticket's `subject` and "
+                    "`latest_customer_message` instead."
+                }
+            )
+        return attrs
+
+
+class ClientBrainContextMemorySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    tag = serializers.CharField()
+    type = serializers.CharField()
+    key = serializers.CharField()
+    text = serializers.CharField()
+    payload = serializers.JSONField()
+    confidence = serializers.FloatField()
+    tier = serializers.CharField(help_text="fallback or keyword: the recall tier that fetched it")
+    overlap_words = serializers.ListField(child=serializers.CharField())
+
+
+class ClientBrainContextResponseSerializer(serializers.Serializer):
+    mode = serializers.CharField()
+    reloaded = serializers.BooleanField()
+    prompt = serializers.CharField()
+    memory_ids = serializers.ListField(child=serializers.IntegerField())
+    sections = serializers.DictField(child=ClientBrainContextMemorySerializer(many=True))
+    omitted = serializers.DictField(child=serializers.IntegerField())
+    omitted_for_budget = serializers.DictField(child=serializers.IntegerField())
+    caps = serializers.DictField(child=serializers.IntegerField())
+    trace = serializers.JSONField()
+
+
+class ClientBrainCopilotMemorySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    tag = serializers.CharField()
+    type = serializers.CharField()
+    key = serializers.CharField()
+    text = serializers.CharField()
+    confidence = serializers.FloatField()
+    typed = serializers.BooleanField()
+    overlap_words = serializers.ListField(child=serializers.CharField())
+
+
+class ClientBrainStoredMemorySerializer(serializers.Serializer):
+    """A stored row as the dashboard shows it. Invalid confidence is null in `confidence` (JSON has no
+    NaN or infinity) and spelled out in `confidence_display`."""
+
+    id = serializers.IntegerField()
+    type = serializers.CharField()
+    key = serializers.CharField()
+    value = serializers.CharField()
+    payload = serializers.JSONField()
+    confidence = serializers.FloatField(allow_null=True)
+    confidence_display = serializers.CharField()
+    confidence_valid = serializers.BooleanField()
+    typed = serializers.BooleanField()
+    legacy = serializers.BooleanField()
+    activity_count = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+
+
+class ClientBrainStatsSerializer(serializers.Serializer):
+    stored_rows = serializers.IntegerField()
+    typed_rows = serializers.IntegerField()
+    average_confidence = serializers.FloatField(allow_null=True)
+    invalid_confidence_rows = serializers.IntegerField()
+    recorded_activity = serializers.IntegerField()
+    by_type = serializers.DictField(child=serializers.IntegerField())
+    legacy_type_rows = serializers.IntegerField()
+
+
+FAMILY_CHOICES = list(typed.FAMILIES)

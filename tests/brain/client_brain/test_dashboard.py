@@ -1,0 +1,156 @@
+"""Insights → Analytics → Client Brain: the read-only dashboard (spec: "Viewing Stored Memory")."""
+
+import math
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from brain.models import Memory
+from tests.conftest import make_member
+from tickets.models import Role
+
+from .factories import fact, memory, process, voice
+
+URL = "/insights/analytics/client-brain/"
+
+
+@pytest.fixture
+def operator(tenant):
+    client = Client()
+    client.force_login(make_member(tenant, Role.VIEWER))
+    return client
+
+
+def row_ids(html: str) -> list[int]:
+    return [int(i) for i in re.findall(r'<tr data-id="(\d+)"', html)]
+
+
+def bulk_facts(tenant, count, **fields):
+    return Memory.objects.bulk_create(
+        Memory(tenant=tenant, scope_kind="tenant", type="business", payload={"fact": f"Fact {i}"},
+               text=f"Fact {i}", confidence=0.5 + (i % 50) / 100, activity_count=i % 7, **fields)
+        for i in range(count)
+    )  # fmt: skip
+
+
+def test_the_dashboard_is_at_insights_analytics_client_brain(operator):
+    assert reverse("client-brain-dashboard") == URL
+    response = operator.get(URL)
+    assert response.status_code == 200
+    assert "Insights → Analytics → Client Brain" in response.content.decode()
+
+
+def test_initial_page_loads_up_to_100_tenant_wide_rows_by_activity_then_confidence(
+    operator, tenant, other_tenant
+):
+    bulk_facts(tenant, 130)
+    fact(other_tenant, "Other tenant's fact")
+    html = operator.get(URL).content.decode()
+    ids = row_ids(html)
+    assert len(ids) == 100
+    expected = list(
+        Memory.objects.filter(tenant=tenant)
+        .order_by("-activity_count", "-confidence", "id")
+        .values_list("id", flat=True)
+    )
+    assert ids == expected[:100]
+    assert "Other tenant" not in html
+
+
+def test_load_more_memories_fetches_the_next_bounded_offset_page(operator, tenant):
+    bulk_facts(tenant, 230)
+    first = operator.get(URL).content.decode()
+    assert 'id="load-more" href="?offset=100"' in first and "Load more memories" in first
+    second = operator.get(URL, {"offset": 100}).content.decode()
+    third = operator.get(URL, {"offset": 200}).content.decode()
+    assert len(row_ids(second)) == 100 and len(row_ids(third)) == 30
+    assert not set(row_ids(first)) & set(row_ids(second))
+    assert 'href="?offset=200"' in second and "Load more memories" not in third
+    partial = operator.get(URL, {"offset": 100, "partial": "rows"}).content.decode()
+    assert row_ids(partial) == row_ids(second) and 'data-next-offset="200"' in partial
+
+
+def test_selecting_a_type_restarts_from_the_first_page(operator, tenant):
+    bulk_facts(tenant, 150)
+    tone = voice(tenant, formality="formal")
+    html = operator.get(URL, {"offset": 100}).content.decode()
+    for family in ("business", "voice", "issues", "process"):
+        assert f'href="?type={family}"' in html  # filter links carry no offset
+    voices = operator.get(URL, {"type": "voice"}).content.decode()
+    assert row_ids(voices) == [tone.id]
+    business = operator.get(URL, {"type": "business"}).content.decode()
+    assert len(row_ids(business)) == 100 and 'href="?type=business&amp;offset=100"' in business
+
+
+def test_aggregates_are_tenant_wide_even_when_the_row_list_is_filtered(operator, tenant):
+    fact(tenant, "Valid one", confidence=0.6, activity_count=3)
+    fact(tenant, "Valid two", confidence=1.0, activity_count=2)
+    voice(tenant, formality="casual", confidence=0.8)
+    process(tenant, "Damaged parcel", "Replace it", confidence=math.nan)
+    memory(tenant, "faq", {"q": "legacy"}, text="Legacy", confidence=0.2)
+    memory(tenant, "business", {"fact": "   "}, text="blank", confidence=-1.0)
+    html = operator.get(URL, {"type": "voice"}).content.decode()
+
+    def stat(name):
+        return re.search(rf'data-testid="{name}">([^<]+)<', html).group(1)
+
+    assert stat("stored-rows") == "6"
+    assert (
+        stat("typed-rows") == "4"
+    )  # the faq row and the blank fact fail the guard; NaN still counts as typed
+    assert stat("average-confidence") == "0.65"  # (0.6 + 1.0 + 0.8 + 0.2) / 4: NaN and -1 excluded
+    assert stat("recorded-activity") == "5"
+    counts = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
+    assert counts == {"business": "3", "voice": "1", "issues": "0", "process": "1", "legacy": "1"}
+
+
+def test_invalid_confidence_rows_get_a_separate_warning(operator, tenant):
+    fact(tenant, "Fine", confidence=0.7)
+    assert "invalid-confidence-warning" not in operator.get(URL).content.decode()
+    for value in (math.nan, math.inf, 1.5):
+        fact(tenant, "Broken", confidence=value)
+    html = operator.get(URL).content.decode()
+    warning = re.search(r'data-testid="invalid-confidence-warning">\s*([^<]+)<', html).group(1)
+    assert warning.startswith("3 stored rows have invalid confidence")
+    assert "NaN" in html and "∞" in html and "1.5 (out of range)" in html
+
+
+def test_unsupported_values_are_labelled_legacy_memory_format(operator, tenant):
+    legacy_type = memory(tenant, "faq", {"q": "Old"}, text="Old FAQ")
+    bad_shape = memory(tenant, "voice", {"formality": "posh"}, text="Posh voice")
+    good = fact(tenant, "Fine fact")
+    html = operator.get(URL).content.decode()
+    rows = dict(re.findall(r'<tr data-id="(\d+)">(.*?)</tr>', html, re.S))
+    assert "legacy memory format" in rows[str(legacy_type.id)]
+    assert "legacy memory format" in rows[str(bad_shape.id)]
+    assert "legacy memory format" not in rows[str(good.id)]
+
+
+def test_the_dashboard_is_read_only(operator, tenant):
+    fact(tenant, "Fact")
+    html = operator.get(URL).content.decode()
+    assert "<form" not in html.split("<main>")[1].split("</main>")[0]
+    assert not re.search(r">\s*(Edit|Delete|Reset)\b", html)
+    assert "mutation endpoints answer that they are suspended" in html
+    assert operator.post(URL).status_code in (403, 405)
+
+
+def test_empty_state(operator):
+    html = operator.get(URL).content.decode()
+    assert "No Client Brain memories yet" in html and row_ids(html) == []
+
+
+def test_the_dashboard_shows_only_the_signed_in_tenants_rows(tenant, other_tenant):
+    theirs = fact(other_tenant, "Globex secret")
+    client = Client()
+    client.force_login(make_member(tenant, Role.VIEWER, username="acme-viewer"))
+    html = client.get(URL).content.decode()
+    assert "Globex secret" not in html and theirs.id not in row_ids(html)
+    assert client.get(URL, {"offset": 0, "partial": "rows"}).content.decode().count("<tr") == 0
+
+
+def test_the_dashboard_needs_a_signed_in_member(client):
+    response = client.get(URL)
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
