@@ -116,11 +116,11 @@ _SIGN_OFF = re.compile(
 _CONTRACTION = re.compile(r"\b\w+'(?:s|re|ll|ve|d|m|t)\b|\b\w+n't\b", re.I)
 _EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 _SECOND_PERSON = re.compile(r"\b(you|your|yours|you're|you've|you'll)\b", re.I)
-_FIRST_PLURAL = re.compile(r"\b(we|our|we're|we've|we'll|us)\b", re.I)
 _POLICY_WORD = re.compile(
     r"\b(offer|offers|ship|ships|shipping|deliver|delivers|delivery|warranty|guarantee|policy|return|returns|"
     r"refund|refunds|exchange|exchanges|free|open|hours|days|weeks|months|store|stores|plan|plans|price|"
-    r"prices|available|support|stock|carry|carries|cover|covers|includes|include)\b",
+    r"prices|available|support|stock|carry|carries|cover|covers|includes|include|billing|cancellations|"
+    r"contract|contracts|plan|transfers)\b",
     re.I,
 )
 _RESOLUTION_WORD = re.compile(
@@ -135,7 +135,6 @@ _DONE_ON_THIS_TICKET = re.compile(
     r"\b(?:we|i)(?:'ve|\s+have|\s+had|'d)\b|\b(?:we|i)\s+(?:just\s+|now\s+|already\s+)?(?:\w+ed|sent|made|put)\b",
     re.I,
 )
-_APOLOGY = re.compile(r"\b(sorry|apologi[sz]e|apologies|understand how|frustrating|inconvenience)\b", re.I)
 _FORMAL = re.compile(
     r"\b(dear|kind regards|sincerely|yours faithfully|please do not hesitate|we regret|kindly|"
     r"at your earliest convenience|we apologi[sz]e for any inconvenience)\b",
@@ -171,7 +170,12 @@ def _body_sentences(body: str) -> list[str]:
 
 
 def _voice(body: str) -> dict[str, str]:
-    """The reply's tone and style in the guard's supported fields (formality among them)."""
+    """The reply's formality, and the tone that goes with it, in the guard's supported voice fields.
+
+    Only the stable fields are produced: the voice memory has one key ("voice:formality"), and a field
+    that flips from one reply to the next (reply length, an apology here and there) would make every
+    ticket supersede the tenant's voice memory instead of reinforcing it.
+    """
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     greeting = lines[0] if lines and _GREETING.match(lines[0]) else ""
     formal = len(_FORMAL.findall(body))
@@ -184,22 +188,8 @@ def _voice(body: str) -> dict[str, str]:
         casual += 1
     score = formal - casual
     formality = "formal" if score >= 2 else "casual" if score <= -2 else "neutral"
-    words = len(re.findall(r"\w+", body))
-    emoji_count = len(_EMOJI.findall(body))
-    if _APOLOGY.search(body):
-        tone = "empathetic"
-    elif formality == "casual":
-        tone = "friendly"
-    elif formality == "formal":
-        tone = "professional"
-    else:
-        tone = "warm" if re.search(r"\b(glad|happy to|thanks for|thank you for)\b", body, re.I) else "direct"
-    return {
-        "formality": formality,
-        "tone": tone,
-        "reply_length": "short" if words < 60 else "medium" if words < 160 else "long",
-        "emoji": "none" if not emoji_count else "sparing" if emoji_count <= 2 else "frequent",
-    }
+    tone = {"formal": "professional", "casual": "friendly", "neutral": "warm"}[formality]
+    return {"formality": formality, "tone": tone}
 
 
 def _topic(evidence: dict[str, Any]) -> tuple[str, str]:
@@ -218,10 +208,10 @@ def _topic(evidence: dict[str, Any]) -> tuple[str, str]:
 def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     """The deterministic extraction rules (the local provider's `client_brain.extract`).
 
-    - business: general statements in the reply in the business's own voice ("we"/"our") about a
-      policy, offer, delivery, hours, price... not addressed to this customer (no "you"/"your") and not
-      reporting what was done on this ticket ("we have dispatched...");
-    - voice: formality, tone, reply length and emoji use measured on the reply;
+    - business: general statements in the reply about a policy, offer, delivery, hours, price...
+      not addressed to this customer (no "you"/"your") and not reporting what was done on this
+      ticket ("we have dispatched..."), at most three per ticket;
+    - voice: the reply's formality (greeting, sign-off, contractions, exclamations, emoji) and its tone;
     - issues: the classified intent (or the subject) as the pattern, the reply's sentences that carry a
       resolution verb (refunded, replaced, reset...) as the best resolution, frequency 1;
     - process: each APPROVED proposed action as the action, the ticket's topic as the trigger. Rejected
@@ -235,8 +225,7 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     facts = [
         s
         for s in sentences
-        if _FIRST_PLURAL.search(s)
-        and _POLICY_WORD.search(s)
+        if _POLICY_WORD.search(s)
         and not _SECOND_PERSON.search(s)
         and not _DONE_ON_THIS_TICKET.search(s)
         and not s.endswith("?")
@@ -263,7 +252,8 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
         if approval.get("decision") != "approved" or not action or not topic:
             continue
         kind = _humanize(approval.get("kind") or "")
-        trigger = f"a ticket is about {topic}" + (f" and a {kind} is proposed" if kind else "")
+        article = "an" if kind[:1].lower() in "aeiou" else "a"
+        trigger = f"a ticket is about {topic}" + (f" and {article} {kind} is proposed" if kind else "")
         memories.append(
             {
                 "type": typed.PROCESS,

@@ -66,7 +66,7 @@ class Command(BaseCommand):
 
     def _seed_apps(self, tenant: Tenant) -> None:
         for app_config in apps.get_app_configs():
-            if app_config.name == "tickets" or app_config.name.split(".")[0] not in {
+            if app_config.name.split(".")[0] not in {
                 "brain",
                 "intelligence",
                 "tickets",
