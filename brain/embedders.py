@@ -143,10 +143,16 @@ class HashingEmbedder(Embedder):
         out = np.zeros((len(texts), self.dimensions), dtype=np.float64)
         for row, text in enumerate(texts):
             for feature, value in self._features(text).items():
-                digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
-                sign = 1.0 if digest >> 63 else -1.0
-                out[row, digest % self.dimensions] += sign * value
+                index, sign = _bucket(feature, self.dimensions)
+                out[row, index] += sign * value
         return out
+
+
+@lru_cache(maxsize=262_144)
+def _bucket(feature: str, dimensions: int) -> tuple[int, float]:
+    """Feature -> (dimension, sign). Cached: words and trigrams repeat across texts."""
+    digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+    return digest % dimensions, (1.0 if digest >> 63 else -1.0)
 
 
 # --- all-MiniLM-L6-v2, offline on the CPU -----------------------------------------------------------------
