@@ -8,6 +8,7 @@ api_v1 = [
     path("", include("tickets.urls_api")),
     path("", include("brain.urls_api")),
     path("", include("brain.client_brain.urls_api")),
+    path("", include("intelligence.urls_api")),
 ]
 
 urlpatterns = [
@@ -18,5 +19,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("", include("brain.client_brain.urls")),
+    path("", include("intelligence.urls")),
     path("", include("tickets.urls")),
 ]

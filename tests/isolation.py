@@ -50,6 +50,20 @@ def _victim_memory(tenant):
     return {}
 
 
+def _victim_formed_memory(tenant):
+    """A memory promoted in the victim's agent 7 scope, linked to a run; returns its pk for detail routes."""
+    from brain.api import promote
+    from brain.types import MemoryCandidate
+
+    outcome = promote(
+        MemoryCandidate(
+            tenant_id=tenant.pk, type="note", scope_kind="agent", scope_id="7", surface="memory_append",
+            text=f"{tenant.name} customers want invoices emailed monthly.", provenance=[{"kind": "run", "id": "v1"}],
+        )
+    )  # fmt: skip
+    return {"pk": outcome.memory_id}
+
+
 def _ticket(tenant):
     from tickets import services
 
@@ -64,18 +78,27 @@ def _learning_attempt(tenant):
     return {"pk": attempt.pk}
 
 
-def _victim_formed_memory(tenant):
-    """A memory promoted in the victim's agent 7 scope, linked to a run; returns its pk for detail routes."""
-    from brain.api import promote
-    from brain.types import MemoryCandidate
+def _agent(tenant):
+    from intelligence.services import agent_create
 
-    outcome = promote(
-        MemoryCandidate(
-            tenant_id=tenant.pk, type="note", scope_kind="agent", scope_id="7", surface="memory_append",
-            text=f"{tenant.name} customers want invoices emailed monthly.", provenance=[{"kind": "run", "id": "v1"}],
-        )
+    agent = agent_create(tenant=tenant, name=f"{tenant.name} victim agent")
+    return {"pk": agent.pk}
+
+
+def _agent_pk(tenant):
+    return {"agent_pk": _agent(tenant)["pk"]}
+
+
+def _agent_memory(tenant):
+    from intelligence.models import Agent
+    from intelligence.services import agent_memory_add
+
+    agent = Agent.objects.get(pk=_agent(tenant)["pk"])
+    outcome = agent_memory_add(
+        agent=agent, actor="process:test", category="fact", strength="hard_rule", status="active",
+        text=f"{tenant.name} never discounts premium plans.",
     )  # fmt: skip
-    return {"pk": outcome.memory_id}
+    return {"agent_pk": agent.pk, "pk": outcome.memory_id}
 
 
 ROUTES: dict[str, Route] = {
@@ -107,6 +130,18 @@ ROUTES: dict[str, Route] = {
     "brain-ask": Route(
         ("POST",), _victim_memory, tenant_relative=True, body={"question": "What is the refund policy?"}
     ),
+    # Agents, their memories and the runtime context (intelligence/urls_api.py).
+    "agent-list": Route(
+        ("GET", "POST"), lambda t: _agent(t) and {}, tenant_relative=True, body={"name": "intruder agent"}
+    ),
+    "agent-detail": Route(("GET", "PUT", "PATCH"), _agent, body={"name": "taken over"}),
+    "agent-context": Route(("POST",), _agent_pk, body={"conversation": "premium plan discount"}),
+    "agent-memory-list": Route(
+        ("GET", "POST"), _agent_pk, body={"category": "fact", "strength": "hard_rule", "content": "x y z"}
+    ),
+    "agent-memory-detail": Route(("GET", "PATCH"), _agent_memory, body={"content": "taken over"}),
+    "agent-memory-status": Route(("POST",), _agent_memory, body={"status": "archived"}),
+    "agent-memory-supersede": Route(("POST",), _agent_memory, body={"content": "replaced by intruder"}),
     # Formation write surfaces and the graph (brain/formation_views.py). Bodies never name the victim.
     "brain-memory-append": Route(
         ("POST",),

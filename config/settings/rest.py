@@ -38,5 +38,6 @@ SPECTACULAR_SETTINGS = {
         "ApiKeyRoleEnum": "tickets.models.API_KEY_ROLES",
         "TicketStatusEnum": "tickets.models.TicketStatus",
         "LearningStatusEnum": "tickets.models.LearningStatus",
+        "AgentMemorySettableStatusEnum": "intelligence.services.SETTABLE_STATUSES",
     },
 }

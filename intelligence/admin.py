@@ -1,0 +1,73 @@
+"""Staff pages for agents, their context traces, conversations and runs. Agent memories are shown by
+`brain.admin_agent_memories` (a proxy over the one memory table, registered from brain/admin.py)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+
+from .learning import learning_config_clean
+from .models import Agent, AgentRun, ContextTrace, Conversation
+from .runtime import budget_clean
+
+
+class AgentAdminForm(forms.ModelForm):
+    class Meta:
+        model = Agent
+        fields = ["tenant", "name", "kind", "description", "learning_config", "budget_overrides"]
+
+    def clean_learning_config(self):
+        try:
+            return learning_config_clean(self.cleaned_data.get("learning_config"))
+        except ValidationError as exc:
+            raise forms.ValidationError(exc.messages) from None
+
+    def clean_budget_overrides(self):
+        try:
+            return budget_clean(self.cleaned_data.get("budget_overrides"))
+        except ValidationError as exc:
+            raise forms.ValidationError(exc.messages) from None
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    form = AgentAdminForm
+    list_display = ["id", "name", "tenant", "kind", "created_at"]
+    list_filter = ["tenant", "kind"]
+    search_fields = ["name", "description"]
+    list_select_related = ["tenant"]
+
+
+class _ReadOnly:
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(ContextTrace)
+class ContextTraceAdmin(_ReadOnly, admin.ModelAdmin):
+    list_display = ["id", "tenant", "agent", "origin", "total_chars", "created_at"]
+    list_filter = ["tenant", "origin"]
+    search_fields = ["agent__name"]
+    list_select_related = ["tenant", "agent"]
+
+
+class FeedbackAdmin(admin.ModelAdmin):
+    list_filter = ["tenant", "feedback_rating"]
+    list_select_related = ["tenant", "agent"]
+    raw_id_fields = ["agent", "context_trace"]
+
+
+@admin.register(Conversation)
+class ConversationAdmin(FeedbackAdmin):
+    list_display = ["id", "tenant", "agent", "title", "feedback_rating", "feedback_at", "created_at"]
+    search_fields = ["title", "feedback_comment"]
+
+
+@admin.register(AgentRun)
+class AgentRunAdmin(FeedbackAdmin):
+    list_display = ["id", "tenant", "agent", "provider", "feedback_rating", "feedback_at", "created_at"]
+    search_fields = ["summary", "feedback_comment"]

@@ -1,0 +1,31 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("agents/", views.AgentListView.as_view(), name="intelligence-agents"),
+    path("agents/<int:pk>/", views.IntelligenceTabView.as_view(), name="intelligence-tab"),
+    path("agents/<int:pk>/memories/add/", views.AgentMemoryAddView.as_view(), name="intelligence-memory-add"),
+    path(
+        "agents/<int:pk>/memories/<int:memory_id>/",
+        views.AgentMemoryDetailView.as_view(),
+        name="intelligence-memory",
+    ),
+    path(
+        "agents/<int:pk>/memories/<int:memory_id>/edit/",
+        views.AgentMemoryEditView.as_view(),
+        name="intelligence-memory-edit",
+    ),
+    path(
+        "agents/<int:pk>/memories/<int:memory_id>/status/",
+        views.AgentMemoryStatusView.as_view(),
+        name="intelligence-memory-status",
+    ),
+    path(
+        "agents/<int:pk>/memories/<int:memory_id>/supersede/",
+        views.AgentMemorySupersedeView.as_view(),
+        name="intelligence-memory-supersede",
+    ),
+    path("agents/<int:pk>/learning/", views.AgentLearningView.as_view(), name="intelligence-learning"),
+    path("agents/<int:pk>/preview/", views.BudgetPreviewView.as_view(), name="intelligence-preview"),
+]

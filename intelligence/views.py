@@ -1,0 +1,391 @@
+"""The Intelligence tab (spec: intelligence_and_learning.txt) in the agent detail view, and the agents list.
+
+Every view uses the one tenancy layer (`TenantViewMixin`): viewers read, operators change. Writes call
+`intelligence.services`, which write memories only through `brain`'s promote() and memory services. After
+each action the view redirects with a message (POST/redirect/GET), so the pages work without JavaScript;
+`templates/intelligence/_inplace.js` upgrades forms marked `data-inplace` to swap the page in place.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views import View
+
+from brain import api as brain_api
+from tickets.tenancy import TenantViewMixin
+
+from . import selectors, services
+from .forms import (
+    STRENGTH_LABELS,
+    AgentForm,
+    AgentMemoryEditForm,
+    AgentMemoryForm,
+    BudgetPreviewForm,
+    LearningConfigForm,
+    MemoryFilterForm,
+    SupersedeForm,
+)
+from .runtime import SECTION_TITLES, TIER_ORDER
+
+PAGE_SIZE = 20
+STATUS_ACTIONS = {
+    "active": ("Activate", "Activated"),
+    "stale": ("Mark stale", "Marked stale"),
+    "archived": ("Archive", "Archived"),
+    "draft": ("Back to draft", "Moved back to draft"),
+}
+
+
+def _actor(request) -> str:
+    return f"user:{request.user.pk}"
+
+
+def _form_errors_from(form, exc: ValidationError) -> None:
+    field_map = {"text": "content"}
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            name = field_map.get(field, field)
+            form.add_error(name if name in form.fields else None, errors)
+    else:
+        form.add_error(None, exc.messages)
+
+
+class AgentScopedView(TenantViewMixin, View):
+    """Resolves `self.agent` inside the request's tenant: another tenant's agent is a 404 like a missing one."""
+
+    def get_agent(self, pk: int):
+        agent = selectors.agent_for_tenant(self.tenant, pk)
+        if agent is None:
+            raise Http404("No such agent in this tenant.")
+        return agent
+
+    def get_memory(self, agent, memory_id: int):
+        record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id)
+        if record is None:
+            raise Http404("No such memory for this agent.")
+        return record
+
+
+def tab_url(agent, **params) -> str:
+    url = reverse("intelligence-tab", kwargs={"pk": agent.pk})
+    params = {k: v for k, v in params.items() if v not in ("", None)}
+    return f"{url}?{urlencode(params)}" if params else url
+
+
+class AgentListView(TenantViewMixin, View):
+    def get(self, request, form=None):
+        return render(
+            request,
+            "intelligence/agent_list.html",
+            {"agents": selectors.agents_with_memory_counts(self.tenant), "form": form or AgentForm()},
+        )
+
+    def post(self, request):
+        form = AgentForm(request.POST)
+        if form.is_valid():
+            if (
+                selectors.agents_for_tenant(self.tenant)
+                .filter(name=form.cleaned_data["name"].strip())
+                .exists()
+            ):
+                form.add_error("name", "Another agent of this tenant already has this name.")
+            else:
+                try:
+                    agent = services.agent_create(tenant=self.tenant, **form.cleaned_data)
+                except ValidationError as exc:
+                    _form_errors_from(form, exc)
+                else:
+                    messages.success(request, f"Created agent “{agent.name}”.")
+                    return HttpResponseRedirect(tab_url(agent))
+        messages.error(request, "The agent was not created; fix the errors below.")
+        return self.get(request, form=form)
+
+
+class IntelligenceTabView(AgentScopedView):
+    """The agent's memories (filters, search, pages), Add Memory, learning settings and the budget preview."""
+
+    def get(self, request, pk: int):
+        agent = self.get_agent(pk)
+        return render(request, "intelligence/intelligence_tab.html", self.tab_context(request, agent))
+
+    def tab_context(self, request, agent, *, learning_form=None) -> dict:
+        filters = MemoryFilterForm(request.GET or None)
+        f = filters.cleaned_data if filters.is_valid() else {}
+        try:
+            page_number = max(int(request.GET.get("page", "1")), 1)
+        except ValueError:
+            page_number = 1
+        page = brain_api.agent_memory_list(
+            tenant_id=agent.tenant_id,
+            agent_id=agent.pk,
+            category=f.get("category", ""),
+            strength=f.get("strength", ""),
+            status=f.get("status", ""),
+            source=f.get("source", ""),
+            scope=f.get("scope", ""),
+            search=(f.get("q") or "").strip(),
+            offset=(page_number - 1) * PAGE_SIZE,
+            limit=PAGE_SIZE,
+        )
+        paginator = Paginator(range(page.total), PAGE_SIZE)
+        page_obj = paginator.get_page(page_number)
+        filter_params = {k: v for k, v in (f or {}).items() if v}
+        counts = brain_api.agent_memory_status_counts(tenant_id=agent.tenant_id, agent_ids=[agent.pk])[
+            agent.pk
+        ]
+        return {
+            "agent": agent,
+            "memories": page.items,
+            "total": page.total,
+            "page_obj": page_obj,
+            "filters": filters,
+            "filtered": bool(filter_params),
+            "filter_query": urlencode(filter_params),
+            "status_counts": counts,
+            "memory_count": sum(counts.values()),
+            "strength_labels": STRENGTH_LABELS,
+            "status_actions": STATUS_ACTIONS,
+            "add_form": AgentMemoryForm(),
+            "learning_form": learning_form or LearningConfigForm.for_config(agent.learning_config),
+            "preview_form": BudgetPreviewForm(),
+            "traces": selectors.recent_traces(self.tenant, agent, limit=5),
+            "nav_agents": True,
+        }
+
+
+class AgentMemoryAddView(AgentScopedView):
+    """Spec: Creating Memories. Through promote(): operators' manual memories skip the judge, not the gate."""
+
+    def get(self, request, pk: int, form=None):
+        agent = self.get_agent(pk)
+        return render(
+            request,
+            "intelligence/memory_form.html",
+            {"agent": agent, "form": form or AgentMemoryForm(), "mode": "add", "nav_agents": True},
+        )
+
+    def post(self, request, pk: int):
+        agent = self.get_agent(pk)
+        form = AgentMemoryForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                outcome = services.agent_memory_add(
+                    agent=agent,
+                    actor=_actor(request),
+                    category=data["category"],
+                    strength=data["strength"],
+                    status=data["status"],
+                    text=data["content"],
+                    provider=data["provider"],
+                    campaign_ids=data["campaign_ids"],
+                    tags=data["tags"],
+                )
+            except ValidationError as exc:
+                _form_errors_from(form, exc)
+            else:
+                if outcome.written:
+                    verb = {"reinforced": "already known: reinforced"}.get(outcome.result, outcome.result)
+                    messages.success(request, f"Memory [mem:{outcome.memory_id}] {verb} ({data['status']}).")
+                    return HttpResponseRedirect(tab_url(agent))
+                form.add_error("content", f"The formation gate rejected this memory ({outcome.reason}).")
+        messages.error(request, "The memory was not added; fix the errors below.")
+        return self.get(request, pk, form=form)
+
+
+class AgentMemoryDetailView(AgentScopedView):
+    """One memory: its taxonomy and scope, the supersede chain, its history, and the actions."""
+
+    def get(self, request, pk: int, memory_id: int, edit_form=None, supersede_form=None):
+        agent = self.get_agent(pk)
+        memory = self.get_memory(agent, memory_id)
+        chain = brain_api.agent_memory_chain(
+            tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory.id
+        )
+        history = brain_api.memory_history(tenant_id=agent.tenant_id, memory_id=memory.id, limit=50)
+        return render(
+            request,
+            "intelligence/memory_detail.html",
+            {
+                "agent": agent,
+                "memory": memory,
+                "chain": chain,
+                "history": history,
+                "strength_labels": STRENGTH_LABELS,
+                "status_actions": STATUS_ACTIONS,
+                "edit_form": edit_form
+                or AgentMemoryEditForm(
+                    initial={
+                        "category": memory.category,
+                        "strength": memory.strength,
+                        "content": memory.text,
+                        "provider": memory.provider,
+                        "campaign_ids": ", ".join(memory.campaign_ids),
+                        "tags": ", ".join(memory.tags),
+                    }
+                ),
+                "supersede_form": supersede_form or SupersedeForm(initial={"content": memory.text}),
+                "nav_agents": True,
+            },
+        )
+
+
+class AgentMemoryEditView(AgentMemoryDetailView):
+    def post(self, request, pk: int, memory_id: int):
+        agent = self.get_agent(pk)
+        memory = self.get_memory(agent, memory_id)
+        form = AgentMemoryEditForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                changed = services.agent_memory_edit(
+                    agent=agent,
+                    memory_id=memory.id,
+                    actor=_actor(request),
+                    category=data["category"],
+                    strength=data["strength"],
+                    text=data["content"],
+                    provider=data["provider"],
+                    campaign_ids=data["campaign_ids"],
+                    tags=data["tags"],
+                )
+            except ValidationError as exc:
+                _form_errors_from(form, exc)
+            except brain_api.GateRejected as exc:
+                form.add_error("content", f"The formation gate rejected this content ({exc.reason}).")
+            else:
+                messages.success(
+                    request, f"Saved [mem:{memory.id}]." if changed is not None else "Nothing changed."
+                )
+                return HttpResponseRedirect(reverse("intelligence-memory", args=[agent.pk, memory.id]))
+        messages.error(request, "The memory was not saved; fix the errors below.")
+        return self.get(request, pk, memory_id, edit_form=form)
+
+
+class AgentMemoryStatusView(AgentScopedView):
+    """POST status=active|stale|archived|draft; back to where the operator came from."""
+
+    def post(self, request, pk: int, memory_id: int):
+        agent = self.get_agent(pk)
+        memory = self.get_memory(agent, memory_id)
+        status = request.POST.get("status", "")
+        if status not in STATUS_ACTIONS:
+            messages.error(request, f"Unknown status “{status}”; choose one of {', '.join(STATUS_ACTIONS)}.")
+        elif memory.status == "superseded":
+            messages.error(request, f"[mem:{memory.id}] was superseded; change the newer memory instead.")
+        else:
+            services.agent_memory_set_status(
+                agent=agent, memory_id=memory.id, status=status, actor=_actor(request)
+            )
+            messages.success(request, f"{STATUS_ACTIONS[status][1]} [mem:{memory.id}].")
+        next_url = request.POST.get("next", "")
+        if not next_url.startswith("/") or next_url.startswith("//"):
+            next_url = tab_url(agent)
+        return HttpResponseRedirect(next_url)
+
+
+class AgentMemorySupersedeView(AgentMemoryDetailView):
+    def post(self, request, pk: int, memory_id: int):
+        agent = self.get_agent(pk)
+        memory = self.get_memory(agent, memory_id)
+        form = SupersedeForm(request.POST)
+        if memory.status == "superseded":
+            form.add_error(None, "This memory is already superseded; supersede the newest one in its chain.")
+        elif form.is_valid():
+            try:
+                outcome = services.agent_memory_supersede(
+                    agent=agent,
+                    memory_id=memory.id,
+                    actor=_actor(request),
+                    text=form.cleaned_data["content"],
+                    status=form.cleaned_data["status"],
+                )
+            except ValidationError as exc:
+                _form_errors_from(form, exc)
+            else:
+                if outcome.written and outcome.memory_id != memory.id:
+                    messages.success(request, f"[mem:{memory.id}] superseded by [mem:{outcome.memory_id}].")
+                    return HttpResponseRedirect(
+                        reverse("intelligence-memory", args=[agent.pk, outcome.memory_id])
+                    )
+                form.add_error(
+                    "content", f"The newer memory was not written ({outcome.reason or outcome.result})."
+                )
+        messages.error(request, "The memory was not superseded; fix the errors below.")
+        return self.get(request, pk, memory_id, supersede_form=form)
+
+
+class AgentLearningView(AgentScopedView):
+    """The learning settings form (spec: Learning Configuration), stored as the agent's learning config."""
+
+    def post(self, request, pk: int):
+        agent = self.get_agent(pk)
+        form = LearningConfigForm(request.POST)
+        if form.is_valid():
+            try:
+                services.agent_update(agent=agent, learning_config=form.cleaned_data)
+            except ValidationError as exc:
+                _form_errors_from(form, exc)
+            else:
+                messages.success(request, "Saved the learning settings.")
+                return HttpResponseRedirect(tab_url(agent) + "#learning")
+        messages.error(request, "The learning settings were not saved; fix the errors below.")
+        tab = IntelligenceTabView()
+        tab.tenant = self.tenant
+        return render(
+            request, "intelligence/intelligence_tab.html", tab.tab_context(request, agent, learning_form=form)
+        )
+
+
+class BudgetPreviewView(AgentScopedView):
+    """For a sample conversation: exactly what the runtime would inject, per section, and what was left out.
+
+    A GET (viewers may use it too); it reads only and stores no trace.
+    """
+
+    def get(self, request, pk: int):
+        agent = self.get_agent(pk)
+        form = BudgetPreviewForm(request.GET or None)
+        context = {"agent": agent, "form": form, "nav_agents": True, "strength_labels": STRENGTH_LABELS}
+        if form.is_valid():
+            data = form.cleaned_data
+            assembly, inactive = services.agent_context_assemble(
+                agent=agent,
+                request=services.ContextRequest(
+                    conversation=data["conversation"],
+                    provider=data["provider"],
+                    campaign_ids=data["campaign_ids"],
+                    tags=data["tags"],
+                    policy=data["policy"],
+                    knowledge_base=data["knowledge_base"],
+                ),
+            )
+            memory_ids = {o.memory_id for o in assembly.omitted} | set(assembly.injected_memory_ids)
+            texts = {
+                r.id: r
+                for r in brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
+                if r.id in memory_ids
+            }
+            context.update(
+                {
+                    "assembly": assembly,
+                    "sections": [
+                        {"section": s, "title": SECTION_TITLES[s.name], "is_tier": s.name in TIER_ORDER}
+                        for s in assembly.sections
+                    ],
+                    "omitted": [(o, texts.get(o.memory_id)) for o in assembly.omitted[:100]],
+                    "omitted_more": max(len(assembly.omitted) - 100, 0),
+                    "inactive": inactive,
+                    "memory_cap": assembly.budget.memory_cap,
+                }
+            )
+        elif request.GET:
+            messages.error(request, "Type a sample conversation to preview the budget.")
+        return render(request, "intelligence/budget_preview.html", context)
