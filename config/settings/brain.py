@@ -67,3 +67,24 @@ BRAIN_CLIENT_BRAIN_PAGE_SIZE = 100
 # Transient provider errors are retried with exponential backoff: BACKOFF, 2×BACKOFF, 4×BACKOFF... seconds.
 BRAIN_LEARNING_MAX_RETRIES = env_int("BRAIN_LEARNING_MAX_RETRIES", 3)
 BRAIN_LEARNING_RETRY_BACKOFF = env_int("BRAIN_LEARNING_RETRY_BACKOFF", 10)
+
+# --- Intelligence runtime injection (spec: intelligence_and_learning.txt, Budget Allocation) ----------------
+# Characters; an agent overrides any of them with Agent.budget_overrides (lower-case keys).
+BRAIN_CONTEXT_BUDGET = {
+    "TOTAL": 8000,
+    "POLICY_RESERVE": 800,
+    "KNOWLEDGE_BASE_RESERVE": 700,
+    "BRAND_FLOOR": 1000,
+    "TIER_HARD_RULE": 1500,
+    "TIER_PREFERENCE": 1000,
+    "TIER_HEURISTIC": 500,
+    "TIER_CONTEXT_NOTE": 0,
+    # A preference is "relevant" when recall finds it for the conversation with a score at least this
+    # (recall's final score, weighted RRF). With the default recall weights 0.012 admits a full-text match
+    # ranked in about the top 40, and leaves out a match by a trigram fragment of one word alone (~0.010).
+    "PREFERENCE_MIN_SCORE": float(env_str("BRAIN_CONTEXT_PREFERENCE_MIN_SCORE", "0.012")),
+}
+# Recall mode used to score agent memories against the conversation. Lexical (full text + trigram) finds
+# only memories that share words with the conversation, so "found" means relevant; a vector tier would
+# return every nearby memory, and then PREFERENCE_MIN_SCORE must be raised to mean anything.
+BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "lexical")
