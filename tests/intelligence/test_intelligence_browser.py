@@ -1,0 +1,118 @@
+"""The Intelligence tab in a real headless Chromium (Debian's, driven by Playwright), against a live server:
+sign in, open an agent's Intelligence tab, add a memory through the form, activate it, see it in the budget
+preview. Screenshots of each page go to var/screenshots/intelligence/."""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from brain.api import agent_memory_list
+from tests.conftest import make_member
+from tickets.models import Role
+
+from .helpers import add_memory, make_agent
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots" / "intelligence"
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def page(live_server):
+    if not os.path.exists(CHROMIUM):
+        message = f"no Chromium at {CHROMIUM}: install Debian's chromium (scripts/ensure_browser.sh) to run this test"
+        if os.environ.get("BRAIN_REQUIRE_BROWSER") == "1":
+            pytest.fail(message + " (BRAIN_REQUIRE_BROWSER=1 forbids skipping)")
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test stay sequential.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        context = browser.new_context(viewport={"width": 1300, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        yield page
+        browser.close()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+def shot(page, name):
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def test_operator_adds_activates_and_previews_a_memory(page, live_server, tenant):
+    operator = make_member(tenant, Role.OPERATOR, username="olivia")
+    agent = make_agent(tenant, name="Ads optimiser", kind="action", description="Tunes paid campaigns.")
+    add_memory(agent, "Report spend in euros, never in dollars.", category="instruction")
+    add_memory(
+        agent, "Meta campaigns learn for 7 days before changes.", strength="heuristic", provider="meta_ads"
+    )
+    add_memory(agent, "The client's fiscal year starts in April.", strength="context_note", category="fact")
+
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", operator.username)
+    page.fill("#id_password", "pw-for-tests-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/$"))
+
+    page.goto(f"{live_server.url}/agents/")
+    shot(page, "01-agents")
+    page.click("text=Ads optimiser")
+    page.wait_for_selector("h2:has-text('Memories')")
+    assert "Report spend in euros" in page.content()
+    shot(page, "02-intelligence-tab")
+
+    page.click("[data-testid=add-memory-link]")
+    assert page.input_value("#id_status") == "draft"  # spec: typically start with draft
+    page.select_option("#id_category", "instruction")
+    page.select_option("#id_strength", "hard_rule")
+    page.fill("#id_content", "Never raise a daily budget by more than 20 percent at once.")
+    page.fill("#id_tags", "budget")
+    shot(page, "03-add-memory")
+    page.click("[data-testid=add-memory-form] button")
+    page.wait_for_selector(".messages .success")
+    message = page.inner_text(".messages .success")
+    memory_id = int(re.search(r"\[mem:(\d+)\]", message).group(1))
+    assert page.inner_text(f"[data-testid=status-{memory_id}]") == "draft"
+
+    # Activate in place (the form is upgraded by the page's script; the URL stays the tab's).
+    page.click(f"[data-testid=status-active-{memory_id}]")
+    page.wait_for_function(
+        f"document.querySelector('[data-testid=status-{memory_id}]').textContent.trim() === 'active'"
+    )
+    assert f"Activated [mem:{memory_id}]" in page.inner_text(".messages")
+    shot(page, "04-activated")
+    active = agent_memory_list(tenant_id=tenant.pk, agent_id=agent.pk, status="active")
+    assert memory_id in [m.id for m in active.items]
+
+    page.click("nav.tabs >> text=Budget preview")
+    page.fill("#id_conversation", "Can we double the budget of the spring campaign tomorrow?")
+    page.click("[data-testid=preview-form] button")
+    page.wait_for_selector("[data-testid=preview-result]")
+    rules = page.inner_text("[data-testid=section-text-hard_rule]")
+    assert f"[mem:{memory_id}] Never raise a daily budget by more than 20 percent at once." in rules
+    assert "scope_provider_mismatch" in page.content()  # the Meta-only pattern, with no provider given
+    assert "note_never_injected" in page.content()
+    shot(page, "05-budget-preview")
+
+    page.goto(f"{live_server.url}/agents/{agent.pk}/memories/{memory_id}/")
+    page.fill("#supersede textarea", "Never raise a daily budget by more than 15 percent at once.")
+    page.click("#supersede button")
+    page.wait_for_selector(".messages .success")
+    assert f"[mem:{memory_id}] superseded by" in page.inner_text(".messages")
+    assert page.locator(f"[data-testid=chain-{memory_id}]").count() == 1
+    shot(page, "06-memory-chain")
