@@ -50,7 +50,9 @@ BRAIN_EMBED_BATCH_SIZE = env_int("BRAIN_EMBED_BATCH_SIZE", 64)
 # name -> module with add_arguments(parser) and run(options, stdout) -> dict. Apps add their own line.
 BRAIN_BENCHMARKS = {
     "locomo": "brain.benchmarks.locomo",
+    "client-brain": "tickets.benchmarks",
     "scale": "brain.benchmarks.scale",
+    "formation": "brain.benchmarks.formation",
 }
 
 # --- Client Brain (spec: client_brain.txt; decision 3) ----------------------------------------------------
@@ -62,11 +64,6 @@ BRAIN_CLIENT_BRAIN_TIER_LIMIT = 200
 BRAIN_CLIENT_BRAIN_COPILOT_LIMIT = 30
 # Rows per dashboard page (initial page and each "Load more memories").
 BRAIN_CLIENT_BRAIN_PAGE_SIZE = 100
-
-# --- Client Brain learning (tickets/tasks.py) ----------------------------------------------------------
-# Transient provider errors are retried with exponential backoff: BACKOFF, 2×BACKOFF, 4×BACKOFF... seconds.
-BRAIN_LEARNING_MAX_RETRIES = env_int("BRAIN_LEARNING_MAX_RETRIES", 3)
-BRAIN_LEARNING_RETRY_BACKOFF = env_int("BRAIN_LEARNING_RETRY_BACKOFF", 10)
 
 # --- Intelligence runtime injection (spec: intelligence_and_learning.txt, Budget Allocation) ----------------
 # Characters; an agent overrides any of them with Agent.budget_overrides (lower-case keys).
@@ -88,3 +85,26 @@ BRAIN_CONTEXT_BUDGET = {
 # only memories that share words with the conversation, so "found" means relevant; a vector tier would
 # return every nearby memory, and then PREFERENCE_MIN_SCORE must be raised to mean anything.
 BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "lexical")
+
+# --- Client Brain learning (tickets/tasks.py) ----------------------------------------------------------
+# Transient provider errors are retried with exponential backoff: BACKOFF, 2×BACKOFF, 4×BACKOFF... seconds.
+BRAIN_LEARNING_MAX_RETRIES = env_int("BRAIN_LEARNING_MAX_RETRIES", 3)
+BRAIN_LEARNING_RETRY_BACKOFF = env_int("BRAIN_LEARNING_RETRY_BACKOFF", 10)
+
+# --- Recall (brain/retrieval.py) -----------------------------------------------------------------------
+# Overrides of brain.retrieval.DEFAULTS: RRF_K, WEIGHTS {fts, trigram, vector}, CANDIDATES,
+# CONFIDENCE_WEIGHT, RECENCY_WEIGHT, RECENCY_HALF_LIFE_DAYS, MMR_LAMBDA (None = no MMR unless asked),
+# VECTOR_STRATEGY ("hnsw" iterative index scans | "exact" per-tenant scan), HNSW_EF_SEARCH,
+# HNSW_MAX_SCAN_TUPLES, TRIGRAM_MAX_WORDS, TRIGRAM_THRESHOLD.
+BRAIN_RECALL: dict = {}
+# Optional last stage, e.g. {"BACKEND": "myapp.rerankers.CrossEncoderReranker"}; none by default.
+BRAIN_RERANKER = None
+
+# --- Formation (brain/formation/): the gate, the judge and its hard duplicate backstop -----------------
+# Gate limits (characters / words) and how much of a candidate's content words found in one passage of the
+# system prompt or an injected memory counts as restating it.
+BRAIN_GATE = {"MIN_CHARS": 12, "MIN_WORDS": 3, "MAX_CHARS": 1000, "RESTATE_OVERLAP": 0.85}
+# Overrides of brain.formation.judge.DEFAULTS: BACKSTOP_COSINE, BACKSTOP_TRIGRAM, BACKSTOP_TOKEN_OVERLAP,
+# JUDGE_COSINE, JUDGE_TOKEN_OVERLAP, RELATED_MIN, NEIGHBOURS, RECENT_NOTES, RECENT_NOTE_OVERLAP,
+# REINFORCE_STEP, PROVENANCE_MAX.
+BRAIN_FORMATION: dict = {}
