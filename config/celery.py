@@ -4,6 +4,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import kombu.pools
 from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
@@ -42,9 +43,10 @@ def use_broker(broker_url: str | None, result_backend: str | None = None) -> Non
     app.conf.task_always_eager = not broker_url
     app.conf.broker_url = broker_url or None
     app.conf.result_backend = result_backend
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    # kombu keeps connection pools in a process-wide registry: reset it, or the next use of the closed
+    # pool fails with "Acquire on closed pool".
+    kombu.pools.reset()
+    app._pool = None
     app.amqp._producer_pool = None
     app._backend_cache = None
     app._local.__dict__.pop("backend", None)
