@@ -1,0 +1,123 @@
+"""REST for agent memories: create through the gate, filter, edit, status, supersede; errors are 4xx JSON."""
+
+import pytest
+from django.urls import reverse
+
+from .helpers import add_memory, make_agent
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def agent(tenant):
+    return make_agent(tenant)
+
+
+def url(name, agent, **kw):
+    return reverse(name, kwargs={"agent_pk": agent.pk, **kw})
+
+
+def test_create_defaults_to_draft_and_manual(api, agent):
+    response = api.post(
+        url("agent-memory-list", agent),
+        {
+            "category": "instruction",
+            "strength": "hard_rule",
+            "content": "Always confirm the order number first.",
+            "provider": "meta_ads",
+            "campaign_ids": ["c1"],
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    memory = response.json()["memory"]
+    assert (memory["status"], memory["source"], memory["provider"], memory["campaign_ids"]) == (
+        "draft",
+        "manual",
+        "meta_ads",
+        ["c1"],
+    )
+    assert memory["tag"] == f"[mem:{memory['id']}]"
+
+
+def test_create_rejected_by_the_gate_is_a_422_with_the_reason(api, agent):
+    response = api.post(
+        url("agent-memory-list", agent),
+        {"category": "fact", "strength": "hard_rule", "content": "ok"},
+        format="json",
+    )
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "rejected" and error["fields"]["content"]
+
+
+def test_bad_choices_are_400_with_fields(api, agent):
+    response = api.post(
+        url("agent-memory-list", agent),
+        {"category": "rumour", "strength": "always", "content": "Some content here."},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert set(response.json()["error"]["fields"]) == {"category", "strength"}
+    assert api.get(url("agent-memory-list", agent), {"status": "bogus"}).status_code == 400
+
+
+def test_list_filters_and_paginates(api, agent):
+    rule = add_memory(agent, "Never share internal ticket notes with customers.")
+    add_memory(
+        agent,
+        "Customers like emoji-free replies.",
+        strength="preference",
+        category="preference",
+        status="draft",
+    )
+    data = api.get(url("agent-memory-list", agent), {"strength": "hard_rule"}).json()
+    assert [m["id"] for m in data["results"]] == [rule] and data["count"] == 1
+    page = api.get(url("agent-memory-list", agent), {"limit": 1}).json()
+    assert page["count"] == 2 and len(page["results"]) == 1
+
+
+def test_status_edit_and_supersede(api, agent):
+    memory_id = add_memory(agent, "Escalate chargebacks to the finance team.", status="draft")
+    activated = api.post(url("agent-memory-status", agent, pk=memory_id), {"status": "active"}, format="json")
+    assert activated.json()["status"] == "active"
+    assert (
+        api.post(
+            url("agent-memory-status", agent, pk=memory_id), {"status": "superseded"}, format="json"
+        ).status_code
+        == 400
+    )
+    edited = api.patch(url("agent-memory-detail", agent, pk=memory_id), {"tags": ["finance"]}, format="json")
+    assert edited.status_code == 200 and edited.json()["tags"] == ["finance"]
+    superseded = api.post(
+        url("agent-memory-supersede", agent, pk=memory_id),
+        {"content": "Escalate chargebacks to the finance team within one hour."},
+        format="json",
+    )
+    assert superseded.status_code == 201, superseded.content
+    new_id = superseded.json()["memory"]["id"]
+    detail = api.get(url("agent-memory-detail", agent, pk=memory_id)).json()
+    assert detail["status"] == "superseded" and detail["superseded_by_id"] == new_id
+    assert detail["chain"] == [memory_id, new_id]
+
+
+def test_edit_rejected_by_the_gate_changes_nothing(api, agent):
+    memory_id = add_memory(agent, "Refunds over 100 euros need a manager.")
+    response = api.patch(url("agent-memory-detail", agent, pk=memory_id), {"content": "x"}, format="json")
+    assert response.status_code == 422
+    assert (
+        api.get(url("agent-memory-detail", agent, pk=memory_id)).json()["content"]
+        == "Refunds over 100 euros need a manager."
+    )
+
+
+def test_memory_of_another_agent_is_not_found(api, tenant, agent):
+    other_agent = make_agent(tenant, name="Other agent")
+    memory_id = add_memory(other_agent, "Only the other agent knows this fact.")
+    assert api.get(url("agent-memory-detail", agent, pk=memory_id)).status_code == 404
+    assert (
+        api.post(
+            url("agent-memory-status", agent, pk=memory_id), {"status": "archived"}, format="json"
+        ).status_code
+        == 404
+    )
