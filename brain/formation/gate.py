@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from .text import content_tokens, normalise, sentences
+from .text import content_tokens, normalise, numbers_conflict, sentences
 
 
 class GateReason:
@@ -150,6 +150,13 @@ _PLACEHOLDER = re.compile(
     r"|\$\{[\w.]*\}"
 )
 _TEMPLATE_FIELD = re.compile(r"\{\{?\s*([A-Za-z_][\w.\-]*)\s*\}?\}")
+# Filler lead-ins that add nothing to what follows ("Note:", "For the record,"): an echo with one is still an
+# echo. A list, not "any short clause": "In Canada, customers pay duties" says more than "Customers pay duties".
+_LEAD_IN = re.compile(
+    r"^\s*(?:note|nb|fyi|btw|ps|reminder|remember|important|update|for the record|worth (?:remembering|noting)"
+    r"|as noted(?: before| earlier)?|as (?:of|for) today|just so you know|good to know|keep in mind)\s*[:,\-]\s*",
+    re.IGNORECASE,
+)
 _MEM_TAG = re.compile(r"\[mem:\s*\d+\s*\]", re.IGNORECASE)
 
 
@@ -209,11 +216,16 @@ def _containment(candidate_tokens: set[str], other_tokens: set[str]) -> float:
 
 
 def _restates(text: str, source: str, threshold: float) -> bool:
-    """True when `text`'s content words are (almost) all found in one window of two sentences of `source`.
+    """True when `text` says again what one passage (a sentence or two adjacent ones) of `source` says.
 
-    Windows, not the whole source: a long system prompt contains most everyday words somewhere, and a
-    real memory must not be rejected for sharing vocabulary with it.
+    Either (almost) all of `text`'s content words are in the passage (`threshold`), or the two overlap both
+    ways (each has at least 80% of its words in the other: a filler word added, one word swapped). Passages,
+    not the whole source: a long system prompt contains most everyday words somewhere, and a real memory
+    must not be rejected for sharing vocabulary with it. Different numbers mean an update, not an echo.
     """
+    lead_in = _LEAD_IN.match(text)
+    if lead_in and _restates(text[lead_in.end() :], source, threshold):
+        return True
     norm = normalise(text)
     if norm and norm in normalise(source):
         return True
@@ -221,8 +233,15 @@ def _restates(text: str, source: str, threshold: float) -> bool:
     if len(cand) < 3:
         return False
     parts = sentences(source)
-    windows = [" ".join(parts[i : i + 2]) for i in range(max(1, len(parts) - 1))] if parts else []
-    return any(_containment(cand, set(content_tokens(w))) >= threshold for w in windows)
+    passages = parts + [" ".join(parts[i : i + 2]) for i in range(len(parts) - 1)]
+    for passage in passages:
+        tokens = set(content_tokens(passage))
+        if not tokens or numbers_conflict(text, passage):
+            continue
+        contained, covered = _containment(cand, tokens), _containment(tokens, cand)
+        if contained >= threshold or (contained >= 0.8 and covered >= 0.8):
+            return True
+    return False
 
 
 def gate_check(

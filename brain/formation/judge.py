@@ -182,18 +182,34 @@ def _recall_ids(
 
 
 def find_neighbours(
-    *, tenant_id: int, scope_kind: str, scope_id: str, text: str, key: str = "", vector=None, model: str = ""
+    *,
+    tenant_id: int,
+    scope_kind: str,
+    scope_id: str,
+    text: str,
+    key: str = "",
+    vector=None,
+    model: str = "",
+    recall_ids: list[int] | None = None,
 ) -> list[Neighbour]:
-    """The candidate's nearest rows in its tenant + scope: recall's hits plus the direct query's, closest first."""
+    """The candidate's nearest rows in its tenant + scope: recall's hits plus the direct query's, closest first.
+
+    `recall_ids`: hits of `recall_neighbour_ids()` fetched earlier (promote() asks recall before it takes
+    the scope lock, so ranking work does not serialise the scope); None asks recall now.
+    """
     limit = formation_setting("NEIGHBOURS")
-    extra = _recall_ids(
-        tenant_id=tenant_id,
-        scope_kind=scope_kind,
-        scope_id=scope_id,
-        text=text,
-        limit=limit,
-        vector=vector,
-        model=model,
+    extra = (
+        recall_ids
+        if recall_ids is not None
+        else _recall_ids(
+            tenant_id=tenant_id,
+            scope_kind=scope_kind,
+            scope_id=scope_id,
+            text=text,
+            limit=limit,
+            vector=vector,
+            model=model,
+        )
     )
     return _direct_neighbours(
         tenant_id=tenant_id,
@@ -206,6 +222,20 @@ def find_neighbours(
         limit=limit,
         extra_ids=extra,
     )[: limit + len(extra)]
+
+
+def recall_neighbour_ids(
+    *, tenant_id: int, scope_kind: str, scope_id: str, text: str, vector=None, model: str = ""
+) -> list[int]:
+    return _recall_ids(
+        tenant_id=tenant_id,
+        scope_kind=scope_kind,
+        scope_id=scope_id,
+        text=text,
+        limit=formation_setting("NEIGHBOURS"),
+        vector=vector,
+        model=model,
+    )
 
 
 # --- the judge -----------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from .judge import (
     find_neighbours,
     formation_setting,
     judge,
+    recall_neighbour_ids,
     recent_note_duplicate,
 )
 from .text import normalise, numbers_conflict
@@ -356,13 +357,25 @@ def promote(candidate: MemoryCandidate) -> PromoteOutcome:
         if not verdict.passed:
             return _reject(candidate, verdict.reason, verdict.detail)
     candidate = replace(candidate, text=text)
-    vector, model = _embed(text)  # before the lock: the slow part must not serialise the scope
+    # Before the lock: the slow parts (embedding, retrieval ranking) must not serialise the scope. Rows
+    # committed meanwhile are still seen by the direct neighbour query and the backstop, inside the lock.
+    vector, model = _embed(text)
+    recall_ids = None
+    if not candidate.skip_judge:
+        recall_ids = recall_neighbour_ids(
+            tenant_id=candidate.tenant_id,
+            scope_kind=candidate.scope_kind,
+            scope_id=candidate.scope_id,
+            text=text,
+            vector=vector,
+            model=model,
+        )
     with transaction.atomic():
         _lock_scope(candidate.tenant_id, candidate.scope_kind, candidate.scope_id)
-        return _promote_locked(candidate, vector, model)
+        return _promote_locked(candidate, vector, model, recall_ids)
 
 
-def _promote_locked(candidate: MemoryCandidate, vector, model: str) -> PromoteOutcome:
+def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=None) -> PromoteOutcome:
     tid = candidate.tenant_id
     scope = {"tenant_id": tid, "scope_kind": candidate.scope_kind, "scope_id": candidate.scope_id}
 
@@ -371,7 +384,14 @@ def _promote_locked(candidate: MemoryCandidate, vector, model: str) -> PromoteOu
         if twin is not None:
             return _reinforce(twin.id, candidate, "duplicate_recent_note", {"judge": "skipped"})
 
-    neighbours = find_neighbours(**scope, text=candidate.text, key=candidate.key, vector=vector, model=model)
+    neighbours = find_neighbours(
+        **scope,
+        text=candidate.text,
+        key=candidate.key,
+        vector=vector,
+        model=model,
+        recall_ids=recall_ids or [],
+    )
     if candidate.supersedes_id is not None and candidate.supersedes_id not in {n.id for n in neighbours}:
         target = (
             Memory.objects.for_tenant(tid)

@@ -263,6 +263,9 @@ INJECTED = [
         "Customers in Canada pay the duties on delivery!",
         "As noted in [mem:41], shipping is fast.",
         "Remember [mem: 7] for Canadian orders.",
+        "Note: Acme ships orders within two business days.",  # a filler word added
+        "Acme sends orders within two business days.",  # one word swapped
+        "Worth remembering: Acme ships orders within two business days.",  # a lead-in
     ],
 )
 def test_text_echoing_memories_injected_into_the_run_is_rejected(text):
@@ -274,10 +277,20 @@ def test_text_echoing_memories_injected_into_the_run_is_rejected(text):
     [
         "Acme ships orders to Mexico within ten business days.",
         "Customers in Canada often ask whether duties are refundable.",
+        "Acme ships orders to Canada within five business days.",
     ],
 )
 def test_a_new_fact_near_an_injected_memory_passes(text):
     assert reason(text, injected_texts=INJECTED) is PASS
+
+
+def test_a_changed_number_is_an_update_not_an_echo():
+    injected = ["[mem:3] Refunds are issued within 30 days of the return."]
+    assert reason("Refunds are issued within 60 days of the return.", injected_texts=injected) is PASS
+    assert (
+        reason("Refunds are issued within 30 days of the return!", injected_texts=injected)
+        == GateReason.ECHOES_INJECTED_MEMORY
+    )
 
 
 def test_the_gate_is_deterministic():
