@@ -13,7 +13,7 @@ from django.conf import settings
 from . import typed
 from .recall import ORDER, client_brain_candidates, keyword_condition
 from .types import CopilotMemory
-from .words import like_patterns, words
+from .words import like_patterns, shared_words, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -33,7 +33,7 @@ def client_brain_copilot(*, tenant_id: int, query: str = "") -> list[CopilotMemo
         if patterns
         else []
     )
-    scored = [(row, tuple(sorted(query_words.intersection(words(row[2], row[3]))))) for row in matches]
+    scored = [(row, shared_words(query_words, row[2], row[3])) for row in matches]
     scored.sort(key=lambda item: (-len(item[1]), -item[0][5]))  # stable: fetched order breaks ties
     chosen = scored[:limit]
     if len(chosen) < limit:

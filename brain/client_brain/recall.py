@@ -25,7 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
 from django.db.models.expressions import RawSQL
 
 from brain.models import BrainScopeKind, Memory, MemoryStatus
@@ -33,7 +33,7 @@ from brain.models import BrainScopeKind, Memory, MemoryStatus
 from . import typed
 from .render import render_context
 from .types import ClientBrainContext, ContextMemory, Mode
-from .words import like_patterns, normalize, words
+from .words import like_patterns, normalize, shared_words, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -92,27 +92,38 @@ def keyword_condition(patterns: list[str]) -> Q | RawSQL:
 ORDER = ("-confidence", "-created_at", "-id")
 
 
+def _tier_order(row: tuple) -> tuple:
+    # confidence desc, newest row, then id desc: the tier's ORDER BY, re-applied after UNION ALL (which
+    # does not promise to keep each branch's order).
+    return (-row[5], -row[6].timestamp(), -row[0])
+
+
 def fetch_tiers(
     *, tenant_id: int, subject: str, latest_customer_message: str
 ) -> tuple[list[Candidate], dict]:
-    """Both tiers, merged: fallback order, then keyword hits not already fetched."""
+    """Both tiers in one round trip (UNION ALL), merged: fallback order, then keyword hits not already
+    fetched (deduplicated by id)."""
     limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
     base = client_brain_candidates(tenant_id=tenant_id)
-    fallback = list(base.order_by(*ORDER).values_list(*FIELDS)[:limit])
+    columns = (*FIELDS, "created_at", "tier")
+    query = base.annotate(tier=Value("fallback")).order_by(*ORDER).values_list(*columns)[:limit]
     patterns = like_patterns(subject, latest_customer_message)
-    keyword = (
-        list(base.filter(keyword_condition(patterns)).order_by(*ORDER).values_list(*FIELDS)[:limit])
-        if patterns
-        else []
-    )
+    if patterns:
+        keyword = base.filter(keyword_condition(patterns)).annotate(tier=Value("keyword"))
+        query = query.union(keyword.order_by(*ORDER).values_list(*columns)[:limit], all=True)
+    rows = list(query)
+    tiers = {
+        tier: sorted((row for row in rows if row[7] == tier), key=_tier_order)
+        for tier in ("fallback", "keyword")
+    }
     merged: dict[int, Candidate] = {}
-    for tier, rows in (("fallback", fallback), ("keyword", keyword)):
-        for row in rows:
+    for tier in ("fallback", "keyword"):
+        for row in tiers[tier]:
             if row[0] not in merged:
-                merged[row[0]] = Candidate(*row, tier=tier, position=len(merged))
+                merged[row[0]] = Candidate(*row[:6], tier=tier, position=len(merged))
     stats = {
-        "fallback": len(fallback),
-        "keyword": len(keyword),
+        "fallback": len(tiers["fallback"]),
+        "keyword": len(tiers["keyword"]),
         "merged": len(merged),
         "keyword_patterns": patterns,
     }
@@ -124,8 +135,7 @@ def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]
     zero-overlap rest in fetched (confidence) order."""
     wanted = set(query_words)
     for candidate in candidates:
-        shared = wanted.intersection(words(candidate.key, candidate.text)) if wanted else set()
-        candidate.overlap = tuple(sorted(shared))
+        candidate.overlap = shared_words(wanted, candidate.key, candidate.text)
     voice = [c for c in candidates if c.type == typed.VOICE]
     others = [c for c in candidates if c.type != typed.VOICE]
     overlapping = sorted(
@@ -166,7 +176,7 @@ def client_brain_activity_record(*, tenant_id: int, memory_ids: list[int]) -> in
     )
 
 
-def client_brain_context(
+def assemble_context(
     *,
     tenant_id: int,
     subject: str = "",
@@ -174,15 +184,10 @@ def client_brain_context(
     mode: Mode = "initial",
     max_chars: int | None = None,
 ) -> ClientBrainContext:
-    """The tenant's Client Brain context for a ticket-agent run (initial or continuation).
-
-    Tenant-scoped; reads live rows every call (no cache). Side effect: activity_count += 1 on each
-    memory in the returned prompt. `reloaded` is False when no eligible row was present (the context is
-    then empty).
-    """
+    """The read path of `client_brain_context()`: everything but recording activity. No writes."""
     if mode not in ("initial", "continuation"):
         raise ValueError(f"mode must be 'initial' or 'continuation', not {mode!r}")
-    tenant = tenant_model().objects.filter(pk=tenant_id).first()
+    tenant = tenant_model().objects.filter(pk=tenant_id).only("id", "settings").first()
     caps = caps_for(tenant)
     query_words = words(subject, latest_customer_message)
     candidates, stats = (
@@ -209,10 +214,8 @@ def client_brain_context(
         for family, items in chosen.items()
     }
     rendered = render_context(sections, omitted=omitted, max_chars=max_chars)
-    sections = {
-        family: [m for m in items if m.id in rendered.memory_ids] for family, items in sections.items()
-    }
-    client_brain_activity_record(tenant_id=tenant_id, memory_ids=rendered.memory_ids)
+    in_prompt = set(rendered.memory_ids)
+    sections = {family: [m for m in items if m.id in in_prompt] for family, items in sections.items()}
     trace = {
         "query_words": query_words,
         "fetched": {key: stats[key] for key in ("fallback", "keyword", "merged")},
@@ -235,6 +238,31 @@ def client_brain_context(
         reloaded=any(chosen.values()),
         trace=trace,
     )
+
+
+def client_brain_context(
+    *,
+    tenant_id: int,
+    subject: str = "",
+    latest_customer_message: str = "",
+    mode: Mode = "initial",
+    max_chars: int | None = None,
+) -> ClientBrainContext:
+    """The tenant's Client Brain context for a ticket-agent run (initial or continuation).
+
+    Tenant-scoped; reads live rows every call (no cache). Side effect: activity_count += 1 on each
+    memory in the returned prompt (what was selected). `reloaded` is False when no eligible row was
+    present (the context is then empty). Raises ValueError for an unknown mode.
+    """
+    context = assemble_context(
+        tenant_id=tenant_id,
+        subject=subject,
+        latest_customer_message=latest_customer_message,
+        mode=mode,
+        max_chars=max_chars,
+    )
+    client_brain_activity_record(tenant_id=tenant_id, memory_ids=context.memory_ids)
+    return context
 
 
 __all__ = ["client_brain_context", "client_brain_candidates", "caps_for", "normalize"]

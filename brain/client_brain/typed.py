@@ -153,7 +153,7 @@ def render_value(type: str, payload: Any) -> str:
         return "; ".join(f"{name}: {payload[name]}" for name in VOICE_FIELDS if name in payload)
     if type == ISSUES:
         return (
-            f"Issue: {payload['pattern'].strip()} Best resolution: {payload['best_resolution'].strip()}"
+            f"Issue: {payload['pattern'].strip()}; best resolution: {payload['best_resolution'].strip()}"
             f" (seen {int(payload['frequency'])} times)"
         )
     return f"When {payload['trigger'].strip()}: {payload['action'].strip()}"

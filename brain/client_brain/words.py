@@ -44,6 +44,17 @@ def words(*texts: str) -> list[str]:
     return list(seen)
 
 
+def shared_words(wanted: frozenset[str] | set[str], *texts: str) -> tuple[str, ...]:
+    """The words of `wanted` (already normalized, filtered query words) that occur in `texts`, sorted.
+
+    The length and stopword rules need not run on the memory side: `wanted` only holds words that pass them.
+    """
+    if not wanted:
+        return ()
+    found = wanted.intersection(_WORD.findall(normalize(" ".join(texts))))
+    return tuple(sorted(found))
+
+
 def like_patterns(*texts: str) -> list[str]:
     """ILIKE '%word%' patterns for the keyword tier, at most MAX_QUERY_WORDS words (wildcards escaped).
 

@@ -1,0 +1,180 @@
+"""Client Brain recall latency at scale: `measure_recall_latency()` (wrapped by `brain_bench client-brain`).
+
+Rows are bulk-loaded with COPY into a dedicated, throw-away tenant (typed rows of the four families with
+synthetic support vocabulary, a few legacy and invalid-confidence rows), the table is ANALYZEd, then
+`client_brain_context()` — the whole initial-run pipeline: both tiers, ranking, typed admission, caps,
+rendering and the activity UPDATE — runs for many ticket-like queries. The tenant and its rows are
+removed at the end, whatever happens.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+import uuid
+from collections.abc import Callable
+
+from django.db import connection, transaction
+from django.db.models import JSONField
+from django.utils import timezone
+from psycopg.types.json import Jsonb
+
+from brain.models import Memory
+
+from .recall import assemble_context, client_brain_context, tenant_model
+from .typed import render_value
+
+# A support-desk vocabulary: queries draw from the same words, so the keyword tier has real work.
+NOUNS = """order parcel refund invoice warranty subscription delivery courier tracking label return exchange
+voucher discount coupon account password login payment card charge receipt grinder kettle filter beans
+machine espresso milk frother carafe lid hopper battery charger cable adapter screen app update firmware
+address postcode customs duty pallet shipment depot warehouse bundle gift trial plan upgrade downgrade
+cancellation pause renewal reminder email newsletter survey review rating complaint manager supervisor
+policy deadline weekend holiday store branch hotline chat agent ticket escalation approval credit debit
+invoice vat tax quote contract supplier stock backorder preorder size colour model serial batch""".split()
+VERBS = """ships arrives breaks leaks fails expires renews cancels pauses charges refunds replaces resets
+updates delays returns exchanges approves escalates confirms sends resends blocks unlocks verifies""".split()
+QUALIFIERS = """same-day next-day express standard free premium basic damaged missing late broken duplicate
+international domestic partial full monthly yearly weekly urgent first second""".split()
+WORDS = NOUNS + VERBS + QUALIFIERS
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize()
+
+
+def _row(rng: random.Random, i: int) -> tuple[str, dict, float]:
+    roll = rng.random()
+    if roll < 0.01:
+        confidence = rng.choice([math.nan, math.inf, -0.5, 1.7])
+    else:
+        confidence = round(rng.uniform(0.3, 1.0), 3)
+    kind = rng.random()
+    if kind < 0.65:
+        return "business", {"fact": f"{_sentence(rng, rng.randint(6, 12))} #{i}"}, confidence
+    if kind < 0.70:
+        fields = {"formality": rng.choice(["formal", "neutral", "casual"])} if rng.random() < 0.7 else {}
+        fields["tone"] = rng.choice(["warm", "friendly", "professional", "direct"])
+        return "voice", fields, confidence
+    if kind < 0.85:
+        return (
+            "issues",
+            {
+                "pattern": _sentence(rng, 6),
+                "best_resolution": _sentence(rng, 8),
+                "frequency": rng.randint(1, 40),
+            },
+            confidence,
+        )
+    if kind < 0.98:
+        return "process", {"trigger": _sentence(rng, 5), "action": _sentence(rng, 7)}, confidence
+    return "faq", {"q": _sentence(rng, 5)}, confidence  # legacy format
+
+
+def _copy_rows(tenant_id: int, start: int, stop: int, rng: random.Random) -> None:
+    fields = [f for f in Memory._meta.concrete_fields if not f.primary_key and not f.generated]
+    defaults = {f.column: f.get_default() for f in fields}
+    now = timezone.now()
+    columns = [f.column for f in fields]
+    json_columns = {f.column for f in fields if isinstance(f, JSONField)}
+    sql = f"COPY {Memory._meta.db_table} ({', '.join(columns)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for i in range(start, stop):
+            type_, payload, confidence = _row(rng, i)
+            values = {
+                **defaults,
+                "tenant_id": tenant_id,
+                "scope_kind": "tenant",
+                "type": type_,
+                "key": f"{type_}:{i}",
+                "payload": payload,
+                "text": render_value(type_, payload),
+                "confidence": confidence,
+                "surface": "import",
+                "activity_count": rng.randint(0, 50),
+                "created_at": now,
+                "updated_at": now,
+            }
+            copy.write_row([Jsonb(values[c]) if c in json_columns else values[c] for c in columns])
+
+
+def _queries(rng: random.Random, count: int) -> list[tuple[str, str]]:
+    queries = []
+    for _ in range(count):
+        subject = " ".join(rng.choice(NOUNS) for _ in range(rng.randint(2, 4)))
+        message = f"Hi, my {rng.choice(NOUNS)} {rng.choice(VERBS)} and the {rng.choice(NOUNS)} is {rng.choice(QUALIFIERS)}."
+        queries.append((subject.capitalize(), message))
+    return queries
+
+
+def _percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+    return ordered[index]
+
+
+def measure_recall_latency(
+    row_counts: tuple[int, ...] = (1000, 10000, 100000),
+    *,
+    queries: int = 200,
+    warmup: int = 20,
+    seed: int = 7,
+    progress: Callable[[str], None] = print,
+) -> dict:
+    """Recall latency (ms) of the full initial-run pipeline at each row count, in one dedicated tenant.
+
+    Returns {"recall_p50_ms": {rows: ms}, "recall_p95_ms": {rows: ms}, "recall_mean_ms": {...}, the same
+    three for "read_path" (everything but the activity UPDATE), "queries": n, "target_p95_ms": 25}.
+    `recall_*` is `client_brain_context()` end to end, activity UPDATE included. Row counts are
+    cumulative: the tenant grows between runs.
+    """
+    rng = random.Random(seed)
+    Tenant = tenant_model()
+    tenant = Tenant.objects.create(
+        name="Client Brain benchmark", slug=f"bench-client-brain-{uuid.uuid4().hex[:10]}"
+    )
+    result: dict = {"queries": queries, "target_p95_ms": 25}
+    for name in ("recall", "read_path"):
+        result |= {f"{name}_p50_ms": {}, f"{name}_p95_ms": {}, f"{name}_mean_ms": {}}
+    try:
+        loaded = 0
+        for count in sorted(row_counts):
+            started = time.perf_counter()
+            with transaction.atomic():
+                _copy_rows(tenant.pk, loaded, count, rng)
+            loaded = count
+            with connection.cursor() as cursor:
+                cursor.execute(f"ANALYZE {Memory._meta.db_table}")
+            progress(
+                f"client-brain: {count} rows loaded in {time.perf_counter() - started:.1f} s; measuring {queries} queries"
+            )
+            plan = _queries(rng, warmup + queries)
+            samples, read_samples = [], []
+            for n, (subject, message) in enumerate(plan):
+                t0 = time.perf_counter()
+                context = assemble_context(
+                    tenant_id=tenant.pk, subject=subject, latest_customer_message=message
+                )
+                t1 = time.perf_counter()
+                client_brain_context(tenant_id=tenant.pk, subject=subject, latest_customer_message=message)
+                t2 = time.perf_counter()
+                assert context.memory_ids, "the benchmark tenant must yield context"
+                if n >= warmup:
+                    read_samples.append((t1 - t0) * 1000)
+                    samples.append((t2 - t1) * 1000)
+            for name, values in (("recall", samples), ("read_path", read_samples)):
+                result[f"{name}_p50_ms"][count] = round(statistics.median(values), 2)
+                result[f"{name}_p95_ms"][count] = round(_percentile(values, 0.95), 2)
+                result[f"{name}_mean_ms"][count] = round(statistics.fmean(values), 2)
+            progress(
+                f"client-brain: {count} rows: recall p50 {result['recall_p50_ms'][count]} ms,"
+                f" p95 {result['recall_p95_ms'][count]} ms (read path alone: p50"
+                f" {result['read_path_p50_ms'][count]} ms, p95 {result['read_path_p95_ms'][count]} ms)"
+            )
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {Memory._meta.db_table} WHERE tenant_id = %s", [tenant.pk])
+        tenant.delete()
+    return result

@@ -1,0 +1,59 @@
+"""The dashboard's in-place "Load more memories" in a real headless Chromium (no mocks)."""
+
+import os
+import re
+import shutil
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from brain.models import Memory
+from tests.conftest import make_member
+from tickets.models import Role
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no Chromium at /usr/bin/chromium")
+
+
+@pytest.fixture
+def browser_page(live_server, tenant):
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls below are still sequential.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    client = Client()
+    client.force_login(make_member(tenant, Role.VIEWER))
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}])
+        page = context.new_page()
+        yield page
+        browser.close()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+def shown_ids(page) -> list[int]:
+    return [int(i) for i in page.eval_on_selector_all("#rows tr[data-id]", "rows => rows.map(r => r.dataset.id)")]
+
+
+def test_load_more_appends_in_place_and_removes_duplicate_row_ids(browser_page, live_server, tenant):
+    rows = Memory.objects.bulk_create(
+        Memory(tenant=tenant, scope_kind="tenant", type="business", payload={"fact": f"Fact {i}"},
+               text=f"Fact {i}", confidence=0.9, activity_count=1000 - i)
+        for i in range(150)
+    )  # fmt: skip
+    page = browser_page
+    page.goto(f"{live_server.url}/insights/analytics/client-brain/")
+    assert shown_ids(page) == [r.id for r in rows[:100]]
+    # Concurrent activity shifts the offset window: the first row drops to the second page.
+    Memory.objects.filter(pk=rows[0].pk).update(activity_count=0)
+    page.click("#load-more")
+    page.wait_for_function("document.querySelectorAll('#rows tr[data-id]').length > 100")
+    ids = shown_ids(page)
+    assert len(ids) == len(set(ids)) == 149  # rows[0] came back on page 2 and was not appended twice
+    assert ids[:100] == [r.id for r in rows[:100]]
+    assert page.locator("#load-more").count() == 0  # no further page
+    assert re.search(r"/insights/analytics/client-brain/$", page.url)  # in place, no navigation
