@@ -174,9 +174,35 @@ def agent_memory_chain(*, tenant_id: int, agent_id: int, memory_id: int) -> list
 
 
 def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryRecord]:
-    """Every active memory of the agent (all strengths): the runtime's candidates."""
-    rows = _agent_rows(tenant_id, agent_id).filter(status=MemoryStatus.ACTIVE).only(*_LIST_FIELDS)
-    return [_record(r) for r in rows]
+    """Every active memory of the agent (all strengths): the runtime's candidates.
+
+    On the request path of every runtime-context call, so it reads tuples, not model instances.
+    """
+    rows = (
+        _agent_rows(tenant_id, agent_id)
+        .filter(status=MemoryStatus.ACTIVE)
+        .order_by()
+        .values_list(*(f if f != "superseded_by_id" else "superseded_by" for f in _LIST_FIELDS))
+    )
+    return [
+        AgentMemoryRecord(
+            id=r[0],
+            agent_id=int(r[1]),
+            text=r[2],
+            category=r[3],
+            source=r[4],
+            strength=r[5],
+            status=r[6],
+            confidence=r[7],
+            provider=r[8],
+            campaign_ids=list(r[9] or []),
+            tags=list(r[10] or []),
+            superseded_by_id=r[11],
+            created_at=r[12],
+            updated_at=r[13],
+        )
+        for r in rows
+    ]
 
 
 def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -192,3 +218,63 @@ def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[
     for row in rows:
         counts.setdefault(int(row["scope_id"]), {})[row["status"]] = row["n"]
     return counts
+
+
+# --- Benchmarks only ------------------------------------------------------------------------------------
+
+
+def memories_bulk_load_for_benchmark(*, tenant_id: int, rows, stdout=None, batch_size: int = 20_000) -> int:
+    """Load many memory rows with COPY, bypassing promote(): for benchmarks that need 100k rows in seconds.
+
+    Each row is a dict of Memory field values (`scope_kind`, `scope_id`, `type`, `text`, and any of `payload`,
+    `status`, `strength`, `category`, `source`, `provider`, `campaign_ids`, `tags`, `confidence`...); other
+    fields take their model defaults. The rows get no embeddings and no history. Never use this for product
+    data: it skips the gate, the judge and the duplicate backstop.
+    """
+    from django.db import connection, transaction
+    from django.db.models import NOT_PROVIDED
+    from django.utils import timezone
+    from psycopg.types.json import Jsonb
+
+    fields = [
+        f
+        for f in Memory._meta.concrete_fields
+        if not f.primary_key and not getattr(f, "generated", False) and f.name not in ("tenant", "embedding")
+    ]
+    columns = ", ".join(["tenant_id", *(f.column for f in fields)])
+    now = timezone.now()
+    defaults = {}
+    for f in fields:
+        if f.name in ("created_at", "updated_at"):
+            defaults[f.name] = now
+        elif f.default is not NOT_PROVIDED:
+            defaults[f.name] = f.default() if callable(f.default) else f.default
+        else:
+            defaults[f.name] = None
+    defaults["surface"] = "import"
+    json_fields = {f.name for f in fields if f.get_internal_type() == "JSONField"}
+    loaded = 0
+    batch: list[tuple] = []
+
+    def flush():
+        nonlocal loaded
+        with transaction.atomic(), connection.cursor() as cursor:
+            with cursor.cursor.copy(f"COPY brain_memory ({columns}) FROM STDIN") as copy:
+                for values in batch:
+                    copy.write_row(values)
+        loaded += len(batch)
+        batch.clear()
+        if stdout is not None:
+            stdout.write(f"  loaded {loaded} rows")
+
+    for row in rows:
+        values = [tenant_id]
+        for f in fields:
+            value = row.get(f.name, defaults[f.name])
+            values.append(Jsonb(value) if f.name in json_fields else value)
+        batch.append(tuple(values))
+        if len(batch) >= batch_size:
+            flush()
+    if batch:
+        flush()
+    return loaded

@@ -288,9 +288,10 @@ def _relevance(agent: Agent, query: str) -> dict[int, float]:
     if not query.strip():
         return {}
     mode = getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "lexical")
-    scores: dict[int, float] = {}
-    # Two calls so many matching rules cannot crowd preferences out of recall's limit.
-    for strengths in (["preference"], ["hard_rule", "heuristic"]):
+    # One recall over the injectable strengths (notes are never injected, so they are not scored). Recall
+    # returns at most 100: an agent with more matching memories than that scores only its best 100.
+    return {
+        hit.id: float(hit.score)
         for hit in brain_api.recall(
             tenant_id=agent.tenant_id,
             query=query[:2000],
@@ -298,14 +299,13 @@ def _relevance(agent: Agent, query: str) -> dict[int, float]:
             scope_ids=[str(agent.pk)],
             types=[AGENT_MEMORY_TYPE],
             statuses=["active"],
-            strengths=strengths,
+            strengths=["hard_rule", "preference", "heuristic"],
             limit=100,
             mode=mode,
             mmr_lambda=None,
             rerank=False,
-        ):
-            scores[hit.id] = float(hit.score)
-    return scores
+        )
+    }
 
 
 def _brand_renderer(agent: Agent, request: ContextRequest):

@@ -1,0 +1,293 @@
+"""Runtime context over HTTP: POST /api/v1/agents/{id}/context under gunicorn, with many memories in the tenant.
+
+Loads (once; `--reload` to redo) a tenant with `--agent-memories` agent memories spread over `--agents` agents
+(every strength, mostly active, some scoped) and `--client-brain-rows` Client Brain rows, in the benchmark
+database (default `brain_bench`, migrated on first use). Then starts gunicorn (`--workers`, default 2) on a
+free loopback port, sends `--requests` context requests from `--concurrency` client threads (each a
+different sample conversation, agent and scope), stops gunicorn, and reports latency p50/p95 and requests/s.
+Targets on the 2-core machine: p95 ≤ 50 ms and ≥ 100 requests/s.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from django.db import connection
+
+REPO = Path(__file__).resolve().parents[2]
+SLUG = "bench-context"
+
+WORDS = (
+    "refund invoice parcel delivery tracking warranty return exchange discount coupon order account password "
+    "login billing subscription plan premium upgrade downgrade cancel shipping courier address payment card "
+    "charge receipt promotion campaign budget bid audience creative conversion click impression spend report "
+    "weekly monthly daily region store manager customer agent escalate priority urgent delay damaged missing "
+    "replacement voucher loyalty points membership renewal contract quote estimate schedule appointment "
+    "install repair battery screen laptop phone charger cable headphones jacket boots tent backpack stove "
+    "size colour stock warehouse supplier holiday weekend morning evening email chat callback survey rating"
+).split()
+STRENGTHS = ["hard_rule"] * 2 + ["preference"] * 4 + ["heuristic"] * 3 + ["context_note"]
+STATUSES = ["active"] * 7 + ["draft", "stale", "archived"]
+PROVIDERS = ["meta_ads", "google_ads", "tiktok_ads", "dv360"]
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--db", default="brain_bench", help="Benchmark database on the same server.")
+    parser.add_argument("--agent-memories", type=int, default=10_000)
+    parser.add_argument("--agents", type=int, default=10)
+    parser.add_argument("--client-brain-rows", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=1000, help="Measured requests (after 40 warm-up).")
+    parser.add_argument("--concurrency", type=int, default=4, help="Client threads.")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers.")
+    parser.add_argument("--reload", action="store_true", help="Reload the tenant's rows even if present.")
+    parser.add_argument("--seed", type=int, default=7)
+
+
+def _sentence(rng: random.Random, low: int, high: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high))).capitalize() + "."
+
+
+def _agent_memory_rows(rng, agents, count):
+    for i in range(count):
+        agent = agents[i % len(agents)]
+        row = {
+            "scope_kind": "agent",
+            "scope_id": str(agent.pk),
+            "type": "agent_memory",
+            "text": f"{_sentence(rng, 6, 16)} (rule {i})",
+            "strength": rng.choice(STRENGTHS),
+            "status": rng.choice(STATUSES),
+            "category": rng.choice(["fact", "preference", "correction", "instruction"]),
+            "source": rng.choice(["manual", "suggested", "derived"]),
+            "confidence": round(rng.uniform(0.5, 1.0), 3),
+        }
+        if rng.random() < 0.3:
+            row["provider"] = rng.choice(PROVIDERS)
+        if rng.random() < 0.15:
+            row["campaign_ids"] = [f"c{rng.randint(1, 50)}"]
+        yield row
+
+
+def _client_brain_rows(rng, count):
+    for i in range(count):
+        kind = rng.random()
+        if kind < 0.5:
+            fact = f"{_sentence(rng, 5, 14)} (fact {i})"
+            yield {"scope_kind": "tenant", "type": "business", "payload": {"fact": fact}, "text": fact}
+        elif kind < 0.75:
+            pattern, resolution = _sentence(rng, 4, 9), _sentence(rng, 4, 10)
+            freq = rng.randint(1, 20)
+            text = f"Issue: {pattern}; best resolution: {resolution} (seen {freq} times)"
+            payload = {"pattern": pattern, "best_resolution": resolution, "frequency": freq}
+            yield {"scope_kind": "tenant", "type": "issues", "payload": payload, "text": text}
+        elif kind < 0.9999:
+            trigger, action = _sentence(rng, 3, 8), _sentence(rng, 4, 10)
+            text = f"When {trigger}: {action}"
+            payload = {"trigger": trigger, "action": action}
+            yield {"scope_kind": "tenant", "type": "process", "payload": payload, "text": text}
+        else:
+            yield {
+                "scope_kind": "tenant",
+                "type": "voice",
+                "payload": {"formality": "neutral"},
+                "text": "formality: neutral",
+            }
+
+
+def _prepare(options, stdout):
+    from brain import api as brain_api
+    from brain.benchmarks.common import fresh_tenant, use_bench_database
+    from intelligence.models import Agent
+    from intelligence.services import agent_create
+    from tickets.models import Tenant
+
+    use_bench_database(options["db"], stdout)
+    tenant = Tenant.objects.filter(slug=SLUG).first()
+    agents = list(Agent.objects.for_tenant(tenant).order_by("id")) if tenant else []
+    if tenant and not options["reload"] and len(agents) == options["agents"]:
+        counts = brain_api.agent_memory_status_counts(tenant_id=tenant.pk, agent_ids=[a.pk for a in agents])
+        present = sum(sum(c.values()) for c in counts.values())
+        if present == options["agent_memories"]:
+            stdout.write(f"reusing tenant {SLUG}: {len(agents)} agents, {present} agent memories")
+            return tenant, agents
+    rng = random.Random(options["seed"])
+    tenant = fresh_tenant(SLUG, "Bench Context")
+    agents = [agent_create(tenant=tenant, name=f"Bench agent {i}") for i in range(options["agents"])]
+    started = time.perf_counter()
+    stdout.write(f"loading {options['agent_memories']} agent memories ...")
+    brain_api.memories_bulk_load_for_benchmark(
+        tenant_id=tenant.pk, rows=_agent_memory_rows(rng, agents, options["agent_memories"]), stdout=stdout
+    )
+    stdout.write(f"loading {options['client_brain_rows']} Client Brain rows ...")
+    brain_api.memories_bulk_load_for_benchmark(
+        tenant_id=tenant.pk, rows=_client_brain_rows(rng, options["client_brain_rows"]), stdout=stdout
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE brain_memory")
+    stdout.write(f"loaded in {time.perf_counter() - started:.1f} s")
+    return tenant, agents
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_gunicorn(options, port: int, stdout):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "BRAIN_DB_NAME": options["db"],
+        # The benchmark measures the endpoint, not the per-key rate limit.
+        "BRAIN_API_THROTTLE_RATE": "100000000/min",
+        "LOG_LEVEL": "WARNING",
+    }
+    log_path = REPO / "var" / "bench-context-gunicorn.log"
+    log_path.parent.mkdir(exist_ok=True)
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(options["workers"]),
+            "--worker-class",
+            "sync",
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"gunicorn exited early; see {log_path}:\n{log_path.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                stdout.write(
+                    f"gunicorn up on 127.0.0.1:{port} with {options['workers']} workers (pid {proc.pid})"
+                )
+                return proc, log
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise RuntimeError(f"gunicorn did not answer /healthz within 60 s; see {log_path}")
+
+
+def _requests(rng, agents, count):
+    bodies = []
+    for _ in range(count):
+        body = {"conversation": _sentence(rng, 8, 30)}
+        if rng.random() < 0.5:
+            body["provider"] = rng.choice(PROVIDERS)
+        if rng.random() < 0.3:
+            body["campaign_ids"] = [f"c{rng.randint(1, 50)}"]
+        if rng.random() < 0.3:
+            body["policy"] = _sentence(rng, 50, 200)
+        bodies.append((rng.choice(agents).pk, body))
+    return bodies
+
+
+def run(options, stdout) -> dict:
+    import logging
+
+    import httpx
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request would drown the output
+
+    from brain.benchmarks.common import percentile
+    from tickets import services as ticket_services
+
+    tenant, agents = _prepare(options, stdout)
+    _, full_key = ticket_services.api_key_create(tenant=tenant, name="bench-context")
+    connection.close()  # gunicorn's workers get the database to themselves while measuring
+    rng = random.Random(options["seed"] + 1)
+    warmup = _requests(rng, agents, 40)
+    measured = _requests(rng, agents, options["requests"])
+    port = _free_port()
+    proc, log = _start_gunicorn(options, port, stdout)
+    latencies: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    headers = {"Authorization": f"Bearer {full_key}"}
+    base = f"http://127.0.0.1:{port}/api/v1/agents"
+
+    def worker(items):
+        with httpx.Client(headers=headers, timeout=30) as client:
+            for agent_id, body in items:
+                started = time.perf_counter()
+                response = client.post(f"{base}/{agent_id}/context", json=body)
+                elapsed = (time.perf_counter() - started) * 1000
+                with lock:
+                    if response.status_code == 200:
+                        latencies.append(elapsed)
+                    else:
+                        errors.append(f"{response.status_code}: {response.text[:200]}")
+                    done = len(latencies) + len(errors)
+                    if done % 200 == 0:
+                        stdout.write(f"  {done} requests")
+
+    try:
+        threads = options["concurrency"]
+        worker(warmup)
+        latencies.clear()
+        chunks = [measured[i::threads] for i in range(threads)]
+        started = time.perf_counter()
+        pool = [threading.Thread(target=worker, args=(chunk,)) for chunk in chunks]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        wall = time.perf_counter() - started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+    if errors:
+        stdout.write(f"{len(errors)} requests failed; first: {errors[0]}")
+    figures = {
+        "p50_ms": round(percentile(latencies, 50), 2),
+        "p95_ms": round(percentile(latencies, 95), 2),
+        "p99_ms": round(percentile(latencies, 99), 2),
+        "rps": round(len(latencies) / wall, 1) if wall else 0.0,
+        "requests": len(latencies),
+        "errors": len(errors),
+        "concurrency": options["concurrency"],
+        "workers": options["workers"],
+        "agent_memories": options["agent_memories"],
+        "client_brain_rows": options["client_brain_rows"],
+    }
+    stdout.write(
+        f"context endpoint: {figures['requests']} requests, {figures['errors']} errors, "
+        f"p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms, p99 {figures['p99_ms']} ms, "
+        f"{figures['rps']} requests/s ({options['concurrency']} client threads, {options['workers']} gunicorn workers)"
+    )
+    stdout.write(
+        f"targets: p95 <= 50 ms {'MET' if figures['p95_ms'] <= 50 else 'MISSED'}; "
+        f">= 100 requests/s {'MET' if figures['rps'] >= 100 else 'MISSED'}"
+    )
+    return figures
