@@ -51,4 +51,5 @@ from brain.agent_memories import (  # noqa: E402,F401
     agent_memory_get,
     agent_memory_list,
     agent_memory_status_counts,
+    memories_bulk_load_for_benchmark,
 )

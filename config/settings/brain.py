@@ -52,6 +52,7 @@ BRAIN_BENCHMARKS = {
     "locomo": "brain.benchmarks.locomo",
     "client-brain": "tickets.benchmarks",
     "scale": "brain.benchmarks.scale",
+    "context": "intelligence.benchmarks.context",
     "formation": "brain.benchmarks.formation",
 }
 
