@@ -184,3 +184,56 @@ class TestChoosingAndCaching:
         from_hashing = embed_query("where is my refund")
         assert np.allclose(from_hashing, HashingEmbedder().embed(["where is my refund"])[0], atol=1e-6)
         assert from_hashing[:2] != [1.0, 0.0]
+
+
+class TestEmbedderSetting:
+    """`BRAIN_EMBEDDER` in config/settings/brain.py, read from the environment."""
+
+    def embedder_setting_with(self, monkeypatch, **env):
+        import importlib
+
+        import config.settings.brain as brain_settings
+
+        for name in (
+            "BRAIN_EMBEDDER",
+            "BRAIN_EMBEDDER_BASE_URL",
+            "BRAIN_EMBEDDER_MODEL",
+            "BRAIN_EMBEDDER_API_KEY",
+        ):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        try:
+            return dict(importlib.reload(brain_settings).BRAIN_EMBEDDER)  # reloading again resets it
+        finally:
+            monkeypatch.undo()
+            importlib.reload(brain_settings)
+
+    def test_defaults_to_minilm_when_the_embeddings_extra_is_installed(self, monkeypatch):
+        setting = self.embedder_setting_with(monkeypatch)
+        assert setting == {"BACKEND": "brain.embedders.SentenceTransformerEmbedder"}
+
+    def test_openai_reads_base_url_model_and_key(self, monkeypatch):
+        setting = self.embedder_setting_with(
+            monkeypatch,
+            BRAIN_EMBEDDER="openai",
+            BRAIN_EMBEDDER_BASE_URL="http://127.0.0.1:8001/v1",
+            BRAIN_EMBEDDER_MODEL="nomic-embed",
+            BRAIN_EMBEDDER_API_KEY="secret",
+        )
+        assert setting == {
+            "BACKEND": "brain.embedders.OpenAICompatibleEmbedder",
+            "BASE_URL": "http://127.0.0.1:8001/v1",
+            "MODEL": "nomic-embed",
+            "API_KEY": "secret",
+        }
+
+    def test_hashing_needs_nothing_else(self, monkeypatch):
+        setting = self.embedder_setting_with(monkeypatch, BRAIN_EMBEDDER="hashing")
+        assert setting == {"BACKEND": "brain.embedders.HashingEmbedder"}
+
+    def test_an_unknown_name_is_refused_with_the_valid_ones(self, monkeypatch):
+        from django.core.exceptions import ImproperlyConfigured
+
+        with pytest.raises(ImproperlyConfigured, match=r"one of \['hashing', 'minilm', 'openai'\]"):
+            self.embedder_setting_with(monkeypatch, BRAIN_EMBEDDER="word2vec")
