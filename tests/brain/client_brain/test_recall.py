@@ -286,3 +286,17 @@ def test_text_rendered_by_producers_matches_the_typed_value():
     assert render_value("process", {"trigger": "Refund over 100", "action": "Ask a manager"}) == (
         "When Refund over 100: Ask a manager"
     )
+
+
+def test_the_caps_are_settings(tenant, settings):
+    settings.BRAIN_CLIENT_BRAIN_CAPS = {"business": 1, "voice": 1, "issues": 5, "process": 5}
+    many_facts(tenant, 3)
+    context = client_brain_context(tenant_id=tenant.id)
+    assert len(context.sections["business"]) == 1 and context.omitted["business"] == 2
+
+
+def test_an_unknown_mode_is_refused(tenant):
+    import pytest
+
+    with pytest.raises(ValueError, match="initial"):
+        client_brain_context(tenant_id=tenant.id, mode="later")
