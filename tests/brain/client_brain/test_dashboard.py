@@ -154,3 +154,19 @@ def test_the_dashboard_shows_only_the_signed_in_tenants_rows(tenant, other_tenan
 def test_the_dashboard_needs_a_signed_in_member(client):
     response = client.get(URL)
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_the_navigation_has_a_client_brain_entry(operator, tenant):
+    from django.test import RequestFactory
+
+    from brain.client_brain.navigation import home_cards, nav_item
+
+    html = operator.get(URL).content.decode()
+    assert f'<a href="{URL}" class="active">Insights · Client Brain</a>' in html
+    request = RequestFactory().get(URL)
+    request.tenant = None
+    assert nav_item(request) is None
+    request.tenant = tenant
+    assert nav_item(request) == {"label": "Insights · Client Brain", "url": URL, "active": False}
+    fact(tenant, "Counted")
+    assert home_cards(tenant) == [{"label": "Client Brain typed rows", "value": 1, "url": URL}]
