@@ -26,6 +26,7 @@ from .helpdesk_serializers import (
     TicketUpdateSerializer,
 )
 from .models import Approval, Classification, LearningAttempt, Message, Ticket
+from .selectors import ticket_get
 
 
 def _service_call(fn, **kwargs):
@@ -109,11 +110,7 @@ class _TicketChildView(mixins.ListModelMixin, TenantGenericAPIView):
 
     def ticket(self) -> Ticket:
         if not hasattr(self, "_ticket"):
-            ticket = (
-                Ticket.objects.for_tenant(self.request.tenant)
-                .filter(external_id=self.kwargs["external_id"])
-                .first()
-            )
+            ticket = ticket_get(tenant=self.request.tenant, external_id=self.kwargs["external_id"])
             if ticket is None:
                 raise Http404
             self._ticket = ticket

@@ -8,7 +8,6 @@ from .models import (
     ApiKey,
     Approval,
     Classification,
-    LearningAttempt,
     Membership,
     Message,
     MessageDirection,
@@ -34,11 +33,8 @@ def members_for_tenant(tenant: Tenant) -> QuerySet[Membership]:
     return Membership.objects.for_tenant(tenant).select_related("user").order_by("user__username")
 
 
-def tickets_for_tenant(tenant: Tenant) -> QuerySet[Ticket]:
-    return Ticket.objects.for_tenant(tenant)
-
-
 def ticket_get(*, tenant: Tenant | int, external_id: str) -> Ticket | None:
+    """The tenant's ticket with this helpdesk id, or None (another tenant's ticket is None too)."""
     return Ticket.objects.for_tenant(tenant).filter(external_id=external_id).first()
 
 
@@ -98,7 +94,3 @@ def ticket_evidence(*, ticket: Ticket) -> "TicketEvidence":
             for a in approvals
         ],
     )
-
-
-def learning_attempts_for_tenant(tenant: Tenant) -> QuerySet[LearningAttempt]:
-    return LearningAttempt.objects.for_tenant(tenant)

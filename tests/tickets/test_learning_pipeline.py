@@ -128,6 +128,19 @@ def test_concurrent_transitions_to_solved_request_learning_once(tenant, settings
     assert LearningAttempt.objects.for_tenant(tenant).filter(trigger="terminal_transition").count() == 1
 
 
+def test_learning_is_not_an_interaction_stream_new_evidence_on_a_solved_ticket_requests_nothing(
+    tenant, django_capture_on_commit_callbacks
+):
+    ticket = ticket_with_evidence(tenant)
+    solve(ticket, django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        services.message_add(ticket=ticket, direction="outbound", body="One more thing: we restocked poles.")
+        services.classification_add(ticket=ticket, category="product_quality", intent="restock")
+        services.approval_record(ticket=ticket, proposed_action="Send a spare pole", decision="approved")
+    assert callbacks == []
+    assert len(attempts(tenant)) == 1
+
+
 # --- 2. Runtime checks: the exact tenant ticket is re-read; each skip has its reason ----------------------
 
 
@@ -349,6 +362,19 @@ def test_retries_back_off_exponentially_and_a_persistent_error_fails_the_attempt
     assert "500" in attempt.error and "gave up after 3 tries" in attempt.error
     assert countdowns == [5, 10]
     assert not Memory.objects.for_tenant(tenant).exists()
+
+
+def test_an_llm_answer_without_a_memories_list_is_a_provider_error_and_is_retried(
+    tenant, settings, django_capture_on_commit_callbacks
+):
+    settings.BRAIN_LEARNING_MAX_RETRIES = 1
+    with LoopbackOpenAI() as server:
+        server.chat_answers.append({"facts": ["We sell tents."]})
+        _llm_settings(settings, server)
+        solve(ticket_with_evidence(tenant), django_capture_on_commit_callbacks)
+    (attempt,) = attempts(tenant)
+    assert attempt.status == LearningStatus.FAILED and attempt.tries == 2
+    assert "without a 'memories' list" in attempt.error
 
 
 # --- A real worker --------------------------------------------------------------------------------------
