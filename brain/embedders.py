@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import re
@@ -36,6 +37,8 @@ from django.core.cache import cache
 from django.utils.module_loading import import_string
 
 EMBEDDING_DIMENSIONS = 384
+
+logger = logging.getLogger(__name__)
 
 
 class EmbedderError(Exception):
@@ -317,13 +320,13 @@ def embed_query(text: str) -> list[float]:
             _query_lru.move_to_end(key)
             return list(hit)
     cache_key = _cache_key(embedder.name, text)
-    stored = cache.get(cache_key)
+    stored = _shared_cache_get(cache_key)
     if stored is not None:
         vector = tuple(np.frombuffer(stored, dtype=np.float32).astype(float).tolist())
     else:
         # float32, as pgvector stores it: the first call and every cached call give the same numbers.
         as_float32 = np.asarray(embedder.embed([text])[0], dtype=np.float32)
-        cache.set(cache_key, as_float32.tobytes(), QUERY_CACHE_TIMEOUT)
+        _shared_cache_set(cache_key, as_float32.tobytes())
         vector = tuple(as_float32.astype(float).tolist())
     with _query_lru_lock:
         _query_lru[key] = vector
@@ -331,6 +334,23 @@ def embed_query(text: str) -> list[float]:
         while len(_query_lru) > QUERY_CACHE_SIZE:
             _query_lru.popitem(last=False)
     return list(vector)
+
+
+# The shared cache only saves work: when it is down (a Redis restart), queries are embedded anyway. Cache
+# backends raise their client's own exception types, hence the broad catch.
+def _shared_cache_get(key: str) -> bytes | None:
+    try:
+        return cache.get(key)
+    except Exception as exc:  # noqa: BLE001
+        logger.warning("query embedding cache unavailable (%s); embedding without it", exc)
+        return None
+
+
+def _shared_cache_set(key: str, value: bytes) -> None:
+    try:
+        cache.set(key, value, QUERY_CACHE_TIMEOUT)
+    except Exception as exc:  # noqa: BLE001
+        logger.warning("query embedding cache unavailable (%s); not cached", exc)
 
 
 def clear_query_cache() -> None:

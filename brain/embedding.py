@@ -81,8 +81,8 @@ def memories_embed(*, tenant_id: int, memory_ids: Sequence[int], batch_size: int
     """Embed the tenant's rows among `memory_ids` that lack a current vector; returns how many were written.
 
     Idempotent (a re-run writes nothing new); ids of other tenants or of deleted rows are ignored. Each batch
-    is one UPDATE, committed on its own: embedding is slow, and no transaction should stay open around a
-    model call. Raises `EmbedderError` (`TransientEmbedderError` when a retry may help).
+    is one UPDATE, committed on its own in autocommit (the task's case): embedding is slow, and no
+    transaction should stay open around a model call. Raises `EmbedderError` (`TransientEmbedderError` when a retry may help).
     """
     rows = [
         _Row(*values)

@@ -237,3 +237,15 @@ class TestEmbedderSetting:
 
         with pytest.raises(ImproperlyConfigured, match=r"one of \['hashing', 'minilm', 'openai'\]"):
             self.embedder_setting_with(monkeypatch, BRAIN_EMBEDDER="word2vec")
+
+
+def test_query_embeddings_still_work_when_the_shared_cache_is_down(settings):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there
+        }
+    }
+    settings.BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.HashingEmbedder"}
+    vector = embed_query("where is my parcel")
+    assert np.allclose(vector, HashingEmbedder().embed(["where is my parcel"])[0], atol=1e-6)

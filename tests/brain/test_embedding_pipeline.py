@@ -183,6 +183,19 @@ def test_brain_reembed_all_rewrites_current_rows_and_resumes_after_an_id(tenant)
     assert np.allclose(reload(rows[0]).embedding, embed_text_now(rows[0].text), atol=1e-6)
 
 
+def test_brain_reembed_stops_with_a_message_when_the_embedder_fails_and_a_rerun_resumes(
+    tenant, settings, loopback
+):
+    rows = [memory(tenant, text) for text in ("Embedded first", "Breaks the endpoint", "Left for the re-run")]
+    use_loopback(settings, loopback)
+    loopback.embedding_fn = lambda text, dims: [0.1] * (1536 if text.startswith("Breaks") else dims)
+    with pytest.raises(CommandError, match=f"ignored dimensions=384.*Rows up to id {rows[0].id} are done"):
+        run_reembed("--batch-size", "1")
+    assert [reload(r).embedding is not None for r in rows] == [True, False, False]
+    loopback.embedding_fn = None  # the cause is fixed
+    assert "embedded 2 of 2 rows" in run_reembed()
+
+
 # --- A real worker ------------------------------------------------------------------------------------
 
 

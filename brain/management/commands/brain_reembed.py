@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from brain.embedders import get_embedder
+from brain.embedders import EmbedderError, get_embedder
 from brain.embedding import memories_needing_embedding, memories_reembed_batch
 
 
@@ -49,9 +49,15 @@ class Command(BaseCommand):
         started = time.perf_counter()
         with tqdm(total=total, unit="row", disable=options["no_progress"], file=self.stderr) as progress:
             while True:
-                seen, written, last_id = memories_reembed_batch(
-                    tenant_id=tenant_id, after_id=after_id, batch_size=options["batch_size"], force=force
-                )
+                try:
+                    seen, written, last_id = memories_reembed_batch(
+                        tenant_id=tenant_id, after_id=after_id, batch_size=options["batch_size"], force=force
+                    )
+                except EmbedderError as exc:
+                    raise CommandError(
+                        f"{exc}. Rows up to id {after_id} are done: fix the cause and re-run "
+                        f"(add --start-after {after_id} with --all)"
+                    ) from exc
                 if not seen:
                     break
                 seen_total += seen
