@@ -212,8 +212,9 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
       not addressed to this customer (no "you"/"your") and not reporting what was done on this
       ticket ("we have dispatched..."), at most three per ticket;
     - voice: the reply's formality (greeting, sign-off, contractions, exclamations, emoji) and its tone;
-    - issues: the classified intent (or the subject) as the pattern, the reply's sentences that carry a
-      resolution verb (refunded, replaced, reset...) as the best resolution, frequency 1;
+    - issues: the classified intent (or the subject alone) with the ticket's subject as the pattern, the
+      reply's sentences that carry a resolution verb (refunded, replaced, reset...) as the best
+      resolution, frequency 1 (formation counts repeats);
     - process: each APPROVED proposed action as the action, the ticket's topic as the trigger. Rejected
       proposals teach no rule (a rejection says what not to do in one case, not what to do).
     """
@@ -239,11 +240,15 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
 
     resolution = [s for s in sentences if _RESOLUTION_WORD.search(s) and s not in facts][:2]
     if topic and resolution:
+        # One issue memory per classified topic; the subject of the latest ticket rides along so that recall,
+        # which matches ticket words against a memory's key and value, finds "tent pole" under "damaged item".
+        subject = _clip(evidence.get("subject") or "", 160)
+        pattern = f"{topic}: {subject}" if subject and subject != topic else topic
         memories.append(
             {
                 "type": typed.ISSUES,
                 "key": f"issue:{topic_key}",
-                "value": {"pattern": topic, "best_resolution": _clip(" ".join(resolution)), "frequency": 1},
+                "value": {"pattern": pattern, "best_resolution": _clip(" ".join(resolution)), "frequency": 1},
             }
         )
 

@@ -68,7 +68,7 @@ def test_business_facts_are_general_statements_not_what_was_done_for_this_custom
 def test_an_issue_pairs_the_classified_intent_with_the_resolution_in_the_reply():
     (issue,) = by_type(extract_local(evidence(FORMAL_REPLY)), "issues")
     assert issue["key"] == "issue:product_quality-damaged_item"
-    assert issue["value"]["pattern"] == "damaged item (product quality)"
+    assert issue["value"]["pattern"] == "damaged item (product quality): Tent pole snapped on first trip"
     assert "dispatched a replacement pole set" in issue["value"]["best_resolution"]
     assert issue["value"]["frequency"] == 1
 
