@@ -173,33 +173,42 @@ def agent_memory_chain(*, tenant_id: int, agent_id: int, memory_id: int) -> list
     return chain
 
 
-def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryRecord]:
+@dataclass(frozen=True)
+class AgentMemoryCandidate:
+    """What the runtime needs of an active agent memory to decide on its injection (no timestamps)."""
+
+    id: int
+    text: str
+    strength: str
+    category: str
+    confidence: float | None
+    provider: str
+    campaign_ids: tuple[str, ...]
+    tags: tuple[str, ...]
+
+
+def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryCandidate]:
     """Every active memory of the agent (all strengths): the runtime's candidates.
 
-    On the request path of every runtime-context call, so it reads tuples, not model instances.
+    On the request path of every runtime-context call, so it reads only the columns the runtime uses, as
+    tuples (model instances and timestamp parsing cost more than the query itself).
     """
     rows = (
         _agent_rows(tenant_id, agent_id)
         .filter(status=MemoryStatus.ACTIVE)
         .order_by()
-        .values_list(*(f if f != "superseded_by_id" else "superseded_by" for f in _LIST_FIELDS))
+        .values_list("id", "text", "strength", "category", "confidence", "provider", "campaign_ids", "tags")
     )
     return [
-        AgentMemoryRecord(
+        AgentMemoryCandidate(
             id=r[0],
-            agent_id=int(r[1]),
-            text=r[2],
+            text=r[1],
+            strength=r[2],
             category=r[3],
-            source=r[4],
-            strength=r[5],
-            status=r[6],
-            confidence=r[7],
-            provider=r[8],
-            campaign_ids=list(r[9] or []),
-            tags=list(r[10] or []),
-            superseded_by_id=r[11],
-            created_at=r[12],
-            updated_at=r[13],
+            confidence=r[4],
+            provider=r[5],
+            campaign_ids=tuple(r[6] or ()),
+            tags=tuple(r[7] or ()),
         )
         for r in rows
     ]

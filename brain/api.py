@@ -44,6 +44,7 @@ from brain.graph import GraphNeighbour, expand_one_hop, graph_neighbours  # noqa
 # Agent memories (Intelligence tab, runtime injection): read selectors returning dataclasses (brain/agent_memories.py).
 from brain.agent_memories import (  # noqa: E402,F401
     PROVIDERS,
+    AgentMemoryCandidate,
     AgentMemoryPage,
     AgentMemoryRecord,
     agent_memories_active,

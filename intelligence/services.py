@@ -340,13 +340,13 @@ def agent_context_assemble(
             id=r.id,
             text=r.text,
             strength=r.strength,
-            status=r.status,
+            status="active",
             confidence=r.confidence,
             relevance=relevance.get(r.id, 0.0),
             category=r.category,
             provider=r.provider,
-            campaign_ids=tuple(r.campaign_ids),
-            tags=tuple(r.tags),
+            campaign_ids=r.campaign_ids,
+            tags=r.tags,
         )
         for r in records
     ]
