@@ -52,10 +52,15 @@ class TicketEvidence:
     approvals: list[dict[str, Any]] = field(default_factory=list)
 
     def payload(self) -> dict[str, Any]:
-        """What the extraction task sees: the evidence without tenant or row ids."""
+        """What the extraction task sees (and an LLM provider receives): the evidence without tenant or row
+        ids and without who wrote the reply or decided an approval, which no memory needs."""
         data = asdict(self)
         for private in ("tenant_id", "ticket_id"):
             data.pop(private)
+        if data["latest_reply"]:
+            data["latest_reply"].pop("author", None)
+        for approval in data["approvals"]:
+            approval.pop("decided_by", None)
         return data
 
 

@@ -319,6 +319,7 @@ def test_the_llm_producer_sends_the_evidence_as_json_and_only_typed_memories_are
     assert "client brain" in system["content"].lower() and "untrusted" in system["content"]
     assert "Dear Ms Novak" in user["content"] and "damaged_item" in user["content"]
     assert "INBOUND-MARKER" not in user["content"] and "NOTE-MARKER" not in user["content"]
+    assert "lead@acme.test" not in user["content"] and '"author"' not in user["content"]
     assert sorted(Memory.objects.for_tenant(tenant).values_list("type", flat=True)) == ["business", "voice"]
 
 
