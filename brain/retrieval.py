@@ -44,6 +44,12 @@ TIERS_BY_MODE = {"lexical": ("fts", "trigram"), "vector": ("vector",), "hybrid":
 VECTOR_STRATEGIES = ("hnsw", "exact")
 MAX_LIMIT = 100
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Question words carry no trigram evidence and would match half the memories.
+_TRIGRAM_STOP = frozenset(
+    "about after again also been before being could does doing from have having here into just more most "
+    "only other over same should some such than that their them then there these they this those through "
+    "under very what when where which while whom will with would your yours".split()
+)
 
 DEFAULTS: dict[str, Any] = {
     # Reciprocal rank fusion: score = sum(weight[tier] / (RRF_K + rank)).
@@ -62,8 +68,16 @@ DEFAULTS: dict[str, Any] = {
     "VECTOR_STRATEGY": "hnsw",
     "HNSW_EF_SEARCH": 100,
     "HNSW_MAX_SCAN_TUPLES": 40000,
-    # The trigram tier runs for queries of at most this many words of 4+ letters (one condition each).
-    "TRIGRAM_MAX_WORDS": 8,
+    # Full-text scoring: "bm25" (IDF in the tenant's filtered rows, length-damped) or "ts_rank_cd".
+    "LEXICAL_SCORING": "bm25",
+    "BM25_K1": 1.2,
+    "BM25_B": 0.75,
+    # Row counts behind the IDF stop at this many (bounded work on a large tenant).
+    "BM25_SAMPLE": 20000,
+    # The trigram tier runs for queries of at most this many content words of 4+ letters (one condition
+    # each): it is there for typos and partial words in short searches; on a long question full text
+    # and vectors already match, and word_similarity on every candidate row is the slowest part.
+    "TRIGRAM_MAX_WORDS": 3,
     "TRIGRAM_THRESHOLD": 0.5,
 }
 
@@ -178,14 +192,16 @@ def _string_list(name: str, values: Sequence[str] | None) -> list[str] | None:
 
 # --- SQL ---------------------------------------------------------------------------------------------------
 
-# The query's lexemes (stemmed, stop words dropped by the english configuration) joined with "|":
-# OR semantics, so a memory matching some of the question's words is found. 'simple' re-parses the
-# already-stemmed lexemes without stemming them again.
-_OR_TSQUERY = (
-    "to_tsquery('simple', coalesce(array_to_string(array("
-    f"select quote_literal(l) from unnest(tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', %(query)s))) l"
-    "), ' | '), ''))"
-)
+
+def _tsquery_literal(lexeme: str) -> str:
+    """One lexeme quoted for tsquery input: it is matched as is, never parsed as an operator."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def query_lexemes(cursor, query: str) -> list[str]:
+    """The query's lexemes as the search configuration makes them (stemmed, stop words dropped), sorted."""
+    cursor.execute(f"SELECT tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', %s))", [query])
+    return sorted(cursor.fetchone()[0] or [])
 
 
 def _filters(params: dict[str, Any], **f: Any) -> str:
@@ -219,17 +235,56 @@ def _vector_literal(vector: Sequence[float]) -> str:
 
 
 def _build_sql(
-    *, tiers: Sequence[str], where: str, strategy: str, with_embedding: bool, params: dict[str, Any]
+    *,
+    tiers: Sequence[str],
+    where: str,
+    strategy: str,
+    with_embedding: bool,
+    params: dict[str, Any],
+    scoring: str = "bm25",
 ) -> str:
     ctes = []
     selects = []
     if "fts" in tiers:
+        # OR semantics: a memory matching some of the query's lexemes is found. The parameters are
+        # tsquery literals (built from the lexemes in Python), so they are constants in the plan.
+        lexemes = [name for name in sorted(params) if name.startswith("lex_")]
+        if scoring == "bm25":
+            # BM25 over lexeme presence (a memory is short; repeats matter little): each matched lexeme
+            # adds its IDF in this tenant's filtered rows, damped by the memory's length. Counts are
+            # capped (BM25_SAMPLE) so a large tenant costs bounded index work; a lexeme in more rows
+            # than the cap is common anyway.
+            counts = ",\n    ".join(
+                f"(SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} AND "
+                f"m.search_vector @@ %({lex})s::tsquery LIMIT %(bm25_sample)s) c) AS df_{i}"
+                for i, lex in enumerate(lexemes)
+            )
+            ctes.append(
+                f"""stats AS MATERIALIZED (SELECT
+    (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} LIMIT %(bm25_sample)s) c) AS n,
+    (SELECT coalesce(avg(length(search_vector)), 1) FROM
+        (SELECT m.search_vector FROM brain_memory m WHERE {where} LIMIT 500) c) AS avg_len,
+    {counts})"""
+            )
+            terms = " + ".join(
+                f"(m.search_vector @@ %({lex})s::tsquery)::int"
+                f" * ln(1 + (stats.n - stats.df_{i} + 0.5) / (stats.df_{i} + 0.5))"
+                for i, lex in enumerate(lexemes)
+            )
+            score = (
+                f"({terms}) * (%(bm25_k1)s::float8 + 1) / (1 + %(bm25_k1)s::float8 * (1 - %(bm25_b)s::float8 + "
+                "%(bm25_b)s::float8 * length(m.search_vector) / greatest(stats.avg_len, 1)))"
+            )
+            source = "brain_memory m, stats"
+        else:
+            score = "ts_rank_cd(m.search_vector, %(tsq)s::tsquery)"
+            source = "brain_memory m"
         ctes.append(
             f"""fts AS (
   SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
-    SELECT m.id, ts_rank_cd(m.search_vector, q.tsq) AS score
-    FROM brain_memory m, (SELECT {_OR_TSQUERY} AS tsq) q
-    WHERE {where} AND m.search_vector @@ q.tsq
+    SELECT m.id, {score} AS score
+    FROM {source}
+    WHERE {where} AND m.search_vector @@ %(tsq)s::tsquery
     ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
         )
     if "trigram" in tiers:
@@ -271,12 +326,16 @@ def _build_sql(
         "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
     )
     embedding = ", m.embedding::text" if with_embedding else ", NULL"
+    # The ids come from tiers that all filter on the tenant; the final re-check stays as a belt, and its
+    # "+ 0" keeps it from steering the plan (on stale statistics a tenant index scan per id was chosen
+    # over the primary key).
     return (
         "WITH "
         + ",\n".join(ctes)
         + f"""
 SELECT {columns}, {", ".join(selects)}{embedding}
-FROM ({union}) ids JOIN brain_memory m ON m.id = ids.id AND m.tenant_id = %(tenant_id)s {joins}"""
+FROM ({union}) ids JOIN brain_memory m ON m.id = ids.id {joins}
+WHERE m.tenant_id + 0 = %(tenant_id)s"""
     )
 
 
@@ -380,7 +439,9 @@ def recall(
 
     tiers = list(TIERS_BY_MODE[mode])
     # Words short enough to be noise ("a", "is", "the") carry no useful trigrams.
-    trigram_words = sorted({w.lower() for w in _WORD.findall(query) if len(w) >= 4})
+    trigram_words = sorted(
+        {w for w in _WORD.findall(query.lower()) if len(w) >= 4 and w not in _TRIGRAM_STOP}
+    )
     if "trigram" in tiers and not 0 < len(trigram_words) <= config["TRIGRAM_MAX_WORDS"]:
         tiers.remove("trigram")
     weights = config["WEIGHTS"]
@@ -414,11 +475,28 @@ def recall(
         params["qvec"] = _vector_literal(query_embedding)
         params["embedding_model"] = embedding_model
     with_embedding = mmr_lambda is not None
-    sql = _build_sql(
-        tiers=tiers, where=where, strategy=strategy, with_embedding=with_embedding, params=params
-    )
 
     with transaction.atomic(), connection.cursor() as cursor:
+        if "fts" in tiers:
+            lexemes = query_lexemes(cursor, query)
+            if lexemes:
+                params["tsq"] = " | ".join(_tsquery_literal(lexeme) for lexeme in lexemes)
+                params.update({f"lex_{i:02d}": _tsquery_literal(lexeme) for i, lexeme in enumerate(lexemes)})
+                params.update(
+                    bm25_sample=config["BM25_SAMPLE"], bm25_k1=config["BM25_K1"], bm25_b=config["BM25_B"]
+                )
+            else:  # only stop words: nothing for full text to match
+                tiers.remove("fts")
+        if not tiers:
+            return []
+        sql = _build_sql(
+            tiers=tiers,
+            where=where,
+            strategy=strategy,
+            with_embedding=with_embedding,
+            params=params,
+            scoring=config["LEXICAL_SCORING"],
+        )
         if "vector" in tiers and strategy == "hnsw":
             # Iterative scans keep walking the graph until enough rows pass the tenant/scope filters.
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")

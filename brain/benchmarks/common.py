@@ -1,0 +1,51 @@
+"""Helpers shared by the benchmarks: a separate database, tenants, percentiles.
+
+Benchmarks load many rows; they run in their own database (default `brain_bench`, on the same
+PostgreSQL server) so the development database stays small. The tenant model is looked up by name
+(`tickets.Tenant`): `brain` does not import `tickets`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from django.apps import apps
+from django.core.management import call_command
+from django.db import connection, connections
+
+
+def use_bench_database(name: str, stdout) -> None:
+    """Point the default connection at database `name` on the same server, creating and migrating it.
+
+    Must run before the benchmark touches the database through the default connection.
+    """
+    conn = connections["default"]
+    if conn.settings_dict["NAME"] != name:
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+            if cursor.fetchone() is None:
+                stdout.write(f"creating database {name} ...")
+                cursor.execute(f'CREATE DATABASE "{name}"')
+        conn.close()
+        conn.settings_dict["NAME"] = name
+        if "EMBEDDED_DATABASE" in conn.settings_dict:
+            conn.settings_dict["EMBEDDED_DATABASE"] = name
+    stdout.write(f"database: {connection.settings_dict['NAME']} (migrating)")
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def fresh_tenant(slug: str, name: str | None = None):
+    """A new, empty tenant called `slug` (an earlier run's tenant of that slug is deleted with its rows)."""
+    Tenant = apps.get_model("tickets", "Tenant")
+    Tenant.objects.filter(slug=slug).delete()
+    return Tenant.objects.create(slug=slug, name=name or slug)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0–100) by nearest rank; 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]

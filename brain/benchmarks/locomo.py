@@ -1,0 +1,326 @@
+"""LoCoMo dialog-level retrieval: recall's tiers, hybrid and hybrid+MMR against an in-run BM25 baseline.
+
+Each conversation's dialog turns become memories of a tenant of their own (embedded in-process by the
+real embedding pipeline, `brain.embedding.memories_embed`, with the configured embedder: MiniLM).
+Every question with evidence is asked; a question's relevant memories are its evidence turns
+("D3:7" = session 3, turn 7). Reported per method, overall and per category (1 multi-hop, 2 temporal,
+3 open-domain, 4 single-hop, 5 adversarial): Recall@5/10/25/50 (share of a question's evidence turns
+in the top k, averaged over questions) and NDCG@10 (binary relevance); plus recall latency p50/p95.
+
+The data file is read at run time and never copied into the repository (CC BY-NC 4.0).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
+from brain.embedders import get_embedder
+from brain.embedding import memories_embed
+from brain.models import Memory, WriteSurface
+from brain.retrieval import recall
+
+KS = (5, 10, 25, 50)
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+METHODS = ("bm25", "lexical", "vector", "hybrid", "hybrid_mmr")
+# The LoCoMo paper's DRAGON retriever, dialog level (Table 3): the bar to aim for.
+DRAGON = {5: 58.8, 10: 67.5, 25: 79.9, 50: 84.8}
+_EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument(
+        "--data",
+        default=str(Path(settings.BASE_DIR).parent / "shared" / "benchmarks" / "locomo10.json"),
+        help="Path to locomo10.json (read at run time, never copied).",
+    )
+    parser.add_argument(
+        "--database", default="brain_bench", help="Database to load into (created if missing)."
+    )
+    parser.add_argument("--conversations", type=int, default=0, help="Use only the first N conversations.")
+    parser.add_argument(
+        "--text-format",
+        choices=("speaker_date", "speaker", "plain"),
+        default="speaker_date",
+        help="What a turn's memory text holds besides its words: speaker and session date, speaker, or nothing.",
+    )
+    parser.add_argument(
+        "--no-captions", action="store_true", help="Leave shared photos' captions out of the text."
+    )
+    parser.add_argument("--rrf-k", type=int, default=None, help="Override BRAIN_RECALL RRF_K.")
+    parser.add_argument(
+        "--weights",
+        default=None,
+        help='Override the tier weights, e.g. \'{"fts": 1, "trigram": 0.5, "vector": 1}\'.',
+    )
+    parser.add_argument("--mmr-lambda", type=float, default=0.7, help="λ of the hybrid_mmr method.")
+    parser.add_argument("--keep", action="store_true", help="Keep the loaded tenants (default: delete them).")
+
+
+# --- Loading ------------------------------------------------------------------------------------------------
+
+
+def turn_text(turn: dict, *, speaker_date: str, text_format: str, captions: bool) -> str:
+    text = turn.get("text", "").strip()
+    if captions and turn.get("blip_caption"):
+        text = f"{text} [shared a photo: {turn['blip_caption']}]".strip()
+    if text_format == "speaker_date":
+        return f"{turn['speaker']} ({speaker_date}): {text}"
+    if text_format == "speaker":
+        return f"{turn['speaker']}: {text}"
+    return text
+
+
+def sessions(conversation: dict):
+    numbers = sorted(
+        int(k.split("_")[1]) for k in conversation if re.fullmatch(r"session_\d+", k) and conversation[k]
+    )
+    for n in numbers:
+        yield n, conversation.get(f"session_{n}_date_time", ""), conversation[f"session_{n}"]
+
+
+def load_conversation(
+    sample: dict, *, text_format: str, captions: bool, stdout
+) -> tuple[object, dict[str, int]]:
+    """One tenant holding the conversation's turns as memories; returns it and dia_id -> memory id."""
+    tenant = fresh_tenant(f"locomo-{sample['sample_id']}".lower(), f"LoCoMo {sample['sample_id']}")
+    rows = []
+    for number, date, turns in sessions(sample["conversation"]):
+        for turn in turns:
+            rows.append(
+                Memory(
+                    tenant=tenant,
+                    type="chat",
+                    scope_kind="conversation",
+                    scope_id=str(sample["sample_id"]),
+                    text=turn_text(turn, speaker_date=date, text_format=text_format, captions=captions),
+                    payload={
+                        "dia_id": turn["dia_id"],
+                        "session": number,
+                        "date": date,
+                        "speaker": turn["speaker"],
+                    },
+                    surface=WriteSurface.IMPORT,
+                    confidence=0.7,
+                )
+            )
+    Memory.objects.bulk_create(rows, batch_size=1000)
+    ids = [m.pk for m in rows]
+    started = time.perf_counter()
+    memories_embed(tenant_id=tenant.pk, memory_ids=ids)
+    with connection.cursor() as cursor:  # fresh statistics, as autovacuum would give a real tenant
+        cursor.execute("ANALYZE brain_memory")
+    stdout.write(
+        f"  {sample['sample_id']}: {len(rows)} turns loaded and embedded in {time.perf_counter() - started:.1f}s"
+    )
+    return tenant, {m.payload["dia_id"]: m.pk for m in rows}
+
+
+def evidence_ids(evidence: list[str], dia_to_id: dict[str, int]) -> set[int]:
+    """Memory ids of a question's evidence; tolerates the data's "D8:6; D9:17" and "D:11:26" forms."""
+    found = set()
+    for item in evidence:
+        for session, turn in _EVIDENCE.findall(str(item)):
+            memory_id = dia_to_id.get(f"D{int(session)}:{int(turn)}")
+            if memory_id is not None:
+                found.add(memory_id)
+    return found
+
+
+# --- BM25 baseline ------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    "a an and are as at be been but by can could did do does for from had has have he her him his how i if "
+    "in into is it its me my no not of on or our she so that the their them then there they this to was "
+    "we were what when where which who whom why will with would you your".split()
+)
+
+
+def tokens(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
+
+
+class BM25:
+    """Okapi BM25 (k1=1.2, b=0.75), lower-cased word tokens, English stop words dropped, no stemming."""
+
+    def __init__(self, documents: dict[int, str], k1: float = 1.2, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.docs = {doc_id: Counter(tokens(text)) for doc_id, text in documents.items()}
+        self.lengths = {doc_id: sum(c.values()) for doc_id, c in self.docs.items()}
+        self.avg = sum(self.lengths.values()) / max(len(self.docs), 1)
+        df = Counter(term for c in self.docs.values() for term in c)
+        n = len(self.docs)
+        self.idf = {term: math.log(1 + (n - d + 0.5) / (d + 0.5)) for term, d in df.items()}
+
+    def search(self, query: str, limit: int) -> list[int]:
+        terms = set(tokens(query))
+        scores = []
+        for doc_id, counts in self.docs.items():
+            score = 0.0
+            norm = self.k1 * (1 - self.b + self.b * self.lengths[doc_id] / self.avg)
+            for term in terms:
+                tf = counts.get(term)
+                if tf:
+                    score += self.idf[term] * tf * (self.k1 + 1) / (tf + norm)
+            if score > 0:
+                scores.append((-score, doc_id))
+        scores.sort()
+        return [doc_id for _, doc_id in scores[:limit]]
+
+
+# --- Metrics ------------------------------------------------------------------------------------------------
+
+
+def recall_at(ranked: list[int], gold: set[int], k: int) -> float:
+    return len(gold & set(ranked[:k])) / len(gold)
+
+
+def ndcg_at(ranked: list[int], gold: set[int], k: int = 10) -> float:
+    dcg = sum(1 / math.log2(i + 2) for i, doc in enumerate(ranked[:k]) if doc in gold)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(gold), k)))
+    return dcg / ideal
+
+
+def _mean(values: list[float]) -> float:
+    return round(100 * sum(values) / len(values), 1) if values else 0.0
+
+
+def run(options: dict, stdout) -> dict:
+    data_path = Path(options["data"])
+    if not data_path.exists():
+        raise SystemExit(f"LoCoMo data not found at {data_path}: pass --data path/to/locomo10.json")
+    samples = json.loads(data_path.read_text())
+    if options.get("conversations"):
+        samples = samples[: options["conversations"]]
+    use_bench_database(options["database"], stdout)
+    overrides = {}
+    if options.get("rrf_k") is not None:
+        overrides["RRF_K"] = options["rrf_k"]
+    if options.get("weights"):
+        overrides["WEIGHTS"] = json.loads(options["weights"])
+    if overrides:
+        settings.BRAIN_RECALL = {**getattr(settings, "BRAIN_RECALL", {}), **overrides}
+    embedder = get_embedder()
+    stdout.write(
+        f"LoCoMo: {len(samples)} conversations, embedder {embedder.name}, text {options['text_format']}, "
+        f"recall settings {getattr(settings, 'BRAIN_RECALL', {})}"
+    )
+
+    per_question: list[dict] = []
+    latencies: dict[str, list[float]] = defaultdict(list)
+    embed_seconds = 0.0
+    tenants = []
+    for sample in samples:
+        tenant, dia_to_id = load_conversation(
+            sample, text_format=options["text_format"], captions=not options["no_captions"], stdout=stdout
+        )
+        tenants.append(tenant)
+        questions = [
+            (qa, gold)
+            for qa in sample["qa"]
+            if (gold := evidence_ids(qa.get("evidence") or [], dia_to_id)) and qa.get("question")
+        ]
+        texts = dict(Memory.objects.for_tenant(tenant).values_list("pk", "text"))
+        bm25 = BM25(texts)
+        started = time.perf_counter()
+        vectors = embedder.embed([qa["question"] for qa, _ in questions])
+        embed_seconds += time.perf_counter() - started
+        for (qa, gold), vector in zip(questions, vectors, strict=True):
+            ranked = {"bm25": bm25.search(qa["question"], max(KS))}
+            for method, mode, lam in (
+                ("lexical", "lexical", None),
+                ("vector", "vector", None),
+                ("hybrid", "hybrid", None),
+                ("hybrid_mmr", "hybrid", options["mmr_lambda"]),
+            ):
+                began = time.perf_counter()
+                results = recall(
+                    tenant_id=tenant.pk,
+                    query=qa["question"],
+                    limit=max(KS),
+                    mode=mode,
+                    mmr_lambda=lam,
+                    query_embedding=vector,
+                    embedding_model=embedder.name,
+                )
+                latencies[method].append((time.perf_counter() - began) * 1000)
+                ranked[method] = [r.id for r in results]
+            per_question.append({"category": qa.get("category"), "gold": gold, "ranked": ranked})
+        stdout.write(f"    {len(questions)} questions asked")
+
+    figures: dict = {f"recall_at_{k}": {} for k in KS}
+    figures["ndcg_at_10"] = {}
+    figures["by_category"] = {}
+    for method in METHODS:
+        for k in KS:
+            figures[f"recall_at_{k}"][method] = _mean(
+                [recall_at(q["ranked"][method], q["gold"], k) for q in per_question]
+            )
+        figures["ndcg_at_10"][method] = _mean([ndcg_at(q["ranked"][method], q["gold"]) for q in per_question])
+    for category, label in CATEGORIES.items():
+        subset = [q for q in per_question if q["category"] == category]
+        figures["by_category"][label] = {
+            "questions": len(subset),
+            **{
+                method: {
+                    **{
+                        f"R@{k}": _mean([recall_at(q["ranked"][method], q["gold"], k) for q in subset])
+                        for k in KS
+                    },
+                    "NDCG@10": _mean([ndcg_at(q["ranked"][method], q["gold"]) for q in subset]),
+                }
+                for method in METHODS
+            },
+        }
+    hybrid_latency = latencies["hybrid"]
+    figures["latency_ms"] = {
+        "p50": round(percentile(hybrid_latency, 50), 2),
+        "p95": round(percentile(hybrid_latency, 95), 2),
+    }
+    figures["latency_ms_by_method"] = {
+        m: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2)}
+        for m, v in latencies.items()
+    }
+    figures["questions"] = len(per_question)
+    figures["query_embedding_ms_per_question"] = round(1000 * embed_seconds / max(len(per_question), 1), 2)
+    figures["embedder"] = embedder.name
+    figures["text_format"] = options["text_format"]
+    figures["dragon_dialog_level"] = {f"recall_at_{k}": v for k, v in DRAGON.items()}
+    figures["hybrid_minus_bm25_recall_at_10"] = round(
+        figures["recall_at_10"]["hybrid"] - figures["recall_at_10"]["bm25"], 1
+    )
+
+    stdout.write(f"\n{len(per_question)} questions with evidence")
+    stdout.write(f"{'method':<12}" + "".join(f"{'R@' + str(k):>8}" for k in KS) + f"{'NDCG@10':>9}")
+    for method in METHODS:
+        stdout.write(
+            f"{method:<12}"
+            + "".join(f"{figures[f'recall_at_{k}'][method]:>8.1f}" for k in KS)
+            + f"{figures['ndcg_at_10'][method]:>9.1f}"
+        )
+    stdout.write(f"{'DRAGON':<12}" + "".join(f"{DRAGON[k]:>8.1f}" for k in KS))
+    for label, block in figures["by_category"].items():
+        stdout.write(f"\n{label} ({block['questions']} questions)")
+        for method in METHODS:
+            row = block[method]
+            stdout.write(
+                f"  {method:<12}" + "".join(f"{row[f'R@{k}']:>8.1f}" for k in KS) + f"{row['NDCG@10']:>9.1f}"
+            )
+    stdout.write(
+        f"\nrecall latency (ms) hybrid p50 {figures['latency_ms']['p50']} p95 {figures['latency_ms']['p95']}; "
+        + ", ".join(f"{m} p95 {v['p95']}" for m, v in figures["latency_ms_by_method"].items())
+        + f"; query embedding {figures['query_embedding_ms_per_question']} ms/question (batched)"
+    )
+    if not options.get("keep"):
+        for tenant in tenants:
+            tenant.delete()
+    return figures
