@@ -8,8 +8,11 @@ are written in the same transaction.
 
 Concurrency: every write to one tenant + scope takes a transaction-scoped advisory lock on that scope
 before it looks for neighbours, so 50 concurrent promotes of one fact (threads or processes) see each
-other's committed rows and leave exactly one memory. Only one lock is ever held per transaction, so
-promotes cannot deadlock on each other. Embedding (the slow part) runs before the lock.
+other's committed rows and leave exactly one memory. A promote() on its own holds one lock at a time, so
+promotes cannot deadlock on each other; a caller that promotes into several scopes inside its own
+transaction holds each lock until it commits, and should promote in a fixed scope order (PostgreSQL
+detects and breaks a lock cycle with an error, it never hangs). Embedding and retrieval ranking (the slow
+parts) run before the lock.
 """
 
 from __future__ import annotations
