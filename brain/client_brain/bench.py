@@ -10,6 +10,7 @@ removed at the end, whatever happens.
 from __future__ import annotations
 
 import math
+import os
 import random
 import statistics
 import time
@@ -109,6 +110,48 @@ def _queries(rng: random.Random, count: int) -> list[tuple[str, str]]:
     return queries
 
 
+RARE_WORD = "espressivo"
+
+
+def _explain_rare_word(tenant_id: int, count: int) -> dict:
+    """Plant one low-confidence memory with a word no other row has, then EXPLAIN ANALYZE the keyword
+    tier for it: which indexes serve it, how long it runs, and whether it finds the row."""
+    from .recall import ORDER, client_brain_candidates, keyword_condition
+    from .words import keyword_terms
+
+    needle = Memory.objects.create(
+        tenant_id=tenant_id,
+        scope_kind="tenant",
+        type="business",
+        key=f"{RARE_WORD}-{count}",
+        payload={"fact": f"{RARE_WORD.capitalize()} descaling voids the warranty"},
+        text=f"{RARE_WORD.capitalize()} descaling voids the warranty",
+        confidence=0.55,
+    )
+    query = (
+        client_brain_candidates(tenant_id=tenant_id)
+        .filter(keyword_condition(keyword_terms(f"{RARE_WORD} question")))
+        .order_by(*ORDER)
+        .values_list("id")[:200]
+    )
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+        plan = cursor.fetchone()[0]
+    plan = plan[0] if isinstance(plan, list) else plan
+    indexes: list[str] = []
+
+    def walk(node: dict) -> None:
+        if node.get("Index Name") and node["Index Name"] not in indexes:
+            indexes.append(node["Index Name"])
+        for child in node.get("Plans", []):
+            walk(child)
+
+    walk(plan["Plan"])
+    found = any(row[0] == needle.pk for row in query)
+    return {"indexes": indexes, "execution_ms": round(plan["Execution Time"], 2), "found": found}
+
+
 def _percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     index = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
@@ -128,7 +171,9 @@ def measure_recall_latency(
     Returns {"recall_p50_ms": {rows: ms}, "recall_p95_ms": {rows: ms}, "recall_mean_ms": {...}, the same
     three for "read_path" (everything but the activity UPDATE), "queries": n, "target_p95_ms": 25}.
     `recall_*` is `client_brain_context()` end to end, activity UPDATE included. Row counts are
-    cumulative: the tenant grows between runs.
+    cumulative: the tenant grows between runs. Also reported per row count: the read path's Python CPU
+    time (median; the part this process spends, whatever the machine's load), the 1-minute load average
+    while measuring, and an EXPLAIN ANALYZE of the keyword tier for a word only one row has.
     """
     rng = random.Random(seed)
     Tenant = tenant_model()
@@ -151,23 +196,32 @@ def measure_recall_latency(
                 f"client-brain: {count} rows loaded in {time.perf_counter() - started:.1f} s; measuring {queries} queries"
             )
             plan = _queries(rng, warmup + queries)
-            samples, read_samples = [], []
+            samples, read_samples, cpu_samples = [], [], []
             for n, (subject, message) in enumerate(plan):
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 context = assemble_context(
                     tenant_id=tenant.pk, subject=subject, latest_customer_message=message
                 )
-                t1 = time.perf_counter()
+                t1, c1 = time.perf_counter(), time.process_time()
                 client_brain_context(tenant_id=tenant.pk, subject=subject, latest_customer_message=message)
                 t2 = time.perf_counter()
                 assert context.memory_ids, "the benchmark tenant must yield context"
                 if n >= warmup:
                     read_samples.append((t1 - t0) * 1000)
+                    cpu_samples.append((c1 - c0) * 1000)
                     samples.append((t2 - t1) * 1000)
             for name, values in (("recall", samples), ("read_path", read_samples)):
                 result[f"{name}_p50_ms"][count] = round(statistics.median(values), 2)
                 result[f"{name}_p95_ms"][count] = round(_percentile(values, 0.95), 2)
                 result[f"{name}_mean_ms"][count] = round(statistics.fmean(values), 2)
+            result.setdefault("read_path_python_cpu_p50_ms", {})[count] = round(
+                statistics.median(cpu_samples), 2
+            )
+            result.setdefault("load_average_1m", {})[count] = round(os.getloadavg()[0], 2)
+            result.setdefault("rare_word_keyword_tier", {})[count] = _explain_rare_word(tenant.pk, count)
+            progress(
+                f"client-brain: {count} rows: rare-word keyword tier {result['rare_word_keyword_tier'][count]}"
+            )
             progress(
                 f"client-brain: {count} rows: recall p50 {result['recall_p50_ms'][count]} ms,"
                 f" p95 {result['recall_p95_ms'][count]} ms (read path alone: p50"

@@ -13,7 +13,7 @@ from django.conf import settings
 from . import typed
 from .recall import ORDER, client_brain_candidates, keyword_condition
 from .types import CopilotMemory
-from .words import like_patterns, shared_words, words
+from .words import keyword_terms, shared_words, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -23,14 +23,14 @@ def client_brain_copilot(*, tenant_id: int, query: str = "") -> list[CopilotMemo
     limit = settings.BRAIN_CLIENT_BRAIN_COPILOT_LIMIT
     base = client_brain_candidates(tenant_id=tenant_id, low=0.0, high=1.0)
     query_words = set(words(query))
-    patterns = like_patterns(query)
+    terms = keyword_terms(query)
     matches = (
         list(
-            base.filter(keyword_condition(patterns))
+            base.filter(keyword_condition(terms))
             .order_by(*ORDER)
             .values_list(*FIELDS)[: settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT]
         )
-        if patterns
+        if terms
         else []
     )
     scored = [(row, shared_words(query_words, row[2], row[3])) for row in matches]

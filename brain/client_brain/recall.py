@@ -4,7 +4,7 @@ The pipeline, in the spec's order:
 1. Two bounded tiers inside the finite 0.5–1 confidence range. The fallback tier fetches up to 200
    candidates ordered by confidence, newest row, then id. When the ticket subject or latest customer
    message has words of at least three characters, the keyword tier fetches up to 200 candidates whose
-   key or value (`text`) contains any of them case-insensitively (ILIKE, served by the tenant-led
+   key or value (`text`) contains any of them case-insensitively (a `~*` alternation, served by the tenant-led
    trigram index `memory_tenant_trgm`), so a matching memory is not lost to the fallback window.
 2. Merge: the fallback order, then keyword hits not already fetched (deduplicated by id).
 3. Voice memories first. Each non-voice memory gets the count of normalized words shared with the
@@ -25,7 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, Value
+from django.db.models import F, Value
 from django.db.models.expressions import RawSQL
 
 from brain.models import BrainScopeKind, Memory, MemoryStatus
@@ -33,7 +33,7 @@ from brain.models import BrainScopeKind, Memory, MemoryStatus
 from . import typed
 from .render import render_context
 from .types import ClientBrainContext, ContextMemory, Mode
-from .words import like_patterns, normalize, shared_words, words
+from .words import keyword_terms, normalize, shared_words, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -82,11 +82,18 @@ def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1
     )
 
 
-def keyword_condition(patterns: list[str]) -> Q | RawSQL:
-    """key ILIKE p OR text ILIKE p for each pattern: plain ILIKEs, which the trigram GIN index serves."""
-    clause = " OR ".join(['"brain_memory"."key" ILIKE %s OR "brain_memory"."text" ILIKE %s'] * len(patterns))
-    params = [p for pattern in patterns for p in (pattern, pattern)]
-    return RawSQL(f"({clause})", params, output_field=typed.BooleanField())
+def keyword_condition(terms: list[str]) -> RawSQL:
+    """key or value contains any of `terms`, case-insensitively: one `~*` alternation per column.
+
+    pg_trgm's GIN index (`memory_tenant_trgm`, tenant first) serves `~*` as it serves ILIKE, and one
+    alternation per row costs less than an ILIKE per word and column.
+    """
+    pattern = "(" + "|".join(terms) + ")"
+    return RawSQL(
+        '("brain_memory"."key" ~* %s OR "brain_memory"."text" ~* %s)',
+        [pattern, pattern],
+        output_field=typed.BooleanField(),
+    )
 
 
 ORDER = ("-confidence", "-created_at", "-id")
@@ -107,9 +114,9 @@ def fetch_tiers(
     base = client_brain_candidates(tenant_id=tenant_id)
     columns = (*FIELDS, "created_at", "tier")
     query = base.annotate(tier=Value("fallback")).order_by(*ORDER).values_list(*columns)[:limit]
-    patterns = like_patterns(subject, latest_customer_message)
-    if patterns:
-        keyword = base.filter(keyword_condition(patterns)).annotate(tier=Value("keyword"))
+    terms = keyword_terms(subject, latest_customer_message)
+    if terms:
+        keyword = base.filter(keyword_condition(terms)).annotate(tier=Value("keyword"))
         query = query.union(keyword.order_by(*ORDER).values_list(*columns)[:limit], all=True)
     rows = list(query)
     tiers = {
@@ -125,7 +132,7 @@ def fetch_tiers(
         "fallback": len(tiers["fallback"]),
         "keyword": len(tiers["keyword"]),
         "merged": len(merged),
-        "keyword_patterns": patterns,
+        "keyword_terms": terms,
     }
     return list(merged.values()), stats
 
@@ -193,7 +200,7 @@ def assemble_context(
     candidates, stats = (
         fetch_tiers(tenant_id=tenant_id, subject=subject, latest_customer_message=latest_customer_message)
         if tenant is not None
-        else ([], {"fallback": 0, "keyword": 0, "merged": 0, "keyword_patterns": []})
+        else ([], {"fallback": 0, "keyword": 0, "merged": 0, "keyword_terms": []})
     )
     ranked = rank(candidates, query_words)
     chosen, omitted, not_typed = select(ranked, caps)

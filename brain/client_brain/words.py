@@ -11,7 +11,7 @@ import re
 import unicodedata
 
 MIN_WORD_LENGTH = 3
-# Bounds the keyword tier's query: a long customer message cannot turn it into hundreds of ILIKEs.
+# Bounds the keyword tier's query: a long customer message cannot turn it into a huge alternation.
 MAX_QUERY_WORDS = 24
 
 _WORD = re.compile(r"\w+")
@@ -55,11 +55,12 @@ def shared_words(wanted: frozenset[str] | set[str], *texts: str) -> tuple[str, .
     return tuple(sorted(found))
 
 
-def like_patterns(*texts: str) -> list[str]:
-    """ILIKE '%word%' patterns for the keyword tier, at most MAX_QUERY_WORDS words (wildcards escaped).
+def keyword_terms(*texts: str) -> list[str]:
+    """The words the keyword tier searches for, at most MAX_QUERY_WORDS (plus lowercase spellings).
 
-    ILIKE compares lowercase while the words are casefolded, which may expand ("Straße" -> "strasse"):
-    the lowercase spelling is searched too.
+    The database compares lowercase while the words are casefolded, which may expand ("Straße" ->
+    "strasse"): the lowercase spelling is searched too. Terms are `\\w+` runs, so they hold no regular
+    expression metacharacters.
     """
     terms: dict[str, None] = {}
     for word in words(*texts)[:MAX_QUERY_WORDS]:
@@ -68,5 +69,4 @@ def like_patterns(*texts: str) -> list[str]:
         for word in _WORD.findall(unicodedata.normalize("NFKC", text or "").lower()):
             if word.casefold() in terms:
                 terms.setdefault(word, None)
-    escaped = (t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for t in terms)
-    return [f"%{t}%" for t in escaped]
+    return list(terms)

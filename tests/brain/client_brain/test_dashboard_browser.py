@@ -28,7 +28,9 @@ def browser_page(live_server, tenant):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         context = browser.new_context(viewport={"width": 1300, "height": 900})
-        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}])
+        context.add_cookies(
+            [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
+        )
         page = context.new_page()
         yield page
         browser.close()
@@ -36,7 +38,9 @@ def browser_page(live_server, tenant):
 
 
 def shown_ids(page) -> list[int]:
-    return [int(i) for i in page.eval_on_selector_all("#rows tr[data-id]", "rows => rows.map(r => r.dataset.id)")]
+    return [
+        int(i) for i in page.eval_on_selector_all("#rows tr[data-id]", "rows => rows.map(r => r.dataset.id)")
+    ]
 
 
 def test_load_more_appends_in_place_and_removes_duplicate_row_ids(browser_page, live_server, tenant):

@@ -92,9 +92,9 @@ def test_keyword_tier_matches_the_memory_key_as_well_as_its_value(tenant):
 def test_keyword_tier_needs_words_of_at_least_three_characters(tenant):
     many_facts(tenant, 5)
     _, stats = fetch_tiers(tenant_id=tenant.id, subject="an ox", latest_customer_message="is it ok")
-    assert stats["keyword"] == 0 and stats["keyword_patterns"] == []
+    assert stats["keyword"] == 0 and stats["keyword_terms"] == []
     _, stats = fetch_tiers(tenant_id=tenant.id, subject="an ox", latest_customer_message="policy")
-    assert stats["keyword_patterns"] == ["%policy%"] and stats["keyword"] == 5
+    assert stats["keyword_terms"] == ["policy"] and stats["keyword"] == 5
 
 
 def test_merge_keeps_fallback_order_then_adds_keyword_hits_once(tenant):
@@ -300,3 +300,11 @@ def test_an_unknown_mode_is_refused(tenant):
 
     with pytest.raises(ValueError, match="initial"):
         client_brain_context(tenant_id=tenant.id, mode="later")
+
+
+def test_keyword_tier_matches_case_insensitively_beyond_ascii(tenant):
+    many_facts(tenant, 250, confidence=0.95)
+    needle = fact(tenant, "Das Café schließt um 18 Uhr", confidence=0.5)
+    context = client_brain_context(tenant_id=tenant.id, subject="CAFÉ SCHLIESST?")
+    assert context.sections["business"][0].id == needle.id
+    assert context.sections["business"][0].tier == "keyword"
