@@ -213,3 +213,9 @@ ROUTES.update(
         ),
     }
 )
+ROUTES.update(
+    {
+        f"client-brain-{feature}": Route(("POST",), _client_brain_victim, tenant_relative=True)
+        for feature in ("prune", "contribute", "bootstrap")
+    }
+)

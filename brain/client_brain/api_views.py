@@ -41,10 +41,32 @@ SUSPENDED = (
 )
 
 
-def suspended() -> Response:
-    response = error_response("mutation_suspended", SUSPENDED, status.HTTP_405_METHOD_NOT_ALLOWED)
-    response["Allow"] = "GET, HEAD, OPTIONS"
+FEATURES_SUSPENDED = {
+    "prune": "Client Brain pruning is suspended: memories are not forgotten automatically, and no time "
+    "window or decay applies.",
+    "contribute": "Cross-tenant contribution is suspended while deterministic privacy, provenance, "
+    "withdrawal and evidence controls are completed: a tenant's memories stay its own.",
+    "bootstrap": "Global bootstrap is suspended while deterministic privacy, provenance, withdrawal and "
+    "evidence controls are completed: a new tenant's Client Brain starts empty.",
+}
+
+
+def suspended(
+    message: str = SUSPENDED, code: str = "mutation_suspended", allow: str = "GET, HEAD, OPTIONS"
+) -> Response:
+    response = error_response(code, message, status.HTTP_405_METHOD_NOT_ALLOWED)
+    response["Allow"] = allow
     return response
+
+
+class ClientBrainSuspendedFeatureView(TenantAPIView):
+    """Pruning, cross-tenant contribution and global bootstrap: suspended, and saying so (decision 10)."""
+
+    feature = ""
+
+    @extend_schema(request=None, responses={405: None})
+    def post(self, request):
+        return suspended(FEATURES_SUSPENDED[self.feature], code="feature_suspended", allow="")
 
 
 class ClientBrainContextView(TenantAPIView):

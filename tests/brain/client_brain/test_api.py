@@ -154,3 +154,30 @@ def test_viewer_keys_may_read_context_but_not_reach_mutations(tenant):
     fact(tenant, "Visible fact")
     assert viewer.post(reverse("client-brain-context"), {"subject": "visible"}).status_code == 200
     assert viewer.post(reverse("client-brain-memory-reset")).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("feature", "words"),
+    [
+        ("prune", "pruning is suspended"),
+        ("contribute", "Cross-tenant contribution is suspended"),
+        ("bootstrap", "Global bootstrap is suspended"),
+    ],
+)
+def test_pruning_contribution_and_bootstrap_are_suspended_and_say_so(api, tenant, feature, words):
+    row = fact(tenant, "Stays")
+    response = api.post(reverse(f"client-brain-{feature}"))
+    assert response.status_code == 405
+    assert (
+        response.json()["error"]["code"] == "feature_suspended"
+        and words in response.json()["error"]["message"]
+    )
+    assert Memory.objects.filter(pk=row.pk, status="active").exists()
+
+
+def test_memory_list_query_count_does_not_grow_with_rows(api, tenant, django_assert_max_num_queries):
+    for i in range(60):
+        fact(tenant, f"Fact {i}")
+    with django_assert_max_num_queries(6):
+        response = api.get(reverse("client-brain-memory-list"), {"limit": 50})
+    assert len(response.json()["results"]) == 50
