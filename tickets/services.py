@@ -1,5 +1,9 @@
 """Writes for tenants, memberships, API keys, tickets and their evidence. Views, admin, tasks and commands call these."""
 
+import logging
+from datetime import timedelta
+from functools import partial
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
@@ -24,6 +28,8 @@ from .models import (
     hash_secret,
     is_terminal,
 )
+
+logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -160,16 +166,57 @@ def ticket_transition(*, ticket: Ticket, status: str) -> Ticket:
 
 @transaction.atomic
 def learning_request(*, ticket: Ticket, trigger: str = LearningTrigger.MANUAL) -> LearningAttempt:
-    """Record a queued learning attempt for `ticket` and enqueue `learn_from_ticket` after commit."""
-    from config.celery import enqueue_after_commit
+    """Record a queued learning attempt for `ticket` and send `learn_from_ticket` after commit.
 
-    from .tasks import learn_from_ticket
-
+    Not `enqueue_after_commit`: the send must not raise into the request that changed the status (the
+    change is committed by then), so `learning_attempt_send` catches an unreachable broker.
+    """
     attempt = LearningAttempt.objects.create(
         tenant_id=ticket.tenant_id, ticket=ticket, ticket_external_id=ticket.external_id, trigger=trigger
     )
-    enqueue_after_commit(learn_from_ticket, ticket.tenant_id, ticket.pk, attempt_id=attempt.pk)
+    transaction.on_commit(
+        partial(learning_attempt_send, tenant_id=ticket.tenant_id, ticket_id=ticket.pk, attempt_id=attempt.pk)
+    )
     return attempt
+
+
+def learning_attempt_send(*, tenant_id: int, ticket_id: int, attempt_id: int) -> bool:
+    """Send `learn_from_ticket` for a queued attempt. Call outside a transaction (after commit).
+
+    When the broker cannot be reached the attempt stays queued with the error noted, and
+    `manage.py learning_requeue` sends it again later; returns whether it was sent.
+    """
+    from kombu.exceptions import OperationalError
+
+    from .tasks import learn_from_ticket
+
+    try:
+        learn_from_ticket.delay(tenant_id, ticket_id, attempt_id=attempt_id)
+    except OperationalError as exc:
+        logger.warning("learning attempt %s not sent, the broker is unavailable: %s", attempt_id, exc)
+        LearningAttempt.objects.for_tenant(tenant_id).filter(
+            pk=attempt_id, status=LearningStatus.QUEUED
+        ).update(error=f"not sent yet, the broker was unavailable: {exc}"[:2000])
+        return False
+    return True
+
+
+def learning_attempts_requeue(*, older_than: timedelta, tenant: Tenant | None = None) -> tuple[int, int]:
+    """Send again the attempts still queued after `older_than` (broker outage, lost message).
+
+    Returns (found, sent). Safe to repeat: learning a ticket twice reinforces rather than adds.
+    """
+    stale = LearningAttempt.objects.all_tenants().filter(
+        status=LearningStatus.QUEUED, ticket__isnull=False, created_at__lt=timezone.now() - older_than
+    )
+    if tenant is not None:
+        stale = stale.for_tenant(tenant)
+    rows = list(stale.values_list("pk", "tenant_id", "ticket_id"))
+    sent = sum(
+        learning_attempt_send(tenant_id=tenant_id, ticket_id=ticket_id, attempt_id=pk)
+        for pk, tenant_id, ticket_id in rows
+    )
+    return len(rows), sent
 
 
 @transaction.atomic

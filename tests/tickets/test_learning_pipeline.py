@@ -1,6 +1,8 @@
 """Client Brain learning, the tickets side (spec: client_brain.txt, Learning Pipeline 1–3)."""
 
 import threading
+from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.db import connection
@@ -394,3 +396,36 @@ def test_a_real_celery_worker_learns_from_a_solved_ticket(tenant, celery_worker)
         attempt.refresh_from_db()
     assert attempt.status == LearningStatus.SUCCEEDED, attempt.error
     assert Memory.objects.for_tenant(tenant).filter(surface="client_brain").count() == attempt.added > 0
+
+
+# --- An unreachable broker never fails the status change; stuck attempts are sent again ---------------------
+
+
+def test_an_unreachable_broker_leaves_the_attempt_queued_and_the_status_change_succeeds(
+    api, tenant, django_capture_on_commit_callbacks
+):
+    from django.core.management import call_command
+
+    from config.celery import app, use_broker
+
+    ticket = ticket_with_evidence(tenant)
+    previous = (None if app.conf.task_always_eager else app.conf.broker_url, app.conf.result_backend)
+    use_broker("redis://127.0.0.1:1/0")  # nothing listens on port 1
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = api.post(
+                f"/api/v1/tickets/{ticket.external_id}/status", {"status": "solved"}, format="json"
+            )
+    finally:
+        use_broker(*previous)
+    assert response.status_code == 200 and response.json()["status"] == "solved"
+    (attempt,) = attempts(tenant)
+    assert attempt.status == LearningStatus.QUEUED and "broker was unavailable" in attempt.error
+    LearningAttempt.objects.filter(pk=attempt.pk).update(
+        created_at=attempt.created_at - timedelta(minutes=30)
+    )
+    out = StringIO()
+    call_command("learning_requeue", "--older-than", "10", stdout=out)  # the broker is back (eager here)
+    attempt.refresh_from_db()
+    assert "1 queued learning attempt(s) older than 10 min; 1 sent." in out.getvalue()
+    assert attempt.status == LearningStatus.SUCCEEDED and attempt.added > 0
