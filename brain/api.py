@@ -54,3 +54,6 @@ from brain.agent_memories import (  # noqa: E402,F401
     agent_memory_status_counts,
     memories_bulk_load_for_benchmark,
 )
+
+# The Intelligence budget preview shows what the runtime would inject without counting Client Brain activity.
+from brain.client_brain.recall import assemble_context as client_brain_context_preview  # noqa: E402,F401

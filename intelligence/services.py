@@ -308,9 +308,12 @@ def _relevance(agent: Agent, query: str) -> dict[int, float]:
     }
 
 
-def _brand_renderer(agent: Agent, request: ContextRequest):
+def _brand_renderer(agent: Agent, request: ContextRequest, *, record_activity: bool):
+    # The runtime counts Client Brain activity for what it injects; a preview only looks.
+    load = brain_api.client_brain_context if record_activity else brain_api.client_brain_context_preview
+
     def render(max_chars: int) -> BrandSection:
-        context = brain_api.client_brain_context(
+        context = load(
             tenant_id=agent.tenant_id,
             subject=request.ticket_subject or request.query[:200],
             latest_customer_message=request.ticket_message or request.conversation,
@@ -327,9 +330,10 @@ def _brand_renderer(agent: Agent, request: ContextRequest):
 
 
 def agent_context_assemble(
-    *, agent: Agent, request: ContextRequest
+    *, agent: Agent, request: ContextRequest, record_activity: bool = False
 ) -> tuple[ContextAssembly, dict[str, int]]:
-    """Load the agent's active memories and their relevance, then assemble (no write).
+    """Load the agent's active memories and their relevance, then assemble. Writes nothing unless
+    `record_activity` (the runtime's call: Client Brain activity is counted for the injected rows).
 
     Returns the assembly and, per status, how many of the agent's memories were not candidates (not active).
     """
@@ -358,7 +362,7 @@ def agent_context_assemble(
         budget=budget_for(agent.budget_overrides),
         policy_text=request.policy,
         knowledge_base_text=request.knowledge_base,
-        brand=_brand_renderer(agent, request),
+        brand=_brand_renderer(agent, request, record_activity=record_activity),
     )
     counts = brain_api.agent_memory_status_counts(tenant_id=agent.tenant_id, agent_ids=[agent.pk]).get(
         agent.pk, {}
@@ -372,7 +376,7 @@ def agent_context_build(
     *, agent: Agent, request: ContextRequest, origin: str = "api"
 ) -> tuple[ContextAssembly, dict[str, int], ContextTrace]:
     """Assemble the runtime context and store its `ContextTrace` (the id verdicts refer to later)."""
-    assembly, inactive = agent_context_assemble(agent=agent, request=request)
+    assembly, inactive = agent_context_assemble(agent=agent, request=request, record_activity=True)
     omitted = assembly.omitted
     trace = ContextTrace.objects.create(
         tenant_id=agent.tenant_id,

@@ -141,3 +141,25 @@ def test_viewer_key_may_read_context_is_a_write(tenant):
         format="json",
     )
     assert response.status_code == 403
+
+
+def test_the_runtime_counts_client_brain_activity_and_the_budget_preview_does_not(
+    api, tenant, member_factory
+):
+    from django.test import Client
+
+    agent = make_agent(tenant)
+    row = fact(tenant, "Acme ships refurbished laptops from Lyon within two days.")
+    operator = Client()
+    operator.force_login(member_factory(tenant))
+    preview = operator.get(
+        reverse("intelligence-preview", args=[agent.pk]),
+        {"conversation": "Where do refurbished laptops ship from?"},
+    )
+    assert f"[mem:{row.pk}]" in preview.content.decode()
+    row.refresh_from_db()
+    assert row.activity_count == 0
+    data = context(api, agent, conversation="Where do refurbished laptops ship from?").json()
+    assert row.pk in section(data, "brand")["memory_ids"]
+    row.refresh_from_db()
+    assert row.activity_count == 1
