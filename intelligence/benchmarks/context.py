@@ -230,6 +230,62 @@ def _requests(rng, agents, count):
     return bodies
 
 
+def _stage_breakdown(tenant, agents, bodies, stdout) -> dict[str, float]:
+    """In-process p50 of each stage of one context call, to see where a request's time goes."""
+    from brain import api as brain_api
+    from brain.benchmarks.common import percentile
+    from intelligence import services
+    from intelligence.runtime import (
+        BrandSection,
+        CandidateMemory,
+        ConversationScope,
+        assemble_context,
+        budget_for,
+    )
+
+    by_id = {a.pk: a for a in agents}
+    stages: dict[str, list[float]] = {k: [] for k in ("candidates", "recall", "client_brain", "assemble")}
+    for agent_id, body in bodies:
+        agent, request = by_id[agent_id], services.ContextRequest(**body)
+        t0 = time.perf_counter()
+        records = brain_api.agent_memories_active(tenant_id=tenant.pk, agent_id=agent.pk)
+        t1 = time.perf_counter()
+        relevance = services._relevance(agent, request.query)
+        t2 = time.perf_counter()
+        brand = brain_api.client_brain_context_preview(
+            tenant_id=tenant.pk,
+            subject=request.query[:200],
+            latest_customer_message=request.conversation,
+            max_chars=3500,
+        )
+        t3 = time.perf_counter()
+        candidates = [
+            CandidateMemory(
+                id=r.id, text=r.text, strength=r.strength, confidence=r.confidence, relevance=relevance.get(r.id, 0.0),
+                provider=r.provider, campaign_ids=r.campaign_ids,
+            )
+            for r in records
+        ]  # fmt: skip
+        assemble_context(
+            candidates=candidates,
+            scope=ConversationScope(provider=request.provider, campaign_ids=tuple(request.campaign_ids)),
+            budget=budget_for(agent.budget_overrides),
+            policy_text=request.policy,
+            brand=lambda n, b=brand: BrandSection(text=b.prompt, memory_ids=tuple(b.memory_ids)),
+        )
+        t4 = time.perf_counter()
+        for name, seconds in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            stages[name].append(seconds * 1000)
+    result = {name: round(percentile(values, 50), 2) for name, values in stages.items()}
+    stdout.write(
+        "in-process p50 per stage (ms): "
+        + ", ".join(f"{name} {ms}" for name, ms in result.items())
+        + " (candidates: this agent's active memories; recall: relevance; client_brain: brand intelligence;"
+        " assemble: the budget arithmetic)"
+    )
+    return result
+
+
 def run(options, stdout) -> dict:
     import logging
 
@@ -307,6 +363,7 @@ def run(options, stdout) -> dict:
         f"p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms, p99 {figures['p99_ms']} ms, "
         f"{figures['rps']} requests/s ({options['concurrency']} client threads, {options['workers']} gunicorn workers)"
     )
+    figures["stages_p50_ms"] = _stage_breakdown(tenant, agents, measured[:60], stdout)
     if not latencies:
         stdout.write(f"no request succeeded: no figures (see {REPO / 'var' / 'bench-context-gunicorn.log'})")
         figures.update({"p50_ms": None, "p95_ms": None, "p99_ms": None})
