@@ -3,12 +3,11 @@
 `manage.py brain_bench client-brain [--json]`. It lives in `tickets` because it measures both halves
 (brain must not import tickets):
 
-1. Recall: one tenant is topped up to each row count with Client Brain rows of every family (plus a
-   few legacy shapes and invalid confidences, as real tables have), then `client_brain_context()` —
-   the same call the context endpoint makes, both tiers, ranking, typed admission, caps, rendering and
-   the activity update — runs for ticket subjects and customer messages drawn from the same vocabulary.
-   p50/p95 per row count. The rows are bulk-loaded (surface "import") because formation would take
-   hours for 100k rows; recall reads them exactly as it reads learned rows.
+1. Recall: `brain.client_brain.bench.measure_recall_latency()` (the brain side's own measurement): one
+   throw-away tenant grows to each row count (typed rows of the four families, some legacy shapes and
+   invalid confidences), then `client_brain_context()` — both tiers, ranking, typed admission, caps,
+   rendering and the activity update, exactly what the context endpoint runs — is timed for many
+   ticket-like queries. p50/p95 per row count, plus the read path alone and the machine's load.
 2. Learning: N tickets with realistic evidence are solved through `ticket_transition`; a real Celery
    worker (started here, on the broker given) runs `learn_from_ticket` with the configured provider
    (local by default), so the figure covers the broker round trip, extraction, the typed guard and
@@ -20,7 +19,6 @@ Everything runs in a separate database (default `brain_bench`), never the develo
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import subprocess
@@ -32,15 +30,14 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.db import connection
 
-from brain.api import client_brain_context
-from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
-from brain.models import BrainScopeKind, Memory, WriteSurface
+from brain.benchmarks.common import fresh_tenant, use_bench_database
+from brain.client_brain.bench import measure_recall_latency
+from brain.models import Memory
 
 from . import services
 from .demo import ACME_TICKETS, GLOBEX_TICKETS
 from .models import LearningAttempt, LearningStatus
 
-RECALL_TENANT = "bench-client-brain"
 LEARNING_TENANT = "bench-client-brain-learning"
 FINISHED = (LearningStatus.SUCCEEDED, LearningStatus.SKIPPED, LearningStatus.FAILED)
 
@@ -49,24 +46,6 @@ PRODUCTS = (
     "trekking poles", "water filter", "sleeping mat", "fibre broadband", "mobile plan", "SIM card",
     "router", "roaming pass", "landline", "smartwatch plan", "device insurance", "phone screen", "voicemail",
 )  # fmt: skip
-PROBLEMS = (
-    "arrived damaged", "was charged twice", "is not delivered", "stopped working", "is the wrong size",
-    "keeps dropping", "shows an error", "was cancelled", "is missing a part", "cannot be activated",
-    "is slower than promised", "leaks in the rain", "broke after a week", "has a billing mistake",
-)  # fmt: skip
-RESOLUTIONS = (
-    "send a free replacement by express courier", "refund the charge to the original card",
-    "book an engineer visit within 24 hours", "issue a prepaid return label", "credit one month of rental",
-    "escalate to the courier with the tracking number", "reset the line remotely", "repair it free of charge",
-    "waive the late fee once", "exchange it for the right size",
-)  # fmt: skip
-POLICIES = (
-    "returns are free within 60 days", "standard shipping takes three to five working days",
-    "repairs are free for the first year", "a lifetime warranty covers straps and buckles",
-    "the Travel Pass covers 40 countries", "fibre repairs are guaranteed within 24 hours",
-    "orders can be changed until they are packed", "cancellations take effect at the end of the month",
-)  # fmt: skip
-FORMALITIES = ("formal", "neutral", "casual")
 
 
 def add_arguments(parser) -> None:
@@ -98,111 +77,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--skip-recall", action="store_true", help="Only measure learning throughput.")
     parser.add_argument("--skip-learning", action="store_true", help="Only measure recall latency.")
     parser.add_argument("--seed", type=int, default=7)
-
-
-# --- Recall latency --------------------------------------------------------------------------------------
-
-
-def _memory_row(rng: random.Random, tenant_id: int, n: int) -> Memory:
-    product, problem = rng.choice(PRODUCTS), rng.choice(PROBLEMS)
-    roll = rng.random()
-    if roll < 0.4:
-        fact = f"{rng.choice(POLICIES).capitalize()} for every {product} (rule {n})."
-        memory_type, key, payload, text = "business", f"fact:{n}", {"fact": fact}, fact
-    elif roll < 0.7:
-        resolution = rng.choice(RESOLUTIONS)
-        payload = {
-            "pattern": f"{product} {problem}",
-            "best_resolution": resolution,
-            "frequency": rng.randint(1, 9),
-        }
-        memory_type, key = "issues", f"issue:{product}-{problem}-{n}"
-        text = (
-            f"Issue: {payload['pattern']} Best resolution: {resolution} (seen {payload['frequency']} times)"
-        )
-    elif roll < 0.92:
-        payload = {"trigger": f"a {product} {problem}", "action": rng.choice(RESOLUTIONS)}
-        memory_type, key = "process", f"process:{product}-{n}"
-        text = f"When {payload['trigger']}: {payload['action']}"
-    elif roll < 0.97:
-        payload = {"formality": rng.choice(FORMALITIES), "tone": "warm"}
-        memory_type, key = "voice", f"voice:{n}"
-        text = f"formality: {payload['formality']}; tone: warm"
-    else:  # legacy shapes that the typed guard keeps out of the prompt
-        memory_type, key, payload = (
-            rng.choice(("business", "tone", "issues")),
-            f"legacy:{n}",
-            {"text": product},
-        )
-        text = f"legacy note about {product}"
-    confidence = rng.uniform(0.3, 1.0)
-    if rng.random() < 0.02:
-        confidence = rng.choice((math.nan, math.inf, 1.5, -0.2))
-    return Memory(
-        tenant_id=tenant_id,
-        scope_kind=BrainScopeKind.TENANT,
-        type=memory_type,
-        key=key,
-        payload=payload,
-        text=text,
-        confidence=confidence,
-        surface=WriteSurface.IMPORT,
-        activity_count=rng.randint(0, 20),
-    )
-
-
-def _top_up(tenant, target: int, rng: random.Random, stdout) -> None:
-    have = Memory.objects.for_tenant(tenant).count()
-    batch = 5000
-    started = time.perf_counter()
-    while have < target:
-        size = min(batch, target - have)
-        Memory.objects.bulk_create(
-            [_memory_row(rng, tenant.pk, have + i) for i in range(size)], batch_size=size
-        )
-        have += size
-        stdout.write(f"  loaded {have:,}/{target:,} rows ({time.perf_counter() - started:.1f} s)")
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE brain_memory")
-
-
-def _ticket_text(rng: random.Random) -> tuple[str, str]:
-    product, problem = rng.choice(PRODUCTS), rng.choice(PROBLEMS)
-    subject = f"My {product} {problem}"
-    message = f"Hello, the {product} I got last week {problem}. Can you {rng.choice(RESOLUTIONS)}?"
-    return subject, message
-
-
-def measure_recall(tenant, row_counts: list[int], queries: int, rng: random.Random, stdout) -> dict:
-    results = {}
-    for rows in row_counts:
-        _top_up(tenant, rows, rng, stdout)
-        for _ in range(10):  # warm caches and plans
-            subject, message = _ticket_text(rng)
-            client_brain_context(tenant_id=tenant.pk, subject=subject, latest_customer_message=message)
-        timings, prompt_rows, keyword_hits = [], 0, 0
-        for _ in range(queries):
-            subject, message = _ticket_text(rng)
-            started = time.perf_counter()
-            context = client_brain_context(
-                tenant_id=tenant.pk, subject=subject, latest_customer_message=message
-            )
-            timings.append((time.perf_counter() - started) * 1000)
-            prompt_rows += len(context.memory_ids)
-            keyword_hits += context.trace["fetched"]["keyword"]
-        results[rows] = {
-            "p50_ms": round(percentile(timings, 50), 2),
-            "p95_ms": round(percentile(timings, 95), 2),
-            "max_ms": round(max(timings), 2),
-            "avg_prompt_memories": round(prompt_rows / queries, 1),
-            "avg_keyword_tier_rows": round(keyword_hits / queries, 1),
-        }
-        stdout.write(
-            f"recall at {rows:>7,} rows: p50 {results[rows]['p50_ms']:.2f} ms, p95 {results[rows]['p95_ms']:.2f} ms "
-            f"(max {results[rows]['max_ms']:.1f} ms; {results[rows]['avg_prompt_memories']} memories in the "
-            f"prompt, {results[rows]['avg_keyword_tier_rows']} keyword-tier rows per call; {queries} calls)"
-        )
-    return results
 
 
 # --- Learning throughput ----------------------------------------------------------------------------------
@@ -379,12 +253,13 @@ def run(options: dict, stdout) -> dict:
     rng = random.Random(options["seed"])
     figures: dict = {}
     if not options.get("skip_recall"):
-        row_counts = sorted(int(r) for r in str(options["rows"]).split(",") if r.strip())
-        tenant = fresh_tenant(RECALL_TENANT, "Bench recall")
-        recall = measure_recall(tenant, row_counts, options["queries"], rng, stdout)
-        figures["recall"] = {str(k): v for k, v in recall.items()}
-        figures["recall_p95_ms"] = {str(k): v["p95_ms"] for k, v in recall.items()}
-        figures["recall_p50_ms"] = {str(k): v["p50_ms"] for k, v in recall.items()}
+        row_counts = tuple(sorted(int(r) for r in str(options["rows"]).split(",") if r.strip()))
+        recall = measure_recall_latency(
+            row_counts, queries=options["queries"], seed=options["seed"], progress=stdout.write
+        )
+        figures["recall"] = recall
+        figures["recall_p95_ms"] = {str(k): v for k, v in recall["recall_p95_ms"].items()}
+        figures["recall_p50_ms"] = {str(k): v for k, v in recall["recall_p50_ms"].items()}
     if not options.get("skip_learning"):
         learning = measure_learning(options, rng, stdout)
         figures["learning"] = learning
