@@ -110,6 +110,19 @@ def _queries(rng: random.Random, count: int) -> list[tuple[str, str]]:
     return queries
 
 
+def _dashboard_latency(tenant_id: int, repeats: int = 10) -> float:
+    """Median ms of what the dashboard's first page runs: the tenant-wide aggregates and 100 rows."""
+    from .dashboard import client_brain_page, client_brain_stats
+
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        client_brain_stats(tenant_id=tenant_id)
+        client_brain_page(tenant_id=tenant_id)
+        samples.append((time.perf_counter() - t0) * 1000)
+    return round(statistics.median(samples), 2)
+
+
 RARE_WORD = "espressivo"
 
 
@@ -173,7 +186,8 @@ def measure_recall_latency(
     `recall_*` is `client_brain_context()` end to end, activity UPDATE included. Row counts are
     cumulative: the tenant grows between runs. Also reported per row count: the read path's Python CPU
     time (median; the part this process spends, whatever the machine's load), the 1-minute load average
-    while measuring, and an EXPLAIN ANALYZE of the keyword tier for a word only one row has.
+    while measuring, the dashboard's first page (aggregates + 100 rows, median ms), and an EXPLAIN
+    ANALYZE of the keyword tier for a word only one row has.
     """
     rng = random.Random(seed)
     Tenant = tenant_model()
@@ -214,6 +228,7 @@ def measure_recall_latency(
                 result[f"{name}_p50_ms"][count] = round(statistics.median(values), 2)
                 result[f"{name}_p95_ms"][count] = round(_percentile(values, 0.95), 2)
                 result[f"{name}_mean_ms"][count] = round(statistics.fmean(values), 2)
+            result.setdefault("dashboard_p50_ms", {})[count] = _dashboard_latency(tenant.pk)
             result.setdefault("read_path_python_cpu_p50_ms", {})[count] = round(
                 statistics.median(cpu_samples), 2
             )

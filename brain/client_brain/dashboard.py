@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Avg, Count, F, Q, Sum
+from django.db.models import Avg, Count, Q, Sum
 
 from brain.models import BrainScopeKind, Memory, MemoryType
 
@@ -118,9 +118,10 @@ class DashboardPage:
 
 
 def dashboard_ordered(queryset):
-    """Recorded activity, then confidence, then id. Missing confidence sorts last; PostgreSQL orders NaN
-    above every number, so NaN rows lead their activity group (they carry the invalid label)."""
-    return queryset.order_by(F("activity_count").desc(), F("confidence").desc(nulls_last=True), "id")
+    """Recorded activity, then confidence, then id: exactly the order of the `memory_tenant_activity`
+    index, so a page is an index walk. PostgreSQL puts NaN and missing confidence above every number in
+    descending order: such rows lead their activity group, with their invalid-confidence label."""
+    return queryset.order_by("-activity_count", "-confidence", "id")
 
 
 def to_row(memory: Memory) -> DashboardRow:
