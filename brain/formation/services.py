@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from .. import graph
 from ..models import (
+    BrainScopeKind,
     GraphNodeKind,
     GraphRelation,
     Memory,
@@ -346,7 +347,17 @@ def promote(candidate: MemoryCandidate) -> PromoteOutcome:
     The only way a memory is written. Tenant-scoped (candidate.tenant_id); opens its own transaction
     (atomic: the row, its history and its graph edges commit together); safe to call concurrently.
     Not idempotent by design — promoting the same fact twice reinforces it (frequency 2).
+    Raises ValueError for a candidate no surface can legitimately send (unknown scope kind or status,
+    a tenant scope with an owner id): a caller's bug, not a gate decision.
     """
+    if candidate.scope_kind not in BrainScopeKind.values:
+        raise ValueError(
+            f"scope_kind must be one of {', '.join(BrainScopeKind.values)}, not {candidate.scope_kind!r}"
+        )
+    if candidate.status not in set(MemoryStatus.values) - {MemoryStatus.SUPERSEDED}:
+        raise ValueError(f"a new memory's status cannot be {candidate.status!r}")
+    if candidate.scope_kind == BrainScopeKind.TENANT and candidate.scope_id:
+        raise ValueError("the tenant scope has no owner id: leave scope_id empty")
     text = (candidate.text or "").strip()
     values = candidate.payload.get("values") if isinstance(candidate.payload, dict) else None
     with transaction.atomic():

@@ -219,3 +219,13 @@ def test_a_failing_llm_judge_falls_back_to_the_local_judge(tenant, settings):
         settings.BRAIN_LLM_PROVIDER = server.provider_settings()
         outcome = promote(candidate(tenant, "Acme ships orders within two business days."))
     assert (outcome.result, outcome.detail["judge"]) == ("reinforced", "local_fallback")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"scope_kind": "galaxy"}, {"status": "superseded"}, {"scope_kind": "tenant", "scope_id": "7"}],
+)
+def test_a_candidate_no_surface_can_send_is_a_caller_error(tenant, bad):
+    with pytest.raises(ValueError):
+        promote(candidate(tenant, "Acme ships orders within two business days.", **bad))
+    assert not MemoryHistory.objects.for_tenant(tenant).exists()

@@ -240,3 +240,29 @@ def test_a_memorys_neighbours_list_its_graph_relations(api, tenant):
 def test_neighbours_of_a_missing_memory_is_a_json_404(api):
     response = api.get(reverse("brain-memory-neighbours", kwargs={"pk": 999999}))
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+def test_the_neighbours_list_has_a_query_count_guard(api, tenant, django_assert_max_num_queries):
+    first = post(
+        api,
+        "brain-memory-append",
+        {"agent_id": "a", "text": "Acme ships orders within two business days.", "run_id": "r0"},
+    )
+    memory_id = first.json()["outcome"]["memory_id"]
+    for i, text in enumerate(
+        [
+            "Acme ships orders to Canada within five business days.",
+            "Acme ships orders to Mexico within nine business days.",
+            "Acme ships express orders within one business day.",
+        ]
+    ):
+        post(api, "brain-memory-append", {"agent_id": "a", "text": text, "run_id": f"r{i + 1}"})
+        post(
+            api,
+            "brain-memory-append",
+            {"agent_id": "a", "text": "Acme ships orders within two business days!", "run_id": f"x{i}"},
+        )
+    url = reverse("brain-memory-neighbours", kwargs={"pk": memory_id})
+    with django_assert_max_num_queries(8):
+        response = api.get(url)
+    assert response.status_code == 200 and response.json()["count"] >= 6
