@@ -31,15 +31,18 @@ OTHER_SURFACE_TYPES = (
 VALID_CONFIDENCE = Q(confidence__gte=0.0, confidence__lte=1.0)  # PostgreSQL: NaN > 1, so NaN is outside
 
 
-def client_brain_rows(*, tenant_id: int):
-    """Every stored Client Brain row of the tenant (legacy types and invalid confidence included),
-    annotated with `typed` (the SQL guard)."""
+def client_brain_stored(*, tenant_id: int):
+    """Every stored Client Brain row of the tenant (legacy types and invalid confidence included)."""
     return (
         Memory.objects.for_tenant(tenant_id)
         .filter(scope_kind=BrainScopeKind.TENANT)
         .exclude(type__in=OTHER_SURFACE_TYPES)
-        .annotate(typed=typed.typed_condition())
     )
+
+
+def client_brain_rows(*, tenant_id: int):
+    """The stored rows annotated with `typed` (the SQL guard), for listing."""
+    return client_brain_stored(tenant_id=tenant_id).annotate(typed=typed.typed_condition())
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ class DashboardStats:
 
 def client_brain_stats(*, tenant_id: int) -> DashboardStats:
     """Tenant-wide aggregates, independent of any row filter. Two queries, no values fetched."""
-    rows = client_brain_rows(tenant_id=tenant_id)
+    rows = client_brain_stored(tenant_id=tenant_id)
     totals = rows.aggregate(
         stored=Count("id"),
         typed_rows=Count("id", filter=typed.typed_condition()),

@@ -59,7 +59,8 @@ def tenant_model():
 def caps_for(tenant) -> dict[str, int]:
     """The settings caps, overridden per family by Tenant.settings["client_brain_caps"] (ints >= 0)."""
     caps = dict(settings.BRAIN_CLIENT_BRAIN_CAPS)
-    override = (tenant.settings or {}).get("client_brain_caps") if tenant is not None else None
+    tenant_settings = tenant.settings if tenant is not None else None
+    override = tenant_settings.get("client_brain_caps") if isinstance(tenant_settings, dict) else None
     if isinstance(override, dict):
         for family, value in override.items():
             if family in caps and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
