@@ -312,8 +312,10 @@ def assemble_context(
     """Decide the injected context. Pure: no database, no clock. `brand(max_chars)` renders brand intelligence."""
     omitted: list[Omission] = []
     eligible: dict[str, list[CandidateMemory]] = {tier: [] for tier in TIER_ORDER}
+    lines: dict[int, str] = {}  # each memory rendered once: its line is its cost
     for memory in candidates:
-        line_chars = len(render_memory_line(memory.id, memory.text))
+        lines[memory.id] = render_memory_line(memory.id, memory.text)
+        line_chars = len(lines[memory.id])
         if memory.status != "active":
             omitted.append(
                 Omission(memory.id, memory.strength, REASON_NOT_ACTIVE, line_chars, memory.relevance)
@@ -346,12 +348,12 @@ def assemble_context(
         tier_budget = budget.tier(tier)
         limit = min(tier_budget, memory_left)
         used = 0
-        lines: list[str] = []
+        packed: list[str] = []
         ids: list[int] = []
         for memory in sorted(eligible[tier], key=_rank_key):
-            line = render_memory_line(memory.id, memory.text)
+            line = lines[memory.id]
             if used + len(line) <= limit:
-                lines.append(line)
+                packed.append(line)
                 ids.append(memory.id)
                 used += len(line)
                 continue
@@ -364,7 +366,7 @@ def assemble_context(
                 reason = REASON_TIER_FULL
             omitted.append(Omission(memory.id, memory.strength, reason, len(line), memory.relevance))
         memory_left -= used
-        sections.append(Section(tier, "".join(lines), tier_budget, memory_ids=ids))
+        sections.append(Section(tier, "".join(packed), tier_budget, memory_ids=ids))
 
     memory_used = sum(s.chars for s in sections if s.name in TIER_ORDER)
     brand_budget = max(
