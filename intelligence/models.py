@@ -114,6 +114,12 @@ class Conversation(FeedbackFields):
                 fields=["tenant", "feedback_rating", "feedback_at"], name="conversation_tenant_feedback"
             ),
         ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(feedback_rating__isnull=True) | models.Q(feedback_rating__in=[1, -1]),
+                name="conversation_feedback_rating_1_or_minus_1",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.title or f"conversation {self.pk}"
@@ -141,6 +147,12 @@ class AgentRun(FeedbackFields):
             models.Index(
                 fields=["tenant", "feedback_rating", "feedback_at"], name="agentrun_tenant_feedback"
             ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(feedback_rating__isnull=True) | models.Q(feedback_rating__in=[1, -1]),
+                name="agentrun_feedback_rating_1_or_minus_1",
+            )
         ]
 
     def __str__(self) -> str:
