@@ -257,9 +257,9 @@ def local_judge(payload: dict[str, Any]) -> dict[str, Any]:
         if same_key:
             return {"decision": "supersede", "target_id": same_key[0]["id"], "reason": "same_key_new_value"}
     cos_t, tok_t = formation_setting("JUDGE_COSINE"), formation_setting("JUDGE_TOKEN_OVERLAP")
+    # Keys decide supersedes only: producers derive keys from wording (Client Brain slugs its values), so
+    # a different key on the same text is the same fact again, not a new one.
     for n in neighbours:
-        if key and n.get("key") and n["key"] != key:
-            continue  # a different key is a different fact, however alike the wording
         if normalise(n["text"]) == norm:
             return {"decision": "reinforce", "target_id": n["id"], "reason": "same_text"}
         if numbers_conflict(text, n["text"]):
@@ -322,7 +322,8 @@ def backstop_duplicate(
 
     A duplicate: the same normalised text, or cosine ≥ BACKSTOP_COSINE, or trigram similarity ≥
     BACKSTOP_TRIGRAM, or content-token overlap ≥ BACKSTOP_TOKEN_OVERLAP — unless the two state
-    different numbers (an update is not a duplicate) or carry different keys.
+    different numbers (an update is not a duplicate). Keys are not consulted: a key derived from wording
+    must not let the same fact in twice.
     """
     rows = _scope_rows(tenant_id, scope_kind, scope_id)
     annotations: dict[str, Any] = {"trgm": TrigramSimilarity("text", text)}
@@ -349,8 +350,6 @@ def backstop_duplicate(
     norm = normalise(text)
     best: Neighbour | None = None
     for n in _score(found.values(), text, vector):
-        if key and n.key and n.key != key:
-            continue
         exact = normalise(n.text) == norm
         if not exact and numbers_conflict(text, n.text):
             continue

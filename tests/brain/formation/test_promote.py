@@ -229,3 +229,14 @@ def test_a_candidate_no_surface_can_send_is_a_caller_error(tenant, bad):
     with pytest.raises(ValueError):
         promote(candidate(tenant, "Acme ships orders within two business days.", **bad))
     assert not MemoryHistory.objects.for_tenant(tenant).exists()
+
+
+def test_a_different_key_does_not_let_the_same_fact_in_twice(tenant):
+    # Client Brain keys are slugs of the wording: the same fact reworded arrives with another key.
+    first = promote(
+        candidate(tenant, "Refunds are issued within 14 days of the return.", key="business:refunds-14-days")
+    )
+    again = promote(
+        candidate(tenant, "Refunds are issued within 14 days of the return!", key="business:refunds-14-day")
+    )
+    assert (again.result, again.memory_id) == ("reinforced", first.memory_id)
