@@ -169,3 +169,33 @@ class MemoryFilterForm(forms.Form):
         ],
         required=False,
     )
+
+
+BUDGET_LABELS = {
+    "total": "Total combined budget",
+    "policy_reserve": "Reserved for policy",
+    "knowledge_base_reserve": "Reserved for knowledge base",
+    "brand_floor": "Minimum for brand intelligence",
+    "tier_hard_rule": "Rules tier",
+    "tier_preference": "Preferences tier",
+    "tier_heuristic": "Patterns tier",
+    "tier_context_note": "Notes tier",
+    "preference_min_score": "Preference relevance threshold",
+}
+
+
+class BudgetOverridesForm(forms.Form):
+    """The agent's budget overrides; an empty field uses the setting (shown as the placeholder)."""
+
+    def __init__(self, *args, defaults: dict, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, label in BUDGET_LABELS.items():
+            if name == "preference_min_score":
+                field = forms.FloatField(required=False, min_value=0, label=label)
+            else:
+                field = forms.IntegerField(required=False, min_value=0, label=f"{label} (characters)")
+            field.widget.attrs["placeholder"] = str(defaults[name])
+            self.fields[name] = field
+
+    def overrides(self) -> dict:
+        return {name: value for name, value in self.cleaned_data.items() if value is not None}

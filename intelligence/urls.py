@@ -27,5 +27,6 @@ urlpatterns = [
         name="intelligence-memory-supersede",
     ),
     path("agents/<int:pk>/learning/", views.AgentLearningView.as_view(), name="intelligence-learning"),
+    path("agents/<int:pk>/budget/", views.AgentBudgetView.as_view(), name="intelligence-budget"),
     path("agents/<int:pk>/preview/", views.BudgetPreviewView.as_view(), name="intelligence-preview"),
 ]

@@ -27,12 +27,13 @@ from .forms import (
     AgentForm,
     AgentMemoryEditForm,
     AgentMemoryForm,
+    BudgetOverridesForm,
     BudgetPreviewForm,
     LearningConfigForm,
     MemoryFilterForm,
     SupersedeForm,
 )
-from .runtime import SECTION_TITLES, TIER_ORDER
+from .runtime import SECTION_TITLES, TIER_ORDER, default_budget
 
 PAGE_SIZE = 20
 STATUS_ACTIONS = {
@@ -115,7 +116,7 @@ class IntelligenceTabView(AgentScopedView):
         agent = self.get_agent(pk)
         return render(request, "intelligence/intelligence_tab.html", self.tab_context(request, agent))
 
-    def tab_context(self, request, agent, *, learning_form=None) -> dict:
+    def tab_context(self, request, agent, *, learning_form=None, budget_form=None) -> dict:
         filters = MemoryFilterForm(request.GET or None)
         f = filters.cleaned_data if filters.is_valid() else {}
         try:
@@ -155,6 +156,8 @@ class IntelligenceTabView(AgentScopedView):
             "add_form": AgentMemoryForm(),
             "learning_form": learning_form or LearningConfigForm.for_config(agent.learning_config),
             "preview_form": BudgetPreviewForm(),
+            "budget_form": budget_form
+            or BudgetOverridesForm(initial=agent.budget_overrides, defaults=default_budget().as_dict()),
             "traces": selectors.recent_traces(self.tenant, agent, limit=5),
             "nav_agents": True,
         }
@@ -341,6 +344,31 @@ class AgentLearningView(AgentScopedView):
         tab.tenant = self.tenant
         return render(
             request, "intelligence/intelligence_tab.html", tab.tab_context(request, agent, learning_form=form)
+        )
+
+
+class AgentBudgetView(AgentScopedView):
+    """The agent's budget overrides (spec budgets are the settings; an agent may override any of them)."""
+
+    def post(self, request, pk: int):
+        agent = self.get_agent(pk)
+        form = BudgetOverridesForm(request.POST, defaults=default_budget().as_dict())
+        if form.is_valid():
+            try:
+                services.agent_update(agent=agent, budget_overrides=form.overrides())
+            except ValidationError as exc:
+                _form_errors_from(form, exc)
+            else:
+                messages.success(
+                    request,
+                    "Saved the budget overrides." if form.overrides() else "Using the default budgets.",
+                )
+                return HttpResponseRedirect(tab_url(agent) + "#budget")
+        messages.error(request, "The budgets were not saved; fix the errors below.")
+        tab = IntelligenceTabView()
+        tab.tenant = self.tenant
+        return render(
+            request, "intelligence/intelligence_tab.html", tab.tab_context(request, agent, budget_form=form)
         )
 
 

@@ -283,6 +283,7 @@ def test_every_intelligence_view_is_tenant_isolated(tenant, other_tenant, agent)
         reverse("intelligence-memory-edit", args=[agent.pk, memory_id]),
         reverse("intelligence-memory-supersede", args=[agent.pk, memory_id]),
         reverse("intelligence-learning", args=[agent.pk]),
+        reverse("intelligence-budget", args=[agent.pk]),
     ]
     for url in posts:
         assert (
@@ -298,3 +299,20 @@ def test_every_intelligence_view_is_tenant_isolated(tenant, other_tenant, agent)
     assert (
         agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id).status == "active"
     )
+
+
+def test_budget_overrides_per_agent(operator, agent):
+    url = reverse("intelligence-budget", args=[agent.pk])
+    saved = operator.post(url, {"tier_hard_rule": "2000", "policy_reserve": ""}, follow=True)
+    assert "Saved the budget overrides" in saved.content.decode()
+    agent.refresh_from_db()
+    assert agent.budget_overrides == {"tier_hard_rule": 2000}
+    too_small = operator.post(url, {"total": "2000"})
+    page = too_small.content.decode()
+    assert "The budgets were not saved" in page and "must be at least" in page
+    agent.refresh_from_db()
+    assert agent.budget_overrides == {"tier_hard_rule": 2000}
+    reset = operator.post(url, {}, follow=True)
+    assert "Using the default budgets" in reset.content.decode()
+    agent.refresh_from_db()
+    assert agent.budget_overrides == {}
