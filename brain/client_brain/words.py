@@ -51,7 +51,11 @@ def shared_words(wanted: frozenset[str] | set[str], *texts: str) -> tuple[str, .
     """
     if not wanted:
         return ()
-    found = wanted.intersection(_WORD.findall(normalize(" ".join(texts))))
+    text = normalize(" ".join(texts))
+    # A word can only be shared if it occurs as a substring: most candidates fail this cheap test.
+    if not any(word in text for word in wanted):
+        return ()
+    found = wanted.intersection(_WORD.findall(text))
     return tuple(sorted(found))
 
 
