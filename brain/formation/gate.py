@@ -127,7 +127,7 @@ _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$
 _NARRATION = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|alright|now|first|next|then|so|great)[,!.]?\s+)*"
     r"(?:i\s+will|i'll|i\s+am\s+going\s+to|i'm\s+going\s+to|i\s+am\s+now|i'm\s+now|i\s+need\s+to|"
-    r"i\s+should|i\s+want\s+to|i'd\s+like\s+to|let\s+me(?!\s+know\b)|let's|i\s+have\s+(?:now\s+)?"
+    r"i\s+should|i\s+want\s+to|i'd\s+like\s+to|let\s+me(?!\s+know\b)|let's(?!\s+encrypt\b)|i\s+have\s+(?:now\s+)?"
     r"(?:called|checked|searched|looked|fetched|run|ran)|i\s+just\s+(?:called|checked|searched|ran))\b",
     re.IGNORECASE,
 )
