@@ -128,5 +128,6 @@ class BrainEdgeAdmin(_ReadOnly, admin.ModelAdmin):
     search_fields = ["source__ref", "target__ref", "source__label", "target__label"]
     list_select_related = ["tenant", "source", "target"]
 
+
 # Agent memories (the AgentMemory proxy), with the Intelligence taxonomy filters.
 from . import admin_agent_memories  # noqa: E402,F401
