@@ -248,10 +248,6 @@ def build_stream(n: int, scopes: list[str], rng: random.Random) -> list[Item]:
 
 
 def run(options, stdout) -> dict:
-    from brain.api import promote
-    from brain.models import Memory
-    from brain.types import MemoryCandidate
-
     use_bench_database(options["database"], stdout)
     rng = random.Random(options["seed"])
     scopes = [f"agent-{i}" for i in range(max(1, options["scopes"]))]
@@ -261,6 +257,15 @@ def run(options, stdout) -> dict:
         f"stream: {len(stream)} candidates {dict(Counter(i.kind for i in stream))} over {len(scopes)} scopes; "
         f"embedder {settings.BRAIN_EMBEDDER['BACKEND'].rsplit('.', 1)[-1]}, judge {settings.BRAIN_LLM_PROVIDER['BACKEND'].rsplit('.', 1)[-1]}"
     )
+    return replay(stream, tenant_id=tenant.pk, stdout=stdout)
+
+
+def replay(stream: list[Item], *, tenant_id: int, stdout=None) -> dict:
+    """Promote every item of `stream` into `tenant_id` (an empty tenant) and measure what was written."""
+    from brain.api import promote
+    from brain.models import Memory
+    from brain.types import MemoryCandidate
+
     results: Counter = Counter()
     reasons: Counter = Counter()
     admitted: Counter = Counter()
@@ -269,7 +274,7 @@ def run(options, stdout) -> dict:
     for done, item in enumerate(stream, 1):
         outcome = promote(
             MemoryCandidate(
-                tenant_id=tenant.pk,
+                tenant_id=tenant_id,
                 type="note",
                 text=item.text,
                 surface="import",
@@ -286,12 +291,12 @@ def run(options, stdout) -> dict:
             admitted[item.kind] += 1
         if outcome.result in ("added", "superseded") and item.fact_id is not None:
             fact_of_row[outcome.memory_id] = item.fact_id
-        if done % 100 == 0 or done == len(stream):
+        if stdout is not None and (done % 100 == 0 or done == len(stream)):
             rate = done / (time.perf_counter() - started)
             stdout.write(f"  {done}/{len(stream)} promoted ({rate:.1f}/s)")
     elapsed = time.perf_counter() - started
 
-    rows = list(Memory.objects.for_tenant(tenant).values("id", "scope_id", "text", "status"))
+    rows = list(Memory.objects.for_tenant(tenant_id).values("id", "scope_id", "text", "status"))
     by_text = Counter((r["scope_id"], normalise(r["text"])) for r in rows)
     duplicates_exact = sum(c - 1 for c in by_text.values() if c > 1)
     rows_per_fact = Counter(fact_of_row[r["id"]] for r in rows if r["id"] in fact_of_row)
@@ -313,6 +318,8 @@ def run(options, stdout) -> dict:
         "seconds": round(elapsed, 2),
         "rejections": dict(reasons.most_common()),
     }
+    if stdout is None:
+        return figures
     stdout.write("outcomes by kind: " + ", ".join(f"{k}/{r}={c}" for (k, r), c in sorted(results.items())))
     stdout.write("rejections by reason: " + ", ".join(f"{r}={c}" for r, c in reasons.most_common()))
     stdout.write(
