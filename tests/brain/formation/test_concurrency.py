@@ -139,3 +139,15 @@ def test_50_concurrent_promotes_from_separate_processes_leave_exactly_one_memory
         results += json.loads(out.strip().splitlines()[-1])
     assert sorted(results) == ["added"] + ["reinforced"] * (N - 1)
     assert Memory.objects.for_tenant(tenant).get().frequency == N
+
+
+def test_50_concurrent_promotes_judged_add_by_an_llm_still_leave_one_memory(tenant, settings):
+    from tests.loopback import LoopbackOpenAI
+
+    with LoopbackOpenAI() as server:
+        server.chat_answers.append({"decision": "add", "target_id": None, "reason": "looks_new"})
+        settings.BRAIN_LLM_PROVIDER = server.provider_settings()
+        results = _promote_all_in_threads(tenant.pk, PARAPHRASES)
+    assert sorted(results) == ["added"] + ["reinforced"] * (N - 1)
+    assert Memory.objects.for_tenant(tenant).get().frequency == N
+    assert len([r for r in server.requests if r["path"].endswith("/chat/completions")]) == N
