@@ -214,7 +214,8 @@ def _write_graph_for_new(
 def _write_provenance_edges(memory: Memory, node, candidate: MemoryCandidate, relation: str) -> None:
     for entry in candidate.provenance:
         kind = PROVENANCE_NODE_KINDS.get(str(entry.get("kind", "")))
-        ref = entry.get("id")
+        # {"kind": "ticket", "id": 12} or {"kind": "ticket", "ticket_id": 12} (the Client Brain learner's shape).
+        ref = entry.get("id", entry.get(f"{entry.get('kind')}_id"))
         if kind is None or ref in (None, ""):
             continue
         source = graph.node_for(

@@ -240,3 +240,14 @@ def test_a_different_key_does_not_let_the_same_fact_in_twice(tenant):
         candidate(tenant, "Refunds are issued within 14 days of the return!", key="business:refunds-14-day")
     )
     assert (again.result, again.memory_id) == ("reinforced", first.memory_id)
+
+
+def test_provenance_in_the_learners_shape_links_the_ticket(tenant):
+    outcome = promote(
+        candidate(
+            tenant,
+            "Acme refunds shipping on damaged parcels.",
+            provenance=[{"kind": "ticket", "ticket_id": 88, "external_id": "Z-88"}],
+        )
+    )
+    assert edges(tenant, GraphRelation.DERIVED_FROM) == [("memory", str(outcome.memory_id), "ticket", "88")]

@@ -266,3 +266,17 @@ def test_the_neighbours_list_has_a_query_count_guard(api, tenant, django_assert_
     with django_assert_max_num_queries(8):
         response = api.get(url)
     assert response.status_code == 200 and response.json()["count"] >= 6
+
+
+def test_chat_mine_falls_back_to_the_local_miner_when_the_llm_fails(api, tenant, settings):
+    with LoopbackOpenAI() as server:
+        server.fail_next = 100
+        server.chat_answers.append({"candidates": []})
+        settings.BRAIN_LLM_PROVIDER = server.provider_settings()
+        response = post(api, "brain-chat-mine", {"conversation_id": "c", "messages": TRANSCRIPT[:1]})
+    body = response.json()
+    assert body["miner"] == "local_fallback"
+    assert [o["text"] for o in body["outcomes"]] == [
+        "The customer prefers email over phone calls.",
+        "The customer's account number is AC-4410.",
+    ]
