@@ -25,8 +25,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Value
+from django.db.models import F, Value, Window
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import RowNumber
 
 from brain.models import BrainScopeKind, Memory, MemoryStatus
 
@@ -100,12 +101,6 @@ def keyword_condition(terms: list[str]) -> RawSQL:
 ORDER = ("-confidence", "-created_at", "-id")
 
 
-def _tier_order(row: tuple) -> tuple:
-    # confidence desc, newest row, then id desc: the tier's ORDER BY, re-applied after UNION ALL (which
-    # does not promise to keep each branch's order).
-    return (-row[5], -row[6].timestamp(), -row[0])
-
-
 def fetch_tiers(
     *, tenant_id: int, subject: str, latest_customer_message: str
 ) -> tuple[list[Candidate], dict]:
@@ -113,15 +108,19 @@ def fetch_tiers(
     fetched (deduplicated by id)."""
     limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
     base = client_brain_candidates(tenant_id=tenant_id)
-    columns = (*FIELDS, "created_at", "tier")
-    query = base.annotate(tier=Value("fallback")).order_by(*ORDER).values_list(*columns)[:limit]
+    # UNION ALL does not promise to keep each branch's order: each row carries its place in its tier.
+    position = Window(RowNumber(), order_by=[F(name[1:]).desc() for name in ORDER])
+    columns = (*FIELDS, "tier", "place")
+    query = (
+        base.annotate(tier=Value("fallback"), place=position).order_by(*ORDER).values_list(*columns)[:limit]
+    )
     terms = keyword_terms(subject, latest_customer_message)
     if terms:
-        keyword = base.filter(keyword_condition(terms)).annotate(tier=Value("keyword"))
+        keyword = base.filter(keyword_condition(terms)).annotate(tier=Value("keyword"), place=position)
         query = query.union(keyword.order_by(*ORDER).values_list(*columns)[:limit], all=True)
     rows = list(query)
     tiers = {
-        tier: sorted((row for row in rows if row[7] == tier), key=_tier_order)
+        tier: sorted((row for row in rows if row[6] == tier), key=lambda row: row[7])
         for tier in ("fallback", "keyword")
     }
     merged: dict[int, Candidate] = {}
