@@ -191,7 +191,11 @@ def assemble_context(
     mode: Mode = "initial",
     max_chars: int | None = None,
 ) -> ClientBrainContext:
-    """The read path of `client_brain_context()`: everything but recording activity. No writes."""
+    """The read path of `client_brain_context()`: everything but recording activity. No writes.
+
+    Exported as `brain.api.client_brain_context_preview` for read-only previews (e.g. a budget preview);
+    a real agent run uses `client_brain_context()`, which counts activity.
+    """
     if mode not in ("initial", "continuation"):
         raise ValueError(f"mode must be 'initial' or 'continuation', not {mode!r}")
     tenant = tenant_model().objects.filter(pk=tenant_id).only("id", "settings").first()
