@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Avg, Count, Q, Sum
+from django.db.models import Count, Q, Sum
 
 from brain.models import BrainScopeKind, Memory, MemoryType
 
@@ -57,23 +57,31 @@ class DashboardStats:
 
 
 def client_brain_stats(*, tenant_id: int) -> DashboardStats:
-    """Tenant-wide aggregates, independent of any row filter. Two queries, no values fetched."""
-    rows = client_brain_stored(tenant_id=tenant_id)
-    totals = rows.aggregate(
-        stored=Count("id"),
-        typed_rows=Count("id", filter=typed.typed_condition()),
-        average=Avg("confidence", filter=VALID_CONFIDENCE),
-        valid=Count("id", filter=VALID_CONFIDENCE),
-        activity=Sum("activity_count"),
+    """Tenant-wide aggregates, independent of any row filter: one scan grouped by type, no values
+    fetched (per-type partial sums are added up here)."""
+    groups = list(
+        client_brain_stored(tenant_id=tenant_id)
+        .order_by()
+        .values("type")
+        .annotate(
+            stored=Count("id"),
+            typed_rows=Count("id", filter=typed.typed_condition()),
+            valid=Count("id", filter=VALID_CONFIDENCE),
+            confidence_sum=Sum("confidence", filter=VALID_CONFIDENCE),
+            activity=Sum("activity_count"),
+        )
     )
-    counts = dict(rows.order_by().values_list("type").annotate(n=Count("id")).values_list("type", "n"))
+    stored = sum(g["stored"] for g in groups)
+    valid = sum(g["valid"] for g in groups)
+    confidence_sum = sum(g["confidence_sum"] or 0.0 for g in groups)
+    counts = {g["type"]: g["stored"] for g in groups}
     by_type = {family: counts.pop(family, 0) for family in typed.FAMILIES}
     return DashboardStats(
-        stored_rows=totals["stored"],
-        typed_rows=totals["typed_rows"],
-        average_confidence=totals["average"],
-        invalid_confidence_rows=totals["stored"] - totals["valid"],
-        recorded_activity=totals["activity"] or 0,
+        stored_rows=stored,
+        typed_rows=sum(g["typed_rows"] for g in groups),
+        average_confidence=confidence_sum / valid if valid else None,
+        invalid_confidence_rows=stored - valid,
+        recorded_activity=sum(g["activity"] or 0 for g in groups),
         by_type=by_type,
         legacy_type_rows=sum(counts.values()),
     )
