@@ -170,3 +170,12 @@ def test_the_navigation_has_a_client_brain_entry(operator, tenant):
     assert nav_item(request) == {"label": "Insights · Client Brain", "url": URL, "active": False}
     fact(tenant, "Counted")
     assert home_cards(tenant) == [{"label": "Client Brain typed rows", "value": 1, "url": URL}]
+
+
+def test_an_offset_past_the_end_says_so_and_links_to_the_first_page(operator, tenant):
+    from .factories import issue
+
+    issue(tenant, "Login fails", "Reset password")
+    html = operator.get(URL, {"type": "issues", "offset": 100}).content.decode()
+    assert "No more memories past row 100." in html and 'href="?type=issues">Back to the first page' in html
+    assert "No issues memories stored" not in html
