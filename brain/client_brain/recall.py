@@ -34,7 +34,7 @@ from brain.models import BrainScopeKind, Memory, MemoryStatus
 from . import typed
 from .render import render_context
 from .types import ClientBrainContext, ContextMemory, Mode
-from .words import keyword_terms, normalize, shared_words, words
+from .words import keyword_terms, shared_words, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -276,4 +276,10 @@ def client_brain_context(
     return context
 
 
-__all__ = ["client_brain_context", "client_brain_candidates", "caps_for", "normalize"]
+__all__ = [
+    "assemble_context",
+    "caps_for",
+    "client_brain_activity_record",
+    "client_brain_candidates",
+    "client_brain_context",
+]
