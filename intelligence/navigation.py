@@ -1,8 +1,7 @@
 """The "Agents" entry of the main navigation, shaped for templates/base.html's `nav_items` loop.
 
-`nav_item(request)` returns the entry (or None outside a tenant); a project-level context processor that
-collects every app's entries can call it. Intelligence pages add the link themselves unless the context
-says `nav_has_agents`, so the entry is there either way.
+Listed in the OPERATOR_UI_SECTIONS setting: `nav_item(request)` gives the navigation entry (None outside a
+tenant) and `home_cards(tenant)` the overview page's card.
 """
 
 from django.urls import reverse
@@ -14,3 +13,10 @@ def nav_item(request) -> dict | None:
     match = getattr(request, "resolver_match", None)
     active = bool(match and (match.url_name or "").startswith("intelligence-"))
     return {"label": "Agents", "url": reverse("intelligence-agents"), "active": active}
+
+
+def home_cards(tenant) -> list[dict]:
+    """The overview page's card: how many agents, linking to the agents list."""
+    from .selectors import agents_for_tenant
+
+    return [{"label": "agents", "value": agents_for_tenant(tenant).count(), "url": reverse("intelligence-agents")}]

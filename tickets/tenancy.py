@@ -8,7 +8,9 @@ Views never pick a tenant from a URL or a payload.
 """
 
 from dataclasses import dataclass
+from importlib import import_module
 
+from django.conf import settings
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
@@ -75,13 +77,25 @@ def tenant_context(request: HttpRequest) -> dict:
     if memberships is None:
         memberships = list(memberships_for_user(request.user))
     role = getattr(request, "role", None)
+    nav_items = []
+    if getattr(request, "tenant", None) is not None:
+        for section in operator_ui_sections():
+            item = section.nav_item(request)
+            if item:
+                nav_items.append(item)
     return {
+        "nav_items": nav_items,
         "current_tenant": getattr(request, "tenant", None),
         "current_role": role,
         "tenant_memberships": memberships,
         "can_edit": bool(role) and role_at_least(role, Role.OPERATOR),
         "is_tenant_admin": bool(role) and role_at_least(role, Role.ADMIN),
     }
+
+
+def operator_ui_sections() -> list:
+    """The modules named in OPERATOR_UI_SECTIONS; each has `nav_item(request)` and `home_cards(tenant)`."""
+    return [import_module(path) for path in settings.OPERATOR_UI_SECTIONS]
 
 
 class TenantViewMixin(LoginRequiredMixin):

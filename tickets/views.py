@@ -13,20 +13,13 @@ from . import services
 from .forms import ApiKeyForm, MemberForm
 from .models import ApiKey, Membership, Role
 from .selectors import api_keys_for_tenant, members_for_tenant
-from .tenancy import TenantViewMixin, switch_tenant
+from .tenancy import TenantViewMixin, operator_ui_sections, switch_tenant
 
 
 class HomeView(TenantViewMixin, View):
     def get(self, request):
-        from django.apps import apps
-
-        sections = []
-        # Each app may contribute an overview card (e.g. Client Brain, agents) via `home_cards(tenant)`.
-        for app_config in apps.get_app_configs():
-            contribute = getattr(app_config, "home_cards", None)
-            if contribute:
-                sections.extend(contribute(request.tenant))
-        return render(request, "home.html", {"cards": sections})
+        cards = [card for section in operator_ui_sections() for card in section.home_cards(request.tenant)]
+        return render(request, "home.html", {"cards": cards})
 
 
 @login_required

@@ -1,9 +1,7 @@
 """The "Insights · Client Brain" entry of the main navigation and its overview card.
 
-`nav_item(request)` returns the entry shaped for templates/base.html's `nav_items` loop (or None outside a
-tenant), for a project-level context processor that collects every app's entries. Until one sets
-`nav_has_client_brain`, the dashboard adds its own link. `home_cards(tenant)` is shaped for the
-overview page's AppConfig hook.
+Listed in the OPERATOR_UI_SECTIONS setting: `nav_item(request)` gives the navigation entry (None outside a
+tenant) and `home_cards(tenant)` the overview page's card.
 """
 
 from django.urls import reverse

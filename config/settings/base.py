@@ -65,6 +65,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# The operator UI's sections, in navigation order: modules with nav_item(request) and home_cards(tenant).
+OPERATOR_UI_SECTIONS = ["intelligence.navigation", "brain.client_brain.navigation"]
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
