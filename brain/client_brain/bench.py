@@ -129,7 +129,7 @@ RARE_WORD = "espressivo"
 def _explain_rare_word(tenant_id: int, count: int) -> dict:
     """Plant one low-confidence memory with a word no other row has, then EXPLAIN ANALYZE the keyword
     tier for it: which indexes serve it, how long it runs, and whether it finds the row."""
-    from .recall import ORDER, client_brain_candidates, keyword_condition
+    from .recall import ORDER, keyword_candidates
     from .words import keyword_terms
 
     needle = Memory.objects.create(
@@ -142,8 +142,7 @@ def _explain_rare_word(tenant_id: int, count: int) -> dict:
         confidence=0.55,
     )
     query = (
-        client_brain_candidates(tenant_id=tenant_id)
-        .filter(keyword_condition(keyword_terms(f"{RARE_WORD} question")))
+        keyword_candidates(tenant_id=tenant_id, terms=keyword_terms(f"{RARE_WORD} question"))
         .order_by(*ORDER)
         .values_list("id")[:200]
     )
@@ -154,15 +153,24 @@ def _explain_rare_word(tenant_id: int, count: int) -> dict:
     plan = plan[0] if isinstance(plan, list) else plan
     indexes: list[str] = []
 
+    tenant_in_index: list[bool] = []
+
     def walk(node: dict) -> None:
         if node.get("Index Name") and node["Index Name"] not in indexes:
             indexes.append(node["Index Name"])
+        if node.get("Index Name") == "memory_tenant_trgm":
+            tenant_in_index.append("tenant_id" in node.get("Index Cond", ""))
         for child in node.get("Plans", []):
             walk(child)
 
     walk(plan["Plan"])
     found = any(row[0] == needle.pk for row in query)
-    return {"indexes": indexes, "execution_ms": round(plan["Execution Time"], 2), "found": found}
+    return {
+        "indexes": indexes,
+        "tenant_in_trigram_index_cond": bool(tenant_in_index) and all(tenant_in_index),
+        "execution_ms": round(plan["Execution Time"], 2),
+        "found": found,
+    }
 
 
 def _percentile(samples: list[float], q: float) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from . import typed
-from .recall import ORDER, client_brain_candidates, keyword_condition
+from .recall import ORDER, client_brain_candidates, keyword_candidates
 from .types import CopilotMemory
 from .words import keyword_terms, shared_words, words
 
@@ -26,7 +26,7 @@ def client_brain_copilot(*, tenant_id: int, query: str = "") -> list[CopilotMemo
     terms = keyword_terms(query)
     matches = (
         list(
-            base.filter(keyword_condition(terms))
+            keyword_candidates(tenant_id=tenant_id, terms=terms, low=0.0, high=1.0)
             .order_by(*ORDER)
             .values_list(*FIELDS)[: settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT]
         )

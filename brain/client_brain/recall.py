@@ -69,13 +69,10 @@ def caps_for(tenant) -> dict[str, int]:
     return caps
 
 
-def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1.0):
-    """Live Client Brain rows of the tenant whose confidence is finite within [low, high].
-
-    PostgreSQL orders NaN above every number and keeps ±infinity outside any finite range, so the two
-    bounds exclude NaN and infinities as well as out-of-range values (decision 4).
-    """
-    return Memory.objects.for_tenant(tenant_id).filter(
+def _live_within(queryset, low: float, high: float):
+    # PostgreSQL orders NaN above every number and keeps ±infinity outside any finite range, so the two
+    # bounds exclude NaN and infinities as well as out-of-range values (decision 4).
+    return queryset.filter(
         scope_kind=BrainScopeKind.TENANT,
         status=MemoryStatus.ACTIVE,
         type__in=typed.FAMILIES,
@@ -84,18 +81,30 @@ def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1
     )
 
 
-def keyword_condition(terms: list[str]) -> RawSQL:
-    """key or value contains any of `terms`, case-insensitively: one `~*` alternation per column.
+def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1.0):
+    """Live Client Brain rows of the tenant whose confidence is finite within [low, high]."""
+    return _live_within(Memory.objects.for_tenant(tenant_id), low, high)
 
-    pg_trgm's GIN index (`memory_tenant_trgm`, tenant first) serves `~*` as it serves ILIKE, and one
-    alternation per row costs less than an ILIKE per word and column.
+
+def keyword_candidates(*, tenant_id: int, terms: list[str], low: float = 0.5, high: float = 1.0):
+    """`client_brain_candidates()` whose key or value contains any of `terms`, case-insensitively.
+
+    One `~*` alternation per column, which pg_trgm's GIN index `memory_tenant_trgm` (tenant first)
+    serves like ILIKE, for less work per row than an ILIKE per word and column.
+
+    Tenant-scoped by `tenant_id = <id>::bigint` in the same SQL as the words, instead of the manager's
+    `for_tenant()`: btree_gin's int8 operator class has no int8 = int4 operator, so the ORM's plain
+    integer comparison (which PostgreSQL would merge with this one) cannot reach the index's tenant
+    column, and the trigram scan would read every tenant's postings.
     """
     pattern = "(" + "|".join(terms) + ")"
-    return RawSQL(
-        '("brain_memory"."key" ~* %s OR "brain_memory"."text" ~* %s)',
-        [pattern, pattern],
+    condition = RawSQL(
+        '("brain_memory"."tenant_id" = %s::bigint'
+        ' AND ("brain_memory"."key" ~* %s OR "brain_memory"."text" ~* %s))',
+        [int(tenant_id), pattern, pattern],
         output_field=typed.BooleanField(),
     )
+    return _live_within(Memory.objects.all_tenants().filter(condition), low, high)
 
 
 ORDER = ("-confidence", "-created_at", "-id")
@@ -116,7 +125,9 @@ def fetch_tiers(
     )
     terms = keyword_terms(subject, latest_customer_message)
     if terms:
-        keyword = base.filter(keyword_condition(terms)).annotate(tier=Value("keyword"), place=position)
+        keyword = keyword_candidates(tenant_id=tenant_id, terms=terms).annotate(
+            tier=Value("keyword"), place=position
+        )
         query = query.union(keyword.order_by(*ORDER).values_list(*columns)[:limit], all=True)
     rows = list(query)
     tiers = {

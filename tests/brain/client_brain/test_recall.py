@@ -308,3 +308,14 @@ def test_keyword_tier_matches_case_insensitively_beyond_ascii(tenant):
     context = client_brain_context(tenant_id=tenant.id, subject="CAFÉ SCHLIESST?")
     assert context.sections["business"][0].id == needle.id
     assert context.sections["business"][0].tier == "keyword"
+
+
+def test_keyword_tier_compares_the_tenant_as_bigint_so_the_trigram_index_can_take_it(tenant):
+    # btree_gin's int8 operator class has no int8 = int4 operator: a plain integer tenant comparison
+    # would leave the tenant out of memory_tenant_trgm's index condition (the benchmark shows the plan).
+    from brain.client_brain.recall import keyword_candidates
+
+    query = keyword_candidates(tenant_id=tenant.id, terms=["warranty"]).values_list("id")
+    sql, params = query.query.sql_with_params()
+    assert sql.count('"brain_memory"."tenant_id"') == 1
+    assert '"brain_memory"."tenant_id" = %s::bigint' in sql and tenant.id in params
