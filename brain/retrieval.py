@@ -52,9 +52,10 @@ _TRIGRAM_STOP = frozenset(
 )
 
 DEFAULTS: dict[str, Any] = {
-    # Reciprocal rank fusion: score = sum(weight[tier] / (RRF_K + rank)).
-    "RRF_K": 60,
-    "WEIGHTS": {"fts": 1.0, "trigram": 0.5, "vector": 1.0},
+    # Reciprocal rank fusion: score = sum(weight[tier] / (RRF_K + rank)). k=10 and vector 0.7 measured best on
+    # LoCoMo (brain_bench locomo; k=60 and equal weights gave 4-6 points less Recall@10).
+    "RRF_K": 10,
+    "WEIGHTS": {"fts": 1.0, "trigram": 0.5, "vector": 0.7},
     # Each tier returns max(CANDIDATES, limit * CANDIDATES_PER_RESULT) rows before fusion.
     "CANDIDATES": 50,
     "CANDIDATES_PER_RESULT": 4,
@@ -73,11 +74,12 @@ DEFAULTS: dict[str, Any] = {
     "BM25_K1": 1.2,
     "BM25_B": 0.75,
     # Row counts behind the IDF stop at this many (bounded work on a large tenant).
-    "BM25_SAMPLE": 20000,
-    # The trigram tier runs for queries of at most this many content words of 4+ letters (one condition
-    # each): it is there for typos and partial words in short searches; on a long question full text
-    # and vectors already match, and word_similarity on every candidate row is the slowest part.
-    "TRIGRAM_MAX_WORDS": 3,
+    "BM25_SAMPLE": 5000,
+    # A lexeme in at least this many rows scores but does not pull rows into the full-text tier.
+    "COMMON_ROWS": 2000,
+    # The trigram tier looks up at most this many query words, and only words of 4+ letters that full
+    # text found in no row (typos, partial words): word_similarity is the costliest call in recall.
+    "TRIGRAM_MAX_WORDS": 4,
     "TRIGRAM_THRESHOLD": 0.5,
 }
 
@@ -198,10 +200,66 @@ def _tsquery_literal(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def query_lexemes(cursor, query: str) -> list[str]:
-    """The query's lexemes as the search configuration makes them (stemmed, stop words dropped), sorted."""
-    cursor.execute(f"SELECT tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', %s))", [query])
-    return sorted(cursor.fetchone()[0] or [])
+def _plan_lexical(cursor, *, query: str, where: str, params: dict[str, Any], config: dict) -> dict[str, Any]:
+    """Decide what the lexical tiers search for; adds their parameters to `params`; returns the plan.
+
+    Two short statements: each query word's lexemes, then per lexeme its document frequency among
+    the tenant's filtered rows (counts stop at BM25_SAMPLE, so a large tenant costs bounded work).
+    - IDF per lexeme for the BM25 score, passed as constants.
+    - Matching: lexemes in fewer than COMMON_ROWS rows are "selective" and matched with OR; a common
+      lexeme still scores but does not pull rows in (on a 100k-row tenant a word in half the rows
+      would make every search score 50,000 rows). With no selective lexeme, all lexemes are ANDed.
+    - Trigram words: query words whose lexemes occur in no row (typos, partial words): only those
+      need fuzzy matching; a word found as it is already matched by full text.
+    """
+    words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3})
+    cursor.execute(
+        f"SELECT w, tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', w)) FROM unnest(%s::text[]) w", [words]
+    )
+    word_lexemes = {w: list(lexemes or []) for w, lexemes in cursor.fetchall()}
+    lexemes = sorted({lexeme for ls in word_lexemes.values() for lexeme in ls})
+    sample = int(config["BM25_SAMPLE"])
+    stats_params = {**params, "lexemes": lexemes, "sample": sample}
+    cursor.execute(
+        f"""SELECT
+  (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} LIMIT %(sample)s) c),
+  (SELECT coalesce(avg(length(c.search_vector)), 1) FROM
+     (SELECT m.search_vector FROM brain_memory m WHERE {where} LIMIT 500) c),
+  ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where}
+                  AND m.search_vector @@ to_tsquery('simple', quote_literal(u.l)) LIMIT %(sample)s) c)
+        FROM unnest(%(lexemes)s::text[]) WITH ORDINALITY u(l, o) ORDER BY u.o)""",
+        stats_params,
+    )
+    n, avg_len, dfs = cursor.fetchone()
+    df = dict(zip(lexemes, dfs or [], strict=True))
+    idf = {lexeme: math.log(1 + (n - d + 0.5) / (d + 0.5)) for lexeme, d in df.items() if d > 0}
+    selective = [lexeme for lexeme in idf if df[lexeme] < config["COMMON_ROWS"]]
+    scored = sorted(idf)
+    if selective:
+        tsq = " | ".join(_tsquery_literal(lexeme) for lexeme in sorted(selective))
+    else:
+        tsq = " & ".join(_tsquery_literal(lexeme) for lexeme in scored)
+    params.update(
+        tsq=tsq,
+        avg_len=float(avg_len or 1),
+        bm25_k1=config["BM25_K1"],
+        bm25_b=config["BM25_B"],
+        **{f"lex_{i:02d}": _tsquery_literal(lexeme) for i, lexeme in enumerate(scored)},
+        **{f"idf_{i:02d}": idf[lexeme] for i, lexeme in enumerate(scored)},
+    )
+    trigram_words = [
+        w
+        for w, ls in sorted(word_lexemes.items())
+        if ls and len(w) >= 4 and w not in _TRIGRAM_STOP and all(df.get(lexeme, 0) == 0 for lexeme in ls)
+    ][: config["TRIGRAM_MAX_WORDS"]]
+    params.update({f"word_{i:02d}": w for i, w in enumerate(trigram_words)})
+    return {
+        "lexemes": lexemes,
+        "match_lexemes": (sorted(selective) if selective else scored),
+        "match": "or" if selective else "and",
+        "common_lexemes": sorted(set(idf) - set(selective)),
+        "trigram_words": trigram_words,
+    }
 
 
 def _filters(params: dict[str, Any], **f: Any) -> str:
@@ -251,34 +309,17 @@ def _build_sql(
         lexemes = [name for name in sorted(params) if name.startswith("lex_")]
         if scoring == "bm25":
             # BM25 over lexeme presence (a memory is short; repeats matter little): each matched lexeme
-            # adds its IDF in this tenant's filtered rows, damped by the memory's length. Counts are
-            # capped (BM25_SAMPLE) so a large tenant costs bounded index work; a lexeme in more rows
-            # than the cap is common anyway.
-            counts = ",\n    ".join(
-                f"(SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} AND "
-                f"m.search_vector @@ %({lex})s::tsquery LIMIT %(bm25_sample)s) c) AS df_{i}"
-                for i, lex in enumerate(lexemes)
-            )
-            ctes.append(
-                f"""stats AS MATERIALIZED (SELECT
-    (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} LIMIT %(bm25_sample)s) c) AS n,
-    (SELECT coalesce(avg(length(search_vector)), 1) FROM
-        (SELECT m.search_vector FROM brain_memory m WHERE {where} LIMIT 500) c) AS avg_len,
-    {counts})"""
-            )
+            # adds its IDF (computed by _plan_lexical), damped by the memory's length.
             terms = " + ".join(
-                f"(m.search_vector @@ %({lex})s::tsquery)::int"
-                f" * ln(1 + (stats.n - stats.df_{i} + 0.5) / (stats.df_{i} + 0.5))"
-                for i, lex in enumerate(lexemes)
+                f"(m.search_vector @@ %({lex})s::tsquery)::int * %(idf_{lex[4:]})s::float8" for lex in lexemes
             )
             score = (
                 f"({terms}) * (%(bm25_k1)s::float8 + 1) / (1 + %(bm25_k1)s::float8 * (1 - %(bm25_b)s::float8 + "
-                "%(bm25_b)s::float8 * length(m.search_vector) / greatest(stats.avg_len, 1)))"
+                "%(bm25_b)s::float8 * length(m.search_vector) / %(avg_len)s::float8))"
             )
-            source = "brain_memory m, stats"
         else:
             score = "ts_rank_cd(m.search_vector, %(tsq)s::tsquery)"
-            source = "brain_memory m"
+        source = "brain_memory m"
         ctes.append(
             f"""fts AS (
   SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
@@ -291,7 +332,14 @@ def _build_sql(
         # One condition per query word, so a typo in one word still finds the memory (a whole-query
         # similarity is diluted by the other words). The score is the words' mean best similarity.
         words = [name for name in sorted(params) if name.startswith("word_")]
-        matches = " OR ".join(f"%({w})s <%% m.text OR %({w})s <%% m.key" for w in words)
+        # Candidates come word by word, so each lookup is one trigram-index scan (a single OR over the
+        # words made the planner filter every tenant row through word_similarity, 100x slower); the
+        # costly similarity is then computed only for the candidates.
+        candidates = " UNION ".join(
+            f"(SELECT m.id FROM brain_memory m WHERE {where} AND (%({w})s <%% m.text OR %({w})s <%% m.key)"
+            " LIMIT %(pool)s)"
+            for w in words
+        )
         score = " + ".join(
             f"greatest(word_similarity(%({w})s, m.text), word_similarity(%({w})s, m.key))" for w in words
         )
@@ -299,8 +347,7 @@ def _build_sql(
             f"""trigram AS (
   SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
     SELECT m.id, ({score}) / {len(words)} AS score
-    FROM brain_memory m
-    WHERE {where} AND ({matches})
+    FROM brain_memory m JOIN ({candidates}) c ON c.id = m.id
     ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
         )
     if "vector" in tiers:
@@ -437,21 +484,12 @@ def recall(
     if strategy not in VECTOR_STRATEGIES:
         raise RecallInputError(f"BRAIN_RECALL VECTOR_STRATEGY must be one of {VECTOR_STRATEGIES}")
 
-    tiers = list(TIERS_BY_MODE[mode])
-    # Words short enough to be noise ("a", "is", "the") carry no useful trigrams.
-    trigram_words = sorted(
-        {w for w in _WORD.findall(query.lower()) if len(w) >= 4 and w not in _TRIGRAM_STOP}
-    )
-    if "trigram" in tiers and not 0 < len(trigram_words) <= config["TRIGRAM_MAX_WORDS"]:
-        tiers.remove("trigram")
     weights = config["WEIGHTS"]
-    tiers = [t for t in tiers if weights.get(t, 0) > 0]
+    tiers = [t for t in TIERS_BY_MODE[mode] if weights.get(t, 0) > 0]
     if not tiers:
         return []
     pool = max(config["CANDIDATES"], limit * config["CANDIDATES_PER_RESULT"])
     params: dict[str, Any] = {"tenant_id": int(tenant_id), "query": query, "pool": pool}
-    if "trigram" in tiers:
-        params.update({f"word_{i:02d}": word for i, word in enumerate(trigram_words)})
     where = _filters(
         params,
         scope_kind=scope_kind,
@@ -477,16 +515,13 @@ def recall(
     with_embedding = mmr_lambda is not None
 
     with transaction.atomic(), connection.cursor() as cursor:
-        if "fts" in tiers:
-            lexemes = query_lexemes(cursor, query)
-            if lexemes:
-                params["tsq"] = " | ".join(_tsquery_literal(lexeme) for lexeme in lexemes)
-                params.update({f"lex_{i:02d}": _tsquery_literal(lexeme) for i, lexeme in enumerate(lexemes)})
-                params.update(
-                    bm25_sample=config["BM25_SAMPLE"], bm25_k1=config["BM25_K1"], bm25_b=config["BM25_B"]
-                )
-            else:  # only stop words: nothing for full text to match
-                tiers.remove("fts")
+        query_plan: dict[str, Any] = {}
+        if "fts" in tiers or "trigram" in tiers:
+            query_plan = _plan_lexical(cursor, query=query, where=where, params=params, config=config)
+            if "fts" in tiers and not query_plan["match_lexemes"]:
+                tiers.remove("fts")  # only stop words: nothing for full text to match
+            if "trigram" in tiers and not query_plan["trigram_words"]:
+                tiers.remove("trigram")  # every word was found as a word: nothing to correct
         if not tiers:
             return []
         sql = _build_sql(
@@ -570,6 +605,7 @@ def recall(
                     "mmr": None,
                     "rerank": None,
                     "vector_strategy": strategy if "vector" in found else None,
+                    "query": query_plan,
                 },
                 embedding=_parse_vector(embedding_text),
             )

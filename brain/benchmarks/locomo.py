@@ -19,6 +19,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from django.apps import apps
 from django.conf import settings
 from django.db import connection
 
@@ -63,6 +64,18 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--mmr-lambda", type=float, default=0.7, help="λ of the hybrid_mmr method.")
     parser.add_argument("--keep", action="store_true", help="Keep the loaded tenants (default: delete them).")
+    parser.add_argument(
+        "--reuse", action="store_true", help="Reuse tenants kept by an earlier --keep run (implies --keep)."
+    )
+    parser.add_argument(
+        "--trigram-max-words", type=int, default=None, help="Override BRAIN_RECALL TRIGRAM_MAX_WORDS."
+    )
+    parser.add_argument(
+        "--lexical-scoring",
+        choices=("bm25", "ts_rank_cd"),
+        default=None,
+        help="Override BRAIN_RECALL LEXICAL_SCORING.",
+    )
 
 
 # --- Loading ------------------------------------------------------------------------------------------------
@@ -88,10 +101,23 @@ def sessions(conversation: dict):
 
 
 def load_conversation(
-    sample: dict, *, text_format: str, captions: bool, stdout
+    sample: dict, *, text_format: str, captions: bool, stdout, reuse: bool = False
 ) -> tuple[object, dict[str, int]]:
-    """One tenant holding the conversation's turns as memories; returns it and dia_id -> memory id."""
-    tenant = fresh_tenant(f"locomo-{sample['sample_id']}".lower(), f"LoCoMo {sample['sample_id']}")
+    """One tenant holding the conversation's turns as memories; returns it and dia_id -> memory id.
+
+    With `reuse`, a tenant kept by an earlier run (`--keep`) with the same text format, captions and
+    embedder is used as is (for sweeps over recall settings without re-embedding).
+    """
+    slug = f"locomo-{sample['sample_id']}-{text_format}{'' if captions else '-nocap'}".lower()
+    Tenant = apps.get_model("tickets", "Tenant")
+    existing = Tenant.objects.filter(slug=slug).first() if reuse else None
+    if existing is not None:
+        rows = Memory.objects.for_tenant(existing)
+        complete = rows.exists() and not rows.exclude(embedding_model=get_embedder().name).exists()
+        if complete:
+            stdout.write(f"  {sample['sample_id']}: reusing {rows.count()} loaded turns")
+            return existing, {p["dia_id"]: pk for pk, p in rows.values_list("pk", "payload")}
+    tenant = fresh_tenant(slug, f"LoCoMo {sample['sample_id']}")
     rows = []
     for number, date, turns in sessions(sample["conversation"]):
         for turn in turns:
@@ -205,6 +231,10 @@ def run(options: dict, stdout) -> dict:
     overrides = {}
     if options.get("rrf_k") is not None:
         overrides["RRF_K"] = options["rrf_k"]
+    if options.get("trigram_max_words") is not None:
+        overrides["TRIGRAM_MAX_WORDS"] = options["trigram_max_words"]
+    if options.get("lexical_scoring"):
+        overrides["LEXICAL_SCORING"] = options["lexical_scoring"]
     if options.get("weights"):
         overrides["WEIGHTS"] = json.loads(options["weights"])
     if overrides:
@@ -221,7 +251,11 @@ def run(options: dict, stdout) -> dict:
     tenants = []
     for sample in samples:
         tenant, dia_to_id = load_conversation(
-            sample, text_format=options["text_format"], captions=not options["no_captions"], stdout=stdout
+            sample,
+            text_format=options["text_format"],
+            captions=not options["no_captions"],
+            stdout=stdout,
+            reuse=options["reuse"],
         )
         tenants.append(tenant)
         questions = [
@@ -320,7 +354,7 @@ def run(options: dict, stdout) -> dict:
         + ", ".join(f"{m} p95 {v['p95']}" for m, v in figures["latency_ms_by_method"].items())
         + f"; query embedding {figures['query_embedding_ms_per_question']} ms/question (batched)"
     )
-    if not options.get("keep"):
+    if not (options.get("keep") or options.get("reuse")):
         for tenant in tenants:
             tenant.delete()
     return figures
