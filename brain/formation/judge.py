@@ -35,7 +35,7 @@ DEFAULTS: dict[str, Any] = {
     # The backstop: any one of these, without conflicting numbers, makes a candidate a duplicate.
     "BACKSTOP_COSINE": 0.93,
     "BACKSTOP_TRIGRAM": 0.8,
-    "BACKSTOP_TOKEN_OVERLAP": 0.8,
+    "BACKSTOP_TOKEN_OVERLAP": 0.7,
     # The deterministic judge reinforces a little earlier than the backstop.
     "JUDGE_COSINE": 0.9,
     "JUDGE_TOKEN_OVERLAP": 0.7,
