@@ -37,7 +37,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from .models import SEARCH_CONFIG
+from .models import SEARCH_CONFIG, MemoryStatus
 
 MODES = ("lexical", "vector", "hybrid")
 TIERS_BY_MODE = {"lexical": ("fts", "trigram"), "vector": ("vector",), "hybrid": ("fts", "trigram", "vector")}
@@ -55,7 +55,7 @@ DEFAULTS: dict[str, Any] = {
     # Reciprocal rank fusion: score = sum(weight[tier] / (RRF_K + rank)). k=10 and vector 0.7 measured best on
     # LoCoMo (brain_bench locomo; k=60 and equal weights gave 4-6 points less Recall@10).
     "RRF_K": 10,
-    "WEIGHTS": {"fts": 1.0, "trigram": 0.5, "vector": 0.7},
+    "WEIGHTS": {"fts": 1.0, "trigram": 0.5, "vector": 0.7, "graph": 0.5},
     # Each tier returns max(CANDIDATES, limit * CANDIDATES_PER_RESULT) rows before fusion.
     "CANDIDATES": 50,
     "CANDIDATES_PER_RESULT": 4,
@@ -263,7 +263,8 @@ def _plan_lexical(cursor, *, query: str, where: str, params: dict[str, Any], con
 
 
 def _filters(params: dict[str, Any], **f: Any) -> str:
-    clauses = ["m.tenant_id = %(tenant_id)s"]
+    # bigint, as the column: btree_gin's int8_ops has no int8 = int4, and the GIN indexes need the tenant.
+    clauses = ["m.tenant_id = %(tenant_id)s::bigint"]
     if f["scope_kind"] is not None:
         clauses.append("m.scope_kind = %(scope_kind)s")
         params["scope_kind"] = f["scope_kind"]
@@ -382,7 +383,7 @@ def _build_sql(
         + f"""
 SELECT {columns}, {", ".join(selects)}{embedding}
 FROM ({union}) ids JOIN brain_memory m ON m.id = ids.id {joins}
-WHERE m.tenant_id + 0 = %(tenant_id)s"""
+WHERE m.tenant_id + 0 = %(tenant_id)s::bigint"""
     )
 
 
@@ -436,6 +437,87 @@ def _mmr(candidates: list[RecalledMemory], *, limit: int, lam: float) -> list[Re
     return [candidates[i] for i in picked]
 
 
+def _expand_graph(
+    results: list[RecalledMemory],
+    *,
+    tenant_id: int,
+    where: str,
+    params: dict[str, Any],
+    limit: int,
+    config: dict,
+    statuses: list[str] | None,
+    with_embedding: bool,
+) -> list[RecalledMemory]:
+    """Add the graph tier: one-hop neighbours of the best `limit` results, ranked by how many seeds
+    point at them (brain.graph.expand_one_hop), fetched under recall's filters, fused with weight
+    WEIGHTS["graph"]."""
+    from .graph import expand_one_hop
+
+    seeds = [r.id for r in results[:limit]]
+    neighbours = expand_one_hop(tenant_id, seeds, statuses=statuses or [s for s, _ in MemoryStatus.choices])
+    if not neighbours:
+        return results
+    k, weight = config["RRF_K"], config["WEIGHTS"]["graph"]
+    rank_of = {memory_id: rank for rank, memory_id in enumerate(neighbours, start=1)}
+    by_id = {r.id: r for r in results}
+    missing = [i for i in neighbours if i not in by_id]
+    if missing:
+        columns = (
+            "m.id, m.type, m.key, m.text, m.payload, m.confidence, m.status, m.strength, m.category, "
+            "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
+            + (", m.embedding::text" if with_embedding else ", NULL")
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT {columns} FROM brain_memory m WHERE {where} AND m.id = ANY(%(graph_ids)s)",
+                {**params, "graph_ids": missing},
+            )
+            for row in cursor.fetchall():
+                confidence, created_at = row[5], row[14]
+                confidence_feature = float(confidence) if confidence is not None else 0.5
+                age_days = max((timezone.now() - created_at).total_seconds() / 86400.0, 0.0)
+                half_life = float(config["RECENCY_HALF_LIFE_DAYS"])
+                recency_feature = 0.5 ** (age_days / half_life) if half_life > 0 else 0.0
+                unit = 1.0 / (k + 1)
+                base = (
+                    config["CONFIDENCE_WEIGHT"] * unit * confidence_feature
+                    + config["RECENCY_WEIGHT"] * unit * recency_feature
+                )
+                memory = RecalledMemory(
+                    *row[:15],
+                    score=base,
+                    explanation={
+                        "mode": results[0].explanation.get("mode"),
+                        "tiers": {},
+                        "fused_score": 0.0,
+                        "confidence_feature": round(confidence_feature, 4),
+                        "recency_feature": round(recency_feature, 4),
+                        "final_score": round(base, 6),
+                        "mmr": None,
+                        "rerank": None,
+                        "vector_strategy": None,
+                        "query": results[0].explanation.get("query"),
+                    },
+                    embedding=_parse_vector(row[15]),
+                )
+                memory.campaign_ids, memory.tags = list(memory.campaign_ids or []), list(memory.tags or [])
+                by_id[memory.id] = memory
+                results.append(memory)
+    for memory_id, rank in rank_of.items():
+        memory = by_id.get(memory_id)
+        if memory is None:  # filtered out (scope, type, confidence...)
+            continue
+        contribution = weight / (k + rank)
+        memory.explanation["tiers"]["graph"] = {"rank": rank, "score": None, "rrf": round(contribution, 6)}
+        memory.explanation["fused_score"] = round(
+            memory.explanation.get("fused_score", 0.0) + contribution, 6
+        )
+        memory.score += contribution
+        memory.explanation["final_score"] = round(memory.score, 6)
+    results.sort(key=lambda r: (-r.score, r.id))
+    return results
+
+
 def recall(
     *,
     tenant_id: int,
@@ -451,6 +533,7 @@ def recall(
     mode: str = "hybrid",
     mmr_lambda: float | None = None,
     rerank: bool | None = None,
+    expand_graph: bool = False,
     query_embedding: Sequence[float] | None = None,
     embedding_model: str | None = None,
 ) -> list[RecalledMemory]:
@@ -461,7 +544,9 @@ def recall(
     null or within 0–1). `mode`: "lexical" (fts + trigram), "vector", or "hybrid" (all three).
     `mmr_lambda` in [0, 1] turns on MMR (1 = pure relevance); None uses `BRAIN_RECALL["MMR_LAMBDA"]`.
     `rerank`: None = the configured `BRAIN_RERANKER` if any, False = none, True = the configured one
-    (error when none is). `query_embedding` + `embedding_model` skip the query embedder (benchmarks).
+    (error when none is). `expand_graph` adds the BrainGraph's one-hop neighbours of the best
+    `limit` results (related_to / reinforces / contradicts edges) as a "graph" tier, under the same
+    filters; a neighbour already found gains the graph tier's contribution. `query_embedding` + `embedding_model` skip the query embedder (benchmarks).
     Equal tier scores share a rank, so confidence and recency decide between equal matches.
     Read-only; one SQL statement (plus the `SET LOCAL`s tuning HNSW and trigram thresholds).
     """
@@ -611,6 +696,11 @@ def recall(
             )
         )
     results.sort(key=lambda r: (-r.score, r.id))
+    if expand_graph and results and weights.get("graph", 0) > 0:
+        results = _expand_graph(
+            results, tenant_id=int(tenant_id), where=where, params=params, limit=limit, config=config,
+            statuses=_string_list("statuses", statuses), with_embedding=with_embedding,
+        )  # fmt: skip
     if mmr_lambda is not None:
         results = _mmr(results, limit=limit if reranker is None else len(results), lam=float(mmr_lambda))
     if reranker is not None:

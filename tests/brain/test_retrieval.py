@@ -259,3 +259,33 @@ def test_query_embedding_can_be_passed_with_its_model(tenant, shop):
         embedding_model=get_embedder().name,
     )
     assert ids(results)[0] == shop["shipping"].id
+
+
+def test_graph_expansion_adds_related_memories_under_the_same_filters(tenant, other_tenant):
+    from brain.graph import edge_add, node_for_memory
+    from brain.models import GraphRelation
+
+    seed = remember(tenant, "Invoices are sent on the first of the month.", key="invoices")
+    related = remember(tenant, "Late payers get a reminder after ten days.", key="reminders")
+    archived = remember(tenant, "Reminders used to go out by fax.", key="fax", status="archived")
+    edge_add(source=node_for_memory(seed), target=node_for_memory(related), relation=GraphRelation.RELATED_TO)
+    edge_add(
+        source=node_for_memory(seed), target=node_for_memory(archived), relation=GraphRelation.RELATED_TO
+    )
+
+    plain = recall(tenant_id=tenant.pk, query="invoices first of the month", mode="lexical")
+    assert ids(plain) == [seed.id]
+    expanded = recall(
+        tenant_id=tenant.pk, query="invoices first of the month", mode="lexical", expand_graph=True
+    )
+    assert ids(expanded) == [seed.id, related.id]  # the archived neighbour stays out (statuses filter)
+    assert expanded[1].explanation["tiers"] == {
+        "graph": {"rank": 1, "score": None, "rrf": round(0.5 / 11, 6)}
+    }
+    assert {"confidence_feature", "recency_feature", "final_score", "rank"} <= set(expanded[1].explanation)
+    # Another tenant's recall never walks this tenant's graph.
+    remember(other_tenant, "Invoices are sent on the first of the month.", key="invoices")
+    theirs = recall(
+        tenant_id=other_tenant.pk, query="invoices first of the month", mode="lexical", expand_graph=True
+    )
+    assert related.id not in ids(theirs) and len(theirs) == 1
