@@ -61,6 +61,10 @@ class RecallFiltersSerializer(serializers.Serializer):
         help_text="Turns MMR on: 0 diverse … 1 relevant.",
     )
 
+    expand_graph = serializers.BooleanField(
+        default=False, help_text="Add BrainGraph neighbours of the best results (a 'graph' tier)."
+    )
+
     def validate_confidence_range(self, value):
         if value[0] > value[1]:
             raise serializers.ValidationError("The low bound is above the high bound; swap them.")

@@ -29,6 +29,7 @@ def _recall_kwargs(data: dict) -> dict:
     kwargs["mode"] = data["mode"]
     kwargs["mmr_lambda"] = data.get("mmr_lambda")
     kwargs["limit"] = data["limit"]
+    kwargs["expand_graph"] = data["expand_graph"]
     return kwargs
 
 
