@@ -4,7 +4,6 @@
 import io
 import time
 
-import kombu.pools
 import numpy as np
 import pytest
 from celery.exceptions import Retry
@@ -199,21 +198,8 @@ def test_brain_reembed_stops_with_a_message_when_the_embedder_fails_and_a_rerun_
 # --- A real worker ------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def fresh_broker_pools():
-    """Drop kombu's closed connection pools around a worker test.
-
-    `config.celery.use_broker` closes the app's pool but kombu's global registry keeps it, so a second
-    `celery_worker` in one session would fail with "Acquire on closed pool". Requested before
-    `celery_worker`, so this teardown runs after the worker fixture's.
-    """
-    kombu.pools.reset()
-    yield
-    kombu.pools.reset()
-
-
 def test_a_real_celery_worker_embeds_rows_enqueued_after_commit(
-    fresh_broker_pools, celery_worker, tenant, other_tenant
+    celery_worker, tenant, other_tenant
 ):
     rows = [memory(tenant, f"Process rule {n}: refunds above 100 EUR need approval") for n in range(3)]
     theirs = memory(other_tenant, "Not to be touched")
@@ -238,7 +224,7 @@ def worker_embeds_through_loopback(monkeypatch, loopback):
 
 
 def test_a_real_worker_retries_after_a_transient_endpoint_failure(
-    fresh_broker_pools, worker_embeds_through_loopback, celery_worker, tenant
+    worker_embeds_through_loopback, celery_worker, tenant
 ):
     loopback = worker_embeds_through_loopback
     loopback.fail_next = 1
