@@ -10,7 +10,7 @@ from django.contrib import admin, messages
 from django.db.models import Count
 
 from .formation.services import memory_set_status
-from .models import BrainEdge, BrainNode, Memory, MemoryHistory, MemoryStatus
+from .models import BrainEdge, BrainNode, Memory, MemoryActivity, MemoryHistory, MemoryStatus
 
 
 class _ReadOnly:
@@ -101,6 +101,19 @@ class MemoryHistoryAdmin(_ReadOnly, admin.ModelAdmin):
             context["rejection_counts"] = counts
             context["rejection_total"] = sum(row["count"] for row in counts)
         return response
+
+
+@admin.register(MemoryActivity)
+class MemoryActivityAdmin(_ReadOnly, admin.ModelAdmin):
+    """Recorded activity per memory (counted by Client Brain recall); no row means none recorded."""
+
+    list_display = ["memory", "tenant", "count", "last_at"]
+    list_filter = ["tenant"]
+    list_select_related = ["tenant", "memory"]
+    ordering = ["-last_at"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(BrainNode)

@@ -111,8 +111,7 @@ class Memory(models.Model):
     provider = models.CharField(max_length=32, blank=True, default="")
     campaign_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
-    # Recorded activity: a mixed contribution/selection counter (it does not show a memory affected an answer).
-    activity_count = models.PositiveIntegerField(default=0)
+    # Recorded activity lives in MemoryActivity: counting it here rewrote every index entry of the row.
     # How many times formation saw this memory again (reinforcements + 1).
     frequency = models.PositiveIntegerField(default=1)
     provenance = models.JSONField(default=list, blank=True)
@@ -139,9 +138,6 @@ class Memory(models.Model):
                 fields=["tenant", "scope_kind", "scope_id", "status"], name="memory_tenant_scope_status"
             ),
             models.Index(fields=["tenant", "type", "confidence"], name="memory_tenant_type_conf"),
-            models.Index(
-                fields=["tenant", "-activity_count", "-confidence", "id"], name="memory_tenant_activity"
-            ),
             # btree_gin lets the tenant lead the GIN indexes, so a tenant's matches are found inside the index.
             GinIndex(
                 fields=["tenant", "search_vector"],
@@ -285,6 +281,33 @@ class BrainEdge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} -{self.relation}-> {self.target}"
+
+
+class MemoryActivity(models.Model):
+    """Recorded activity of one memory: a mixed contribution/selection counter (it does not show that a
+    memory affected an answer). No row means no activity (a count of 0).
+
+    Kept out of `Memory` on purpose: a counter bump there was a non-HOT update that inserted new entries
+    into every index of the row (HNSW, both GINs). This narrow table has only its primary key and the
+    tenant index, neither holding `count`, so a bump is a HOT update. Written only by
+    `brain.activity.memories_record_activity()`.
+    """
+
+    memory = models.OneToOneField(
+        Memory, primary_key=True, on_delete=models.CASCADE, related_name="activity"
+    )
+    # Denormalized from the memory so the tenant leads the table's reads (tenancy convention).
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    count = models.PositiveIntegerField(default=0)
+    last_at = models.DateTimeField()
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        verbose_name_plural = "memory activity"
+
+    def __str__(self) -> str:
+        return f"memory {self.memory_id}: {self.count}"
 
 
 # Agent memories: a proxy over this table (brain/agent_memories.py), imported so Django registers it.

@@ -94,11 +94,11 @@ def _insert_rows(cursor, tenant_id: int, count: int, offset: int) -> None:
     cursor.execute(
         f"""
 INSERT INTO brain_memory (tenant_id, scope_kind, scope_id, type, key, payload, text, confidence, status,
-  strength, category, source, surface, provider, campaign_ids, tags, activity_count, frequency, provenance,
+  strength, category, source, surface, provider, campaign_ids, tags, frequency, provenance,
   embedding, embedding_model, created_at, updated_at)
 SELECT %(tenant)s, 'tenant', '', 'fact',
   split_part(p3.t, ' ', 1) || ' ' || split_part(p3.t, ' ', 2), '{{}}'::jsonb, p1.t || ' ' || p2.t,
-  0.7, 'active', '', '', 'derived', 'import', '', '{{}}', '{{}}', 0, 1, '[]'::jsonb,
+  0.7, 'active', '', '', 'derived', 'import', '', '{{}}', '{{}}', 1, '[]'::jsonb,
   l2_normalize(c.v + n1.v + n2.v), '{MODEL}', now(), now()
 FROM generate_series(%(start)s, %(stop)s) g
 JOIN bench_phrase p1 ON p1.i = g %% {PHRASES}

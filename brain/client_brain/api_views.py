@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
 from brain import api as brain_api
+from brain.activity import activity_count_expression
 from brain.models import Memory
 from config.api import error_response
 from tickets.api_base import TenantAPIView, TenantScopedMixin
@@ -115,7 +116,9 @@ class ClientBrainMemoryViewSet(
     serializer_class = ClientBrainStoredMemorySerializer
 
     def refine_queryset(self, queryset):
-        queryset = queryset.annotate(typed=typed.typed_condition())
+        queryset = queryset.annotate(
+            typed=typed.typed_condition(), activity_count=activity_count_expression()
+        )
         family = self.request.query_params.get("type")
         if family:
             if family not in typed.FAMILIES:

@@ -3,8 +3,8 @@
 Rows are bulk-loaded with COPY into a dedicated, throw-away tenant (typed rows of the four families with
 synthetic support vocabulary, a few legacy and invalid-confidence rows), the table is ANALYZEd, then
 `client_brain_context()` — the whole initial-run pipeline: both tiers, ranking, typed admission, caps,
-rendering and the activity UPDATE — runs for many ticket-like queries. The tenant and its rows are
-removed at the end, whatever happens.
+rendering and counting activity (an upsert into the counter table) — runs for many ticket-like
+queries. The tenant and its rows are removed at the end, whatever happens.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ import time
 import uuid
 from collections.abc import Callable
 
+import numpy as np
 from django.db import connection, transaction
 from django.db.models import JSONField
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from brain.models import Memory
+from brain.models import EMBEDDING_DIMENSIONS, Memory, MemoryActivity
 
 from .recall import assemble_context, client_brain_context, tenant_model
 from .typed import render_value
@@ -74,6 +75,15 @@ def _row(rng: random.Random, i: int) -> tuple[str, dict, float]:
     return "faq", {"q": _sentence(rng, 5)}, confidence  # legacy format
 
 
+def _unit_vectors(rng: random.Random, count: int) -> list[str]:
+    """`count` random unit vectors in pgvector's text form: production rows always carry an embedding
+    (promote() stores one), and a row's embedding puts it in the HNSW index, which every non-HOT
+    update of the row has to extend."""
+    vectors = np.random.default_rng(rng.randint(0, 2**31)).normal(size=(count, EMBEDDING_DIMENSIONS))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return ["[" + ",".join(map(str, row)) + "]" for row in np.round(vectors, 5).tolist()]
+
+
 def _copy_rows(tenant_id: int, start: int, stop: int, rng: random.Random) -> None:
     fields = [f for f in Memory._meta.concrete_fields if not f.primary_key and not f.generated]
     defaults = {f.column: f.get_default() for f in fields}
@@ -81,6 +91,7 @@ def _copy_rows(tenant_id: int, start: int, stop: int, rng: random.Random) -> Non
     columns = [f.column for f in fields]
     json_columns = {f.column for f in fields if isinstance(f, JSONField)}
     sql = f"COPY {Memory._meta.db_table} ({', '.join(columns)}) FROM STDIN"
+    embeddings = _unit_vectors(rng, stop - start)
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for i in range(start, stop):
             type_, payload, confidence = _row(rng, i)
@@ -94,11 +105,25 @@ def _copy_rows(tenant_id: int, start: int, stop: int, rng: random.Random) -> Non
                 "text": render_value(type_, payload),
                 "confidence": confidence,
                 "surface": "import",
-                "activity_count": rng.randint(0, 50),
+                "embedding": embeddings[i - start],
+                "embedding_model": "bench-random-unit",
                 "created_at": now,
                 "updated_at": now,
             }
             copy.write_row([Jsonb(values[c]) if c in json_columns else values[c] for c in columns])
+    # Prior recorded activity of 0–50 per row, as a counter row (none when it is 0, as in production).
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT setseed(%s)", [rng.random()])
+        cursor.execute(
+            f"""INSERT INTO {MemoryActivity._meta.db_table} (memory_id, tenant_id, count, last_at)
+            SELECT id, tenant_id, count, now() FROM (
+              SELECT m.id, m.tenant_id, floor(random() * 51)::int AS count
+              FROM {Memory._meta.db_table} m
+              WHERE m.tenant_id = %s::bigint
+                AND NOT EXISTS (SELECT 1 FROM {MemoryActivity._meta.db_table} a WHERE a.memory_id = m.id)
+            ) drawn WHERE count > 0""",
+            [tenant_id],
+        )
 
 
 def _queries(rng: random.Random, count: int) -> list[tuple[str, str]]:
@@ -190,8 +215,9 @@ def measure_recall_latency(
     """Recall latency (ms) of the full initial-run pipeline at each row count, in one dedicated tenant.
 
     Returns {"recall_p50_ms": {rows: ms}, "recall_p95_ms": {rows: ms}, "recall_mean_ms": {...}, the same
-    three for "read_path" (everything but the activity UPDATE), "queries": n, "target_p95_ms": 25}.
-    `recall_*` is `client_brain_context()` end to end, activity UPDATE included. Row counts are
+    three for "read_path" (everything but counting activity), "queries": n, "target_p95_ms": 25}.
+    `recall_*` is `client_brain_context()` end to end, counting activity included. Rows carry random
+    unit-vector embeddings, as production rows carry real ones. Row counts are
     cumulative: the tenant grows between runs. Also reported per row count: the read path's Python CPU
     time (median; the part this process spends, whatever the machine's load), the 1-minute load average
     while measuring, the dashboard's first page (aggregates + 100 rows, median ms), and an EXPLAIN
@@ -252,6 +278,7 @@ def measure_recall_latency(
             )
     finally:
         with connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {MemoryActivity._meta.db_table} WHERE tenant_id = %s", [tenant.pk])
             cursor.execute(f"DELETE FROM {Memory._meta.db_table} WHERE tenant_id = %s", [tenant.pk])
         tenant.delete()
     return result

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Q, Sum
 
+from brain.activity import activity_count_expression
 from brain.models import BrainScopeKind, Memory, MemoryType
 
 from . import typed
@@ -41,8 +42,11 @@ def client_brain_stored(*, tenant_id: int):
 
 
 def client_brain_rows(*, tenant_id: int):
-    """The stored rows annotated with `typed` (the SQL guard), for listing."""
-    return client_brain_stored(tenant_id=tenant_id).annotate(typed=typed.typed_condition())
+    """The stored rows annotated with `typed` (the SQL guard) and `activity_count` (the memory's
+    recorded activity, 0 when it has none), for listing."""
+    return client_brain_stored(tenant_id=tenant_id).annotate(
+        typed=typed.typed_condition(), activity_count=activity_count_expression()
+    )
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ def client_brain_stats(*, tenant_id: int) -> DashboardStats:
             typed_rows=Count("id", filter=typed.typed_condition()),
             valid=Count("id", filter=VALID_CONFIDENCE),
             confidence_sum=Sum("confidence", filter=VALID_CONFIDENCE),
-            activity=Sum("activity_count"),
+            activity=Sum("activity__count"),
         )
     )
     stored = sum(g["stored"] for g in groups)
@@ -129,8 +133,8 @@ class DashboardPage:
 
 
 def dashboard_ordered(queryset):
-    """Recorded activity, then confidence, then id: exactly the order of the `memory_tenant_activity`
-    index, so a page is an index walk. PostgreSQL puts NaN and missing confidence above every number in
+    """Recorded activity, then confidence, then id (a queryset from `client_brain_rows()`, which
+    annotates `activity_count`). PostgreSQL puts NaN and missing confidence above every number in
     descending order: such rows lead their activity group, with their invalid-confidence label."""
     return queryset.order_by("-activity_count", "-confidence", "id")
 

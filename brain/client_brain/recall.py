@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F, Value, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import RowNumber
 
+from brain.activity import memories_record_activity
 from brain.models import BrainScopeKind, Memory, MemoryStatus
 
 from . import typed
@@ -182,18 +182,6 @@ def select(
     return sections, omitted, len(ranked) - len(admitted)
 
 
-@transaction.atomic
-def client_brain_activity_record(*, tenant_id: int, memory_ids: list[int]) -> int:
-    """Count one recorded activity (selection) for each memory; tenant-scoped; returns rows updated."""
-    if not memory_ids:
-        return 0
-    return (
-        Memory.objects.for_tenant(tenant_id)
-        .filter(id__in=memory_ids)
-        .update(activity_count=F("activity_count") + 1)
-    )
-
-
 def assemble_context(
     *,
     tenant_id: int,
@@ -272,8 +260,8 @@ def client_brain_context(
 ) -> ClientBrainContext:
     """The tenant's Client Brain context for a ticket-agent run (initial or continuation).
 
-    Tenant-scoped; reads live rows every call (no cache). Side effect: activity_count += 1 on each
-    memory in the returned prompt (what was selected). `reloaded` is False when no eligible row was
+    Tenant-scoped; reads live rows every call (no cache). Side effect: one recorded activity for each
+    memory in the returned prompt (what was selected), counted in `MemoryActivity`. `reloaded` is False when no eligible row was
     present (the context is then empty). Raises ValueError for an unknown mode.
     """
     context = assemble_context(
@@ -283,14 +271,13 @@ def client_brain_context(
         mode=mode,
         max_chars=max_chars,
     )
-    client_brain_activity_record(tenant_id=tenant_id, memory_ids=context.memory_ids)
+    memories_record_activity(tenant_id=tenant_id, memory_ids=context.memory_ids)
     return context
 
 
 __all__ = [
     "assemble_context",
     "caps_for",
-    "client_brain_activity_record",
     "client_brain_candidates",
     "client_brain_context",
 ]

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from intelligence.models import ContextTrace
-from tests.brain.client_brain.factories import fact
+from tests.brain.client_brain.factories import activity_of, fact
 
 from .helpers import add_memory, make_agent
 
@@ -157,9 +157,7 @@ def test_the_runtime_counts_client_brain_activity_and_the_budget_preview_does_no
         {"conversation": "Where do refurbished laptops ship from?"},
     )
     assert f"[mem:{row.pk}]" in preview.content.decode()
-    row.refresh_from_db()
-    assert row.activity_count == 0
+    assert activity_of(row) == [0]
     data = context(api, agent, conversation="Where do refurbished laptops ship from?").json()
     assert row.pk in section(data, "brand")["memory_ids"]
-    row.refresh_from_db()
-    assert row.activity_count == 1
+    assert activity_of(row) == [1]

@@ -1,13 +1,41 @@
-"""Client Brain rows for tests: rows of the one Memory table, scope tenant, written directly (fixtures)."""
+"""Client Brain rows for tests: rows of the one Memory table, scope tenant, written directly (fixtures).
 
+`activity_count=N` gives a row N recorded activity (a MemoryActivity counter row, none when N is 0).
+"""
+
+from django.utils import timezone
+
+from brain.activity import activity_counts
 from brain.client_brain.typed import render_value
-from brain.models import Memory
+from brain.models import Memory, MemoryActivity
+
+
+def set_activity(memories, counts) -> None:
+    """Give each memory its recorded activity (a counter row; none for 0), as recall would have counted it."""
+    now = timezone.now()
+    MemoryActivity.objects.bulk_create(
+        MemoryActivity(memory_id=m.pk, tenant_id=m.tenant_id, count=n, last_at=now)
+        for m, n in zip(memories, counts, strict=True)
+        if n
+    )
+
+
+def activity_of(*memories) -> list[int]:
+    """The recorded activity of each memory (0 when none was counted)."""
+    by_tenant: dict[int, list[int]] = {}
+    for m in memories:
+        by_tenant.setdefault(m.tenant_id, []).append(m.pk)
+    counts = {}
+    for tenant_id, ids in by_tenant.items():
+        counts |= activity_counts(tenant_id=tenant_id, memory_ids=ids)
+    return [counts[m.pk] for m in memories]
 
 
 def memory(tenant, type="business", payload=None, *, key="", text=None, confidence=0.8, **extra) -> Memory:
     if payload is None:
         payload = {"fact": key or "A fact"}
-    return Memory.objects.create(
+    activity = extra.pop("activity_count", 0)
+    row = Memory.objects.create(
         tenant=tenant,
         scope_kind="tenant",
         type=type,
@@ -18,6 +46,8 @@ def memory(tenant, type="business", payload=None, *, key="", text=None, confiden
         surface="client_brain",
         **extra,
     )
+    set_activity([row], [activity])
+    return row
 
 
 def fact(tenant, text, **kwargs) -> Memory:

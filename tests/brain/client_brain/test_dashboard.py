@@ -11,7 +11,7 @@ from brain.models import Memory
 from tests.conftest import make_member
 from tickets.models import Role
 
-from .factories import fact, memory, process, voice
+from .factories import fact, memory, process, set_activity, voice
 
 URL = "/insights/analytics/client-brain/"
 
@@ -28,11 +28,14 @@ def row_ids(html: str) -> list[int]:
 
 
 def bulk_facts(tenant, count, **fields):
-    return Memory.objects.bulk_create(
+    """`count` facts; fact i has recorded activity i % 7 and confidence 0.5 + (i % 50) / 100."""
+    rows = Memory.objects.bulk_create(
         Memory(tenant=tenant, scope_kind="tenant", type="business", payload={"fact": f"Fact {i}"},
-               text=f"Fact {i}", confidence=0.5 + (i % 50) / 100, activity_count=i % 7, **fields)
+               text=f"Fact {i}", confidence=0.5 + (i % 50) / 100, **fields)
         for i in range(count)
     )  # fmt: skip
+    set_activity(rows, [i % 7 for i in range(count)])
+    return rows
 
 
 def test_the_dashboard_is_at_insights_analytics_client_brain(operator):
@@ -45,16 +48,15 @@ def test_the_dashboard_is_at_insights_analytics_client_brain(operator):
 def test_initial_page_loads_up_to_100_tenant_wide_rows_by_activity_then_confidence(
     operator, tenant, other_tenant
 ):
-    bulk_facts(tenant, 130)
-    fact(other_tenant, "Other tenant's fact")
+    rows = bulk_facts(tenant, 130)
+    fact(other_tenant, "Other tenant's fact", activity_count=99)
     html = operator.get(URL).content.decode()
     ids = row_ids(html)
     assert len(ids) == 100
-    expected = list(
-        Memory.objects.filter(tenant=tenant)
-        .order_by("-activity_count", "-confidence", "id")
-        .values_list("id", flat=True)
-    )
+    expected = [
+        m.id
+        for i, m in sorted(enumerate(rows), key=lambda r: (-(r[0] % 7), -r[1].confidence, r[1].id))
+    ]
     assert ids == expected[:100]
     assert "Other tenant" not in html
 

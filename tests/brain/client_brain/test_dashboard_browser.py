@@ -8,9 +8,11 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from brain.models import Memory
+from brain.models import Memory, MemoryActivity
 from tests.conftest import make_member
 from tickets.models import Role
+
+from .factories import set_activity
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no Chromium at /usr/bin/chromium")
@@ -46,14 +48,15 @@ def shown_ids(page) -> list[int]:
 def test_load_more_appends_in_place_and_removes_duplicate_row_ids(browser_page, live_server, tenant):
     rows = Memory.objects.bulk_create(
         Memory(tenant=tenant, scope_kind="tenant", type="business", payload={"fact": f"Fact {i}"},
-               text=f"Fact {i}", confidence=0.9, activity_count=1000 - i)
+               text=f"Fact {i}", confidence=0.9)
         for i in range(150)
     )  # fmt: skip
+    set_activity(rows, [1000 - i for i in range(150)])
     page = browser_page
     page.goto(f"{live_server.url}/insights/analytics/client-brain/")
     assert shown_ids(page) == [r.id for r in rows[:100]]
     # Concurrent activity shifts the offset window: the first row drops to the second page.
-    Memory.objects.filter(pk=rows[0].pk).update(activity_count=0)
+    MemoryActivity.objects.filter(memory_id=rows[0].pk).update(count=0)
     page.click("#load-more")
     page.wait_for_function("document.querySelectorAll('#rows tr[data-id]').length > 100")
     ids = shown_ids(page)

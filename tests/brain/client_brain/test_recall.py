@@ -10,7 +10,7 @@ from brain.client_brain.recall import fetch_tiers, rank
 from brain.client_brain.typed import render_value
 from brain.models import Memory
 
-from .factories import fact, issue, memory, process, voice
+from .factories import activity_of, fact, issue, memory, process, voice
 
 
 def many_facts(tenant, count, *, text="Generic policy note {i}", confidence=0.9):
@@ -240,10 +240,9 @@ def test_activity_is_counted_for_what_was_selected(tenant):
     excluded = fact(tenant, "Out of range", confidence=1.5)
     client_brain_context(tenant_id=tenant.id, subject="Refund")
     client_brain_context(tenant_id=tenant.id, subject="Refund")
-    activity = dict(Memory.objects.values_list("id", "activity_count"))
-    assert activity[chosen.id] == 2 and activity[excluded.id] == 0
+    assert activity_of(chosen, excluded) == [2, 0]
     voices = Memory.objects.filter(type="voice").order_by("-confidence")
-    assert [activity[v.id] for v in voices] == [2, 0, 0]
+    assert activity_of(*voices) == [2, 0, 0]
 
 
 def test_continuation_reloads_fresh_live_context(tenant):
