@@ -1,0 +1,55 @@
+"""`manage.py brain_bench <name>`: a dispatcher over BRAIN_BENCHMARKS; `--json` prints one object last.
+
+This module doubles as a tiny benchmark plug-in (add_arguments + run) registered by the tests.
+"""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+
+def add_arguments(parser):
+    parser.add_argument("--size", type=int, default=3)
+
+
+def run(options, stdout):
+    stdout.write(f"measuring {options['size']} things")
+    return {"size": options["size"], "p95_ms": {"hybrid": {"1000": 1.5}}}
+
+
+def test_dispatcher_runs_the_named_benchmark_and_prints_json_last(settings):
+    settings.BRAIN_BENCHMARKS = {"tiny": "tests.brain.test_brain_bench"}
+    out = StringIO()
+    call_command("brain_bench", "tiny", "--size", "7", "--json", stdout=out)
+    lines = out.getvalue().strip().splitlines()
+    assert lines[0] == "measuring 7 things"
+    assert json.loads(lines[-1]) == {"size": 7, "p95_ms": {"hybrid": {"1000": 1.5}}}
+
+
+def test_a_benchmark_that_cannot_be_imported_says_why(settings):
+    settings.BRAIN_BENCHMARKS = {"tiny": "tests.brain.test_brain_bench", "broken": "brain.benchmarks.no_such"}
+    with pytest.raises(CommandError, match="brain.benchmarks.no_such cannot be imported"):
+        call_command("brain_bench", "broken")
+    out = StringIO()
+    call_command("brain_bench", "tiny", stdout=out)  # the others still run
+    assert "measuring 3 things" in out.getvalue()
+
+
+def test_locomo_and_scale_are_registered():
+    from django.conf import settings as live
+
+    assert live.BRAIN_BENCHMARKS["locomo"] == "brain.benchmarks.locomo"
+    assert live.BRAIN_BENCHMARKS["scale"] == "brain.benchmarks.scale"
+
+
+def test_locomo_evidence_ids_tolerate_the_datas_odd_forms():
+    from brain.benchmarks.locomo import BM25, evidence_ids, ndcg_at, recall_at
+
+    dia = {"D8:6": 1, "D9:17": 2, "D11:26": 3, "D4:4": 4}
+    assert evidence_ids(["D8:6; D9:17", "D:11:26", "D", "D4:4 D99:1"], dia) == {1, 2, 3, 4}
+    assert recall_at([5, 1, 9], {1, 2}, 2) == 0.5
+    assert ndcg_at([1, 2], {1, 2}) == pytest.approx(1.0)
+    bm25 = BM25({1: "the cat sat", 2: "a dog ran far", 3: "cat and dog"})
+    assert bm25.search("cat", 10)[:1] in ([1], [3]) and set(bm25.search("cat", 10)) == {1, 3}
