@@ -4,25 +4,37 @@ It takes and returns plain typed values (dataclasses), never querysets (DESIGN.m
 """
 
 # Client Brain learning (tickets → evidence → producers → promote()).
+# Agent memories (Intelligence tab, runtime injection): read selectors returning dataclasses (brain/agent_memories.py).
+from brain.agent_memories import (  # noqa: E402,F401
+    PROVIDERS,
+    AgentMemoryCandidate,
+    AgentMemoryPage,
+    AgentMemoryRecord,
+    agent_memories_active,
+    agent_memory_chain,
+    agent_memory_get,
+    agent_memory_list,
+    agent_memory_status_counts,
+    memories_bulk_load_for_benchmark,
+)
+from brain.ask import AskAnswer, brain_ask, validate_citations  # noqa: E402,F401
+
+# Client Brain recall, continuation, the copilot memory tool (brain/client_brain/).
+from brain.client_brain.copilot import client_brain_copilot  # noqa: E402,F401
 from brain.client_brain.producers import (  # noqa: E402,F401
     LearningResult,
     TicketEvidence,
     learn_from_evidence,
     learning_unusable_reason,
 )
-from brain.providers import ProviderError  # noqa: E402,F401
+
+# The Intelligence budget preview shows what the runtime would inject without counting Client Brain activity.
+from brain.client_brain.recall import assemble_context as client_brain_context_preview  # noqa: E402,F401
+from brain.client_brain.recall import client_brain_context  # noqa: E402,F401
+from brain.client_brain.types import ClientBrainContext, ContextMemory, CopilotMemory  # noqa: E402,F401
 
 # Embeddings (decision 6): vectors for candidates now, rows' vectors in Celery after commit.
 from brain.embedding import embed_text_now, embedding_enqueue  # noqa: E402,F401
-
-# Recall: hybrid retrieval with explanations (brain/retrieval.py).
-from brain.retrieval import RecalledMemory, RecallInputError, Reranker, recall  # noqa: E402,F401
-
-# Client Brain recall, continuation, the copilot memory tool (brain/client_brain/).
-from brain.client_brain.copilot import client_brain_copilot  # noqa: E402,F401
-from brain.client_brain.recall import client_brain_context  # noqa: E402,F401
-from brain.client_brain.types import ClientBrainContext, ContextMemory, CopilotMemory  # noqa: E402,F401
-from brain.ask import AskAnswer, brain_ask, validate_citations  # noqa: E402,F401
 
 # Formation: promote() is the only way a memory is written; the gate, operator edits, history (brain/formation/).
 from brain.formation import (  # noqa: E402,F401
@@ -40,20 +52,7 @@ from brain.formation import (  # noqa: E402,F401
 
 # The BrainGraph: one memory's relations, and one-hop expansion for recall (brain/graph.py).
 from brain.graph import GraphNeighbour, expand_one_hop, graph_neighbours  # noqa: E402,F401
+from brain.providers import ProviderError  # noqa: E402,F401
 
-# Agent memories (Intelligence tab, runtime injection): read selectors returning dataclasses (brain/agent_memories.py).
-from brain.agent_memories import (  # noqa: E402,F401
-    PROVIDERS,
-    AgentMemoryCandidate,
-    AgentMemoryPage,
-    AgentMemoryRecord,
-    agent_memories_active,
-    agent_memory_chain,
-    agent_memory_get,
-    agent_memory_list,
-    agent_memory_status_counts,
-    memories_bulk_load_for_benchmark,
-)
-
-# The Intelligence budget preview shows what the runtime would inject without counting Client Brain activity.
-from brain.client_brain.recall import assemble_context as client_brain_context_preview  # noqa: E402,F401
+# Recall: hybrid retrieval with explanations (brain/retrieval.py).
+from brain.retrieval import RecalledMemory, RecallInputError, Reranker, recall  # noqa: E402,F401

@@ -229,7 +229,9 @@ class BrainNode(models.Model):
     """One node of a tenant's BrainGraph, unique per (tenant, kind, ref); memory nodes point at their row."""
 
     tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
-    scope_kind = models.CharField(max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT)
+    scope_kind = models.CharField(
+        max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT
+    )
     scope_id = models.CharField(max_length=64, blank=True, default="")
     kind = models.CharField(max_length=16, choices=GraphNodeKind.choices)
     # The id of what the node stands for: a memory id, a ticket id, a run id, a normalised key.
@@ -258,7 +260,9 @@ class BrainEdge(models.Model):
     """A typed relation `source -[relation]-> target` inside one tenant (and the scope it was formed in)."""
 
     tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
-    scope_kind = models.CharField(max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT)
+    scope_kind = models.CharField(
+        max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT
+    )
     scope_id = models.CharField(max_length=64, blank=True, default="")
     source = models.ForeignKey(BrainNode, on_delete=models.CASCADE, related_name="out_edges")
     target = models.ForeignKey(BrainNode, on_delete=models.CASCADE, related_name="in_edges")
@@ -276,7 +280,9 @@ class BrainEdge(models.Model):
         ]
         indexes = [
             models.Index(fields=["tenant", "target", "relation"], name="brainedge_tenant_target"),
-            models.Index(fields=["tenant", "scope_kind", "scope_id", "relation"], name="brainedge_tenant_scope"),
+            models.Index(
+                fields=["tenant", "scope_kind", "scope_id", "relation"], name="brainedge_tenant_scope"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -293,9 +299,7 @@ class MemoryActivity(models.Model):
     `brain.activity.memories_record_activity()`.
     """
 
-    memory = models.OneToOneField(
-        Memory, primary_key=True, on_delete=models.CASCADE, related_name="activity"
-    )
+    memory = models.OneToOneField(Memory, primary_key=True, on_delete=models.CASCADE, related_name="activity")
     # Denormalized from the memory so the tenant leads the table's reads (tenancy convention).
     tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
     count = models.PositiveIntegerField(default=0)

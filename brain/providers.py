@@ -44,7 +44,9 @@ class Task:
 _TASKS: dict[str, Task] = {}
 
 
-def register_task(name: str, *, system_prompt: str, local: Callable[[dict[str, Any]], dict[str, Any]]) -> Task:
+def register_task(
+    name: str, *, system_prompt: str, local: Callable[[dict[str, Any]], dict[str, Any]]
+) -> Task:
     task = Task(name=name, system_prompt=system_prompt, local=local)
     _TASKS[name] = task
     return task

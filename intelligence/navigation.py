@@ -19,4 +19,6 @@ def home_cards(tenant) -> list[dict]:
     """The overview page's card: how many agents, linking to the agents list."""
     from .selectors import agents_for_tenant
 
-    return [{"label": "agents", "value": agents_for_tenant(tenant).count(), "url": reverse("intelligence-agents")}]
+    return [
+        {"label": "agents", "value": agents_for_tenant(tenant).count(), "url": reverse("intelligence-agents")}
+    ]

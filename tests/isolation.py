@@ -204,7 +204,9 @@ ROUTES.update(
         "client-brain-context": Route(
             ("POST",), _client_brain_victim, tenant_relative=True, body={"subject": "refund policy"}
         ),
-        "client-brain-copilot": Route(("GET",), _client_brain_victim, tenant_relative=True, body={"q": "refund"}),
+        "client-brain-copilot": Route(
+            ("GET",), _client_brain_victim, tenant_relative=True, body={"q": "refund"}
+        ),
         "client-brain-memory-list": Route(("GET", "POST"), _client_brain_victim, tenant_relative=True),
         "client-brain-memory-stats": Route(("GET",), _client_brain_victim, tenant_relative=True),
         "client-brain-memory-reset": Route(("POST", "DELETE"), _client_brain_victim, tenant_relative=True),

@@ -35,8 +35,12 @@ class LoopbackOpenAI:
         return f"http://{host}:{port}/v1"
 
     def provider_settings(self, api_key: str | None = "test-key") -> dict[str, Any]:
-        return {"BACKEND": "brain.providers.OpenAICompatibleProvider", "BASE_URL": self.base_url,
-                "MODEL": "loopback-model", "API_KEY": api_key or ""}
+        return {
+            "BACKEND": "brain.providers.OpenAICompatibleProvider",
+            "BASE_URL": self.base_url,
+            "MODEL": "loopback-model",
+            "API_KEY": api_key or "",
+        }
 
     def _embed(self, text: str, dimensions: int) -> list[float]:
         if self.embedding_fn:
@@ -62,7 +66,9 @@ class LoopbackOpenAI:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                outer.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+                outer.requests.append(
+                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                )
                 if self.headers.get("Authorization") != f"Bearer {outer.api_key}":
                     return self._send(401, {"error": {"message": "bad key"}})
                 if outer.fail_next > 0:
@@ -71,9 +77,13 @@ class LoopbackOpenAI:
                 if self.path.endswith("/chat/completions"):
                     if not outer.chat_answers:
                         return self._send(500, {"error": {"message": "no answer queued"}})
-                    answer = outer.chat_answers.pop(0) if len(outer.chat_answers) > 1 else outer.chat_answers[0]
+                    answer = (
+                        outer.chat_answers.pop(0) if len(outer.chat_answers) > 1 else outer.chat_answers[0]
+                    )
                     content = answer if isinstance(answer, str) else json.dumps(answer)
-                    return self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+                    return self._send(
+                        200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+                    )
                 if self.path.endswith("/embeddings"):
                     inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                     dims = int(body.get("dimensions", 384))

@@ -198,9 +198,7 @@ def test_brain_reembed_stops_with_a_message_when_the_embedder_fails_and_a_rerun_
 # --- A real worker ------------------------------------------------------------------------------------
 
 
-def test_a_real_celery_worker_embeds_rows_enqueued_after_commit(
-    celery_worker, tenant, other_tenant
-):
+def test_a_real_celery_worker_embeds_rows_enqueued_after_commit(celery_worker, tenant, other_tenant):
     rows = [memory(tenant, f"Process rule {n}: refunds above 100 EUR need approval") for n in range(3)]
     theirs = memory(other_tenant, "Not to be touched")
     embedding_enqueue(tenant_id=tenant.id, memory_ids=[r.id for r in rows] + [theirs.id])

@@ -12,7 +12,9 @@ from brain.providers import (
 )
 from tests.loopback import LoopbackOpenAI
 
-register_task("tests.echo", system_prompt="Echo the payload's word.", local=lambda p: {"word": p["word"].upper()})
+register_task(
+    "tests.echo", system_prompt="Echo the payload's word.", local=lambda p: {"word": p["word"].upper()}
+)
 
 
 def test_the_local_provider_runs_the_registered_deterministic_task(settings):
@@ -25,7 +27,9 @@ def test_the_local_provider_runs_the_registered_deterministic_task(settings):
 def test_the_openai_provider_sends_json_mode_chat_completions_to_its_base_url():
     with LoopbackOpenAI() as server:
         server.chat_answers.append({"word": "from-llm"})
-        provider = OpenAICompatibleProvider(**{k: v for k, v in server.provider_settings().items() if k != "BACKEND"})
+        provider = OpenAICompatibleProvider(
+            **{k: v for k, v in server.provider_settings().items() if k != "BACKEND"}
+        )
         assert provider.run("tests.echo", {"word": "hi"}) == {"word": "from-llm"}
     sent = server.requests[0]
     assert sent["path"] == "/v1/chat/completions"

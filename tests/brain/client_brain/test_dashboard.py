@@ -54,8 +54,7 @@ def test_initial_page_loads_up_to_100_tenant_wide_rows_by_activity_then_confiden
     ids = row_ids(html)
     assert len(ids) == 100
     expected = [
-        m.id
-        for i, m in sorted(enumerate(rows), key=lambda r: (-(r[0] % 7), -r[1].confidence, r[1].id))
+        m.id for i, m in sorted(enumerate(rows), key=lambda r: (-(r[0] % 7), -r[1].confidence, r[1].id))
     ]
     assert ids == expected[:100]
     assert "Other tenant" not in html
