@@ -39,8 +39,14 @@ from django.utils.module_loading import import_string
 
 from .models import SEARCH_CONFIG, MemoryStatus
 
-MODES = ("lexical", "vector", "hybrid")
-TIERS_BY_MODE = {"lexical": ("fts", "trigram"), "vector": ("vector",), "hybrid": ("fts", "trigram", "vector")}
+MODES = ("lexical", "fulltext", "vector", "hybrid")
+TIERS_BY_MODE = {
+    "lexical": ("fts", "trigram"),
+    # Full text alone: no typo matching, but no per-row word_similarity either (the runtime context path).
+    "fulltext": ("fts",),
+    "vector": ("vector",),
+    "hybrid": ("fts", "trigram", "vector"),
+}
 VECTOR_STRATEGIES = ("hnsw", "exact")
 MAX_LIMIT = 100
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -542,7 +548,7 @@ def recall(
 
     Filters (each `None` = any): `scope_kind` and `scope_ids` (scope owners), `types`, `statuses`
     (default active only), `strengths`, `categories`, `confidence_range` ([low, high], finite; default:
-    null or within 0–1). `mode`: "lexical" (fts + trigram), "vector", or "hybrid" (all three).
+    null or within 0–1). `mode`: "lexical" (fts + trigram), "fulltext" (fts alone), "vector", or "hybrid" (all three).
     `mmr_lambda` in [0, 1] turns on MMR (1 = pure relevance); None uses `BRAIN_RECALL["MMR_LAMBDA"]`.
     `rerank`: None = the configured `BRAIN_RERANKER` if any, False = none, True = the configured one
     (error when none is). `expand_graph` adds the BrainGraph's one-hop neighbours of the best

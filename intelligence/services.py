@@ -287,7 +287,7 @@ def _relevance(agent: Agent, query: str) -> dict[int, float]:
     """Recall scores of the agent's active memories for this conversation (0 for those recall did not find)."""
     if not query.strip():
         return {}
-    mode = getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "lexical")
+    mode = getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "fulltext")
     # One recall over the injectable strengths (notes are never injected, so they are not scored). Recall
     # returns at most 100: an agent with more matching memories than that scores only its best 100.
     return {

@@ -82,10 +82,12 @@ BRAIN_CONTEXT_BUDGET = {
     # ranked in about the top 40, and leaves out a match by a trigram fragment of one word alone (~0.010).
     "PREFERENCE_MIN_SCORE": float(env_str("BRAIN_CONTEXT_PREFERENCE_MIN_SCORE", "0.012")),
 }
-# Recall mode used to score agent memories against the conversation. Lexical (full text + trigram) finds
-# only memories that share words with the conversation, so "found" means relevant; a vector tier would
-# return every nearby memory, and then PREFERENCE_MIN_SCORE must be raised to mean anything.
-BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "lexical")
+# Recall mode used to score agent memories against the conversation. Full text finds only memories that
+# share words with the conversation, so "found" means relevant; a vector tier would return every nearby
+# memory, and then PREFERENCE_MIN_SCORE must be raised to mean anything. "fulltext" rather than "lexical":
+# a trigram-only match scores below PREFERENCE_MIN_SCORE anyway, and the trigram tier's per-row
+# word_similarity was most of the context endpoint's recall time (brain_bench context).
+BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "fulltext")
 
 # --- Client Brain learning (tickets/tasks.py) ----------------------------------------------------------
 # Transient provider errors are retried with exponential backoff: BACKOFF, 2×BACKOFF, 4×BACKOFF... seconds.

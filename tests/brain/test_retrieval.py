@@ -52,6 +52,13 @@ def test_trigram_tier_finds_typos_and_partial_words(tenant, shop):
     assert "fts" not in results[0].explanation["tiers"]  # no whole word matched
 
 
+def test_fulltext_mode_uses_the_full_text_tier_alone(tenant, shop):
+    results = recall(tenant_id=tenant.pk, query="refund for a damaged sofa", mode="fulltext")
+    assert ids(results) == [shop["refund"].id]
+    assert set(results[0].explanation["tiers"]) == {"fts"}
+    assert recall(tenant_id=tenant.pk, query="refnd polcy", mode="fulltext") == []  # no typo matching
+
+
 def test_vector_tier_alone_ranks_by_cosine(tenant, shop):
     results = recall(tenant_id=tenant.pk, query="shipping to canada", mode="vector", limit=3)
     assert ids(results)[0] == shop["shipping"].id
