@@ -38,6 +38,25 @@ def ticket_get(*, tenant: Tenant | int, external_id: str) -> Ticket | None:
     return Ticket.objects.for_tenant(tenant).filter(external_id=external_id).first()
 
 
+def ticket_recall_text(*, tenant_id: int, ticket_id: str) -> dict[str, str] | None:
+    """What Client Brain recall reads of a ticket: its subject and latest customer (inbound, non-note) message.
+
+    Named by the BRAIN_TICKET_TEXT_RESOLVER setting, so `brain` reaches tickets without importing them.
+    None for a missing ticket and for another tenant's alike.
+    """
+    ticket = ticket_get(tenant=tenant_id, external_id=ticket_id)
+    if ticket is None:
+        return None
+    latest = (
+        Message.objects.for_tenant(tenant_id)
+        .filter(ticket=ticket, direction=MessageDirection.INBOUND, is_note=False)
+        .order_by("-sent_at", "-id")
+        .values_list("body", flat=True)
+        .first()
+    )
+    return {"subject": ticket.subject, "latest_customer_message": latest or ""}
+
+
 def ticket_evidence(*, ticket: Ticket) -> "TicketEvidence":
     """The evidence bundle Client Brain learns from, and nothing else (spec: Memory extraction).
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from django.conf import settings
+from django.utils.module_loading import import_string
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
@@ -83,7 +85,18 @@ class ClientBrainContextView(TenantAPIView):
     def post(self, request):
         serializer = ClientBrainContextRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        context = brain_api.client_brain_context(tenant_id=request.tenant.pk, **serializer.validated_data)
+        params = dict(serializer.validated_data)
+        ticket_id = params.pop("ticket_id", None)
+        if ticket_id:
+            # The ticket's text comes from the tickets app through a settings-named function (brain
+            # never imports tickets); a missing ticket and another tenant's answer the same 404.
+            text = import_string(settings.BRAIN_TICKET_TEXT_RESOLVER)(
+                tenant_id=request.tenant.pk, ticket_id=ticket_id
+            )
+            if text is None:
+                raise NotFound(f"No ticket with id {ticket_id!r}.")
+            params.update(text)
+        context = brain_api.client_brain_context(tenant_id=request.tenant.pk, **params)
         data = context.as_dict()
         data.pop("tenant_id")
         return Response(ClientBrainContextResponseSerializer(data).data)

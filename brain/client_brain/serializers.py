@@ -12,6 +12,11 @@ class ClientBrainContextRequestSerializer(serializers.Serializer):
     latest_customer_message = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=20000, trim_whitespace=False
     )
+    ticket_id = serializers.CharField(
+        required=False,
+        max_length=128,
+        help_text="The helpdesk's ticket id: its subject and latest customer message are read instead.",
+    )
     # A CharField, not a ChoiceField: the OpenAPI enum name "mode" is taken by brain/search.
     mode = serializers.CharField(default="initial", help_text="initial or continuation")
     max_chars = serializers.IntegerField(
@@ -24,12 +29,11 @@ class ClientBrainContextRequestSerializer(serializers.Serializer):
         return value
 
     def validate(self, attrs):
-        if "ticket_id" in self.initial_data:
+        if attrs.get("ticket_id") and (
+            self.initial_data.get("subject") or self.initial_data.get("latest_customer_message")
+        ):
             raise serializers.ValidationError(
-                {
-                    "ticket_id": "This endpoint does not read tickets: send the ticket's `subject` and "
-                    "`latest_customer_message` instead."
-                }
+                {"ticket_id": "Send either `ticket_id` or `subject` + `latest_customer_message`, not both."}
             )
         return attrs
 
