@@ -91,6 +91,12 @@ class FeedbackFields(models.Model):
 
     class Meta:
         abstract = True
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(feedback_rating__isnull=True) | models.Q(feedback_rating__in=[1, -1]),
+                name="%(class)s_feedback_rating_1_or_minus_1",
+            )
+        ]
 
 
 class Conversation(FeedbackFields):
@@ -106,19 +112,13 @@ class Conversation(FeedbackFields):
 
     objects = TenantScopedManager()
 
-    class Meta:
+    class Meta(FeedbackFields.Meta):
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["tenant", "agent", "-created_at"], name="conversation_tenant_agent"),
             models.Index(
                 fields=["tenant", "feedback_rating", "feedback_at"], name="conversation_tenant_feedback"
             ),
-        ]
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(feedback_rating__isnull=True) | models.Q(feedback_rating__in=[1, -1]),
-                name="conversation_feedback_rating_1_or_minus_1",
-            )
         ]
 
     def __str__(self) -> str:
@@ -140,19 +140,13 @@ class AgentRun(FeedbackFields):
 
     objects = TenantScopedManager()
 
-    class Meta:
+    class Meta(FeedbackFields.Meta):
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["tenant", "agent", "-created_at"], name="agentrun_tenant_agent"),
             models.Index(
                 fields=["tenant", "feedback_rating", "feedback_at"], name="agentrun_tenant_feedback"
             ),
-        ]
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(feedback_rating__isnull=True) | models.Q(feedback_rating__in=[1, -1]),
-                name="agentrun_feedback_rating_1_or_minus_1",
-            )
         ]
 
     def __str__(self) -> str:
