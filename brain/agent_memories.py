@@ -15,6 +15,7 @@ from django.db.models import Count, Q
 
 from config.tenancy import TenantScopedManager
 
+from .memory_state import StateCache, memory_state
 from .models import BrainScopeKind, Memory, MemoryStatus, MemoryType
 
 AGENT_MEMORY_TYPE = MemoryType.AGENT_MEMORY
@@ -187,46 +188,70 @@ class AgentMemoryCandidate:
     tags: tuple[str, ...]
 
 
+# On the request path of every runtime-context call: cached per process under the agents' memory state
+# (brain.memory_state), so a write to an agent's memories is seen by the next call, in every process.
+_ACTIVE = StateCache("agent-memories-active", size=256)
+_STATUS_COUNTS = StateCache("agent-memory-status-counts", size=256)
+
+
+def _agents_state(tenant_id: int, agent_ids) -> str:
+    return memory_state(tenant_id, scope_kind=BrainScopeKind.AGENT, scope_ids=[str(a) for a in agent_ids])
+
+
 def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryCandidate]:
     """Every active memory of the agent (all strengths): the runtime's candidates.
 
-    On the request path of every runtime-context call, so it reads only the columns the runtime uses, as
-    tuples (model instances and timestamp parsing cost more than the query itself).
+    Reads only the columns the runtime uses, as tuples (model instances and timestamp parsing cost more
+    than the query itself); cached under the agent's memory state.
     """
-    rows = (
-        _agent_rows(tenant_id, agent_id)
-        .filter(status=MemoryStatus.ACTIVE)
-        .order_by()
-        .values_list("id", "text", "strength", "category", "confidence", "provider", "campaign_ids", "tags")
-    )
-    return [
-        AgentMemoryCandidate(
-            id=r[0],
-            text=r[1],
-            strength=r[2],
-            category=r[3],
-            confidence=r[4],
-            provider=r[5],
-            campaign_ids=tuple(r[6] or ()),
-            tags=tuple(r[7] or ()),
+
+    def load() -> tuple[AgentMemoryCandidate, ...]:
+        rows = (
+            _agent_rows(tenant_id, agent_id)
+            .filter(status=MemoryStatus.ACTIVE)
+            .order_by()
+            .values_list(
+                "id", "text", "strength", "category", "confidence", "provider", "campaign_ids", "tags"
+            )
         )
-        for r in rows
-    ]
+        return tuple(
+            AgentMemoryCandidate(
+                id=r[0],
+                text=r[1],
+                strength=r[2],
+                category=r[3],
+                confidence=r[4],
+                provider=r[5],
+                campaign_ids=tuple(r[6] or ()),
+                tags=tuple(r[7] or ()),
+            )
+            for r in rows
+        )
+
+    state = _agents_state(tenant_id, [agent_id])
+    return list(_ACTIVE.get((int(tenant_id), int(agent_id)), state, load))
 
 
 def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[int, dict[str, int]]:
     """Per agent: how many memories in each status (for lists and for the runtime's omitted counts)."""
-    counts: dict[int, dict[str, int]] = {int(a): {} for a in agent_ids}
-    rows = (
-        AgentMemory.objects.for_tenant(tenant_id)
-        .filter(scope_id__in=[str(a) for a in agent_ids])
-        .values("scope_id", "status")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    for row in rows:
-        counts.setdefault(int(row["scope_id"]), {})[row["status"]] = row["n"]
-    return counts
+    agent_ids = sorted({int(a) for a in agent_ids})
+
+    def load() -> dict[int, dict[str, int]]:
+        counts: dict[int, dict[str, int]] = {a: {} for a in agent_ids}
+        rows = (
+            AgentMemory.objects.for_tenant(tenant_id)
+            .filter(scope_id__in=[str(a) for a in agent_ids])
+            .values("scope_id", "status")
+            .annotate(n=Count("id"))
+            .order_by()
+        )
+        for row in rows:
+            counts.setdefault(int(row["scope_id"]), {})[row["status"]] = row["n"]
+        return counts
+
+    state = _agents_state(tenant_id, agent_ids)
+    cached = _STATUS_COUNTS.get((int(tenant_id), tuple(agent_ids)), state, load)
+    return {agent: dict(by_status) for agent, by_status in cached.items()}
 
 
 # --- Benchmarks only ------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ Raises `RecallInputError` (a `ValueError`) for input a caller must fix.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -37,6 +38,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from .memory_state import StateCache, memory_state
 from .models import SEARCH_CONFIG, MemoryStatus
 
 MODES = ("lexical", "fulltext", "vector", "hybrid")
@@ -207,11 +209,74 @@ def _tsquery_literal(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def _plan_lexical(cursor, *, query: str, where: str, params: dict[str, Any], config: dict) -> dict[str, Any]:
+# Per process: a word's lexemes under SEARCH_CONFIG never change; the statistics below change with the
+# memories, so they are cached under the memory state of the searched scopes (brain.memory_state).
+_WORD_LEXEMES: dict[str, tuple[str, ...]] = {}
+_WORD_LEXEMES_MAX = 50_000
+_LEXICAL_STATS = StateCache("recall-lexical-stats", size=512)
+_LEXEMES_PER_ENTRY = 20_000
+
+
+def _word_lexemes(cursor, words: list[str]) -> dict[str, tuple[str, ...]]:
+    missing = [w for w in words if w not in _WORD_LEXEMES]
+    if missing:
+        cursor.execute(
+            f"SELECT w, tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', w)) FROM unnest(%s::text[]) w",
+            [missing],
+        )
+        if len(_WORD_LEXEMES) > _WORD_LEXEMES_MAX:
+            _WORD_LEXEMES.clear()
+        for w, lexemes in cursor.fetchall():
+            _WORD_LEXEMES[w] = tuple(lexemes or ())
+    return {w: _WORD_LEXEMES[w] for w in words}
+
+
+def _lexeme_stats(
+    cursor, *, lexemes: list[str], where: str, params: dict[str, Any], sample: int, state: str, key: tuple
+) -> tuple[int, float, dict[str, int]]:
+    """Rows under the filters (counted up to `sample`), their mean length, and per lexeme the rows that
+    contain it (also up to `sample`): cached under the memory state, so only new lexemes are counted."""
+    stats = _LEXICAL_STATS.peek(key, state)
+    if stats is None:
+        cursor.execute(
+            f"""SELECT
+  (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} LIMIT %(sample)s) c),
+  (SELECT coalesce(avg(length(c.search_vector)), 1) FROM
+     (SELECT m.search_vector FROM brain_memory m WHERE {where} LIMIT 500) c)""",
+            {**params, "sample": sample},
+        )
+        n, avg_len = cursor.fetchone()
+        stats = {"n": int(n), "avg_len": float(avg_len or 1), "df": {}}
+        _LEXICAL_STATS.put(key, state, stats)
+    known = stats["df"]
+    missing = [lexeme for lexeme in lexemes if lexeme not in known]
+    if missing:
+        cursor.execute(
+            f"""SELECT ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where}
+                  AND m.search_vector @@ to_tsquery('simple', quote_literal(u.l)) LIMIT %(sample)s) c)
+        FROM unnest(%(lexemes)s::text[]) WITH ORDINALITY u(l, o) ORDER BY u.o)""",
+            {**params, "lexemes": missing, "sample": sample},
+        )
+        counted = dict(zip(missing, cursor.fetchone()[0] or [], strict=True))
+        if len(known) + len(counted) <= _LEXEMES_PER_ENTRY:
+            known.update(counted)  # a benign race: every writer stores the same counts for this state
+    else:
+        counted = {}
+    return (
+        stats["n"],
+        stats["avg_len"],
+        {lexeme: counted.get(lexeme, known.get(lexeme)) for lexeme in lexemes},
+    )
+
+
+def _plan_lexical(
+    cursor, *, query: str, where: str, params: dict[str, Any], config: dict, state: str, stats_key: tuple
+) -> dict[str, Any]:
     """Decide what the lexical tiers search for; adds their parameters to `params`; returns the plan.
 
-    Two short statements: each query word's lexemes, then per lexeme its document frequency among
-    the tenant's filtered rows (counts stop at BM25_SAMPLE, so a large tenant costs bounded work).
+    Needs each query word's lexemes and, per lexeme, its document frequency among the tenant's filtered
+    rows (counts stop at BM25_SAMPLE, so a large tenant costs bounded work); both are cached per process
+    (the frequencies under the memory `state` of the searched scopes, so a write is seen at once).
     - IDF per lexeme for the BM25 score, passed as constants.
     - Matching: lexemes in fewer than COMMON_ROWS rows are "selective" and matched with OR; a common
       lexeme still scores but does not pull rows in (on a 100k-row tenant a word in half the rows
@@ -220,25 +285,17 @@ def _plan_lexical(cursor, *, query: str, where: str, params: dict[str, Any], con
       need fuzzy matching; a word found as it is already matched by full text.
     """
     words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3})
-    cursor.execute(
-        f"SELECT w, tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', w)) FROM unnest(%s::text[]) w", [words]
-    )
-    word_lexemes = {w: list(lexemes or []) for w, lexemes in cursor.fetchall()}
+    word_lexemes = _word_lexemes(cursor, words)
     lexemes = sorted({lexeme for ls in word_lexemes.values() for lexeme in ls})
-    sample = int(config["BM25_SAMPLE"])
-    stats_params = {**params, "lexemes": lexemes, "sample": sample}
-    cursor.execute(
-        f"""SELECT
-  (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} LIMIT %(sample)s) c),
-  (SELECT coalesce(avg(length(c.search_vector)), 1) FROM
-     (SELECT m.search_vector FROM brain_memory m WHERE {where} LIMIT 500) c),
-  ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where}
-                  AND m.search_vector @@ to_tsquery('simple', quote_literal(u.l)) LIMIT %(sample)s) c)
-        FROM unnest(%(lexemes)s::text[]) WITH ORDINALITY u(l, o) ORDER BY u.o)""",
-        stats_params,
+    n, avg_len, df = _lexeme_stats(
+        cursor,
+        lexemes=lexemes,
+        where=where,
+        params=params,
+        sample=int(config["BM25_SAMPLE"]),
+        state=state,
+        key=stats_key,
     )
-    n, avg_len, dfs = cursor.fetchone()
-    df = dict(zip(lexemes, dfs or [], strict=True))
     idf = {lexeme: math.log(1 + (n - d + 0.5) / (d + 0.5)) for lexeme, d in df.items() if d > 0}
     selective = [lexeme for lexeme in idf if df[lexeme] < config["COMMON_ROWS"]]
     scored = sorted(idf)
@@ -294,6 +351,10 @@ def _filters(params: dict[str, Any], **f: Any) -> str:
         clauses.append("m.confidence BETWEEN %(confidence_low)s AND %(confidence_high)s")
         params["confidence_low"], params["confidence_high"] = confidence_range
     return " AND ".join(clauses)
+
+
+def _frozen(params: dict[str, Any]) -> tuple:
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()))
 
 
 def _vector_literal(vector: Sequence[float]) -> str:
@@ -395,6 +456,11 @@ WHERE m.tenant_id + 0 = %(tenant_id)s::bigint"""
 
 
 # --- Ranking -----------------------------------------------------------------------------------------------
+
+
+def _json(value: Any) -> Any:
+    """A jsonb column read through a raw cursor arrives as text (Django's psycopg setup): parse it."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def _parse_vector(text: str | None) -> np.ndarray | None:
@@ -508,6 +574,7 @@ def _expand_graph(
                     embedding=_parse_vector(row[15]),
                 )
                 memory.campaign_ids, memory.tags = list(memory.campaign_ids or []), list(memory.tags or [])
+                memory.payload = _json(memory.payload)
                 by_id[memory.id] = memory
                 results.append(memory)
     for memory_id, rank in rank_of.items():
@@ -585,13 +652,15 @@ def recall(
     where = _filters(
         params,
         scope_kind=scope_kind,
-        scope_ids=_string_list("scope_ids", scope_ids),
+        scope_ids=(scope_ids := _string_list("scope_ids", scope_ids)),
         types=_string_list("types", types),
         statuses=_string_list("statuses", statuses),
         strengths=_string_list("strengths", strengths),
         categories=_string_list("categories", categories),
         confidence_range=_finite_range(confidence_range),
     )
+    filter_params = dict(params)  # the tenant and the filters: what the lexical statistics depend on
+    filter_params.pop("query"), filter_params.pop("pool")
     if "vector" in tiers:
         if query_embedding is None:
             from .embedders import embed_query, get_embedder
@@ -609,7 +678,16 @@ def recall(
     with transaction.atomic(), connection.cursor() as cursor:
         query_plan: dict[str, Any] = {}
         if "fts" in tiers or "trigram" in tiers:
-            query_plan = _plan_lexical(cursor, query=query, where=where, params=params, config=config)
+            query_plan = _plan_lexical(
+                cursor,
+                query=query,
+                where=where,
+                params=params,
+                config=config,
+                # Taken before any memory is read (brain.memory_state): the statistics are at least this new.
+                state=memory_state(tenant_id, scope_kind=scope_kind, scope_ids=scope_ids),
+                stats_key=("lexical", where, _frozen(filter_params)),
+            )
             if "fts" in tiers and not query_plan["match_lexemes"]:
                 tiers.remove("fts")  # only stop words: nothing for full text to match
             if "trigram" in tiers and not query_plan["trigram_words"]:
@@ -675,7 +753,7 @@ def recall(
                 type=type_,
                 key=key,
                 text=text,
-                payload=payload,
+                payload=_json(payload),
                 confidence=confidence,
                 status=status,
                 strength=strength,

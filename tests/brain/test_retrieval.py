@@ -296,3 +296,9 @@ def test_graph_expansion_adds_related_memories_under_the_same_filters(tenant, ot
         tenant_id=other_tenant.pk, query="invoices first of the month", mode="lexical", expand_graph=True
     )
     assert related.id not in ids(theirs) and len(theirs) == 1
+
+
+def test_results_carry_the_payload_as_json_not_as_text(tenant):
+    memory = remember(tenant, "Refunds are issued within 14 days.", payload={"fact": "refunds", "days": 14})
+    (found,) = recall(tenant_id=tenant.pk, query="refunds issued", mode="lexical")
+    assert found.id == memory.id and found.payload == {"fact": "refunds", "days": 14}

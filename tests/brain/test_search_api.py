@@ -16,7 +16,7 @@ def test_search_route_is_named_and_mounted_under_api_v1():
 
 
 def test_search_returns_memories_with_explanations(api, tenant):
-    refund = remember(tenant, "Refunds are issued within 14 days.", key="refund policy")
+    refund = remember(tenant, "Refunds are issued within 14 days.", key="refund policy", payload={"days": 14})
     remember(tenant, "We ship to Canada.", key="shipping")
     response = api.post(URL, {"query": "refund policy", "limit": 5}, format="json")
     assert response.status_code == 200, response.content
@@ -25,6 +25,7 @@ def test_search_returns_memories_with_explanations(api, tenant):
     first = body["results"][0]
     assert first["id"] == refund.id
     assert first["tag"] == f"[mem:{refund.id}]"
+    assert first["payload"] == {"days": 14}  # an object, not its JSON text
     explanation = first["explanation"]
     assert {
         "tiers",
