@@ -4,8 +4,9 @@ The pipeline, in the spec's order:
 1. Two bounded tiers inside the finite 0.5–1 confidence range. The fallback tier fetches up to 200
    candidates ordered by confidence, newest row, then id. When the ticket subject or latest customer
    message has words of at least three characters, the keyword tier fetches up to 200 candidates whose
-   key or value (`text`) contains any of them case-insensitively (a `~*` alternation, served by the tenant-led
-   trigram index `memory_tenant_trgm`), so a matching memory is not lost to the fallback window.
+   key or value (`text`) contains any of them case-insensitively (see `_keyword_tier`: a cheap `LIKE ANY`
+   over the first rows in confidence order, then the tenant-led trigram index `memory_tenant_trgm` for
+   the rest), so a matching memory is not lost to the fallback window.
 2. Merge: the fallback order, then keyword hits not already fetched (deduplicated by id).
 3. Voice memories first. Each non-voice memory gets the count of normalized words shared with the
    ticket text; positive overlap ranks first (more shared words first), then higher confidence, then the
@@ -14,21 +15,23 @@ The pipeline, in the spec's order:
    the formality one. Valid rows over a cap are counted per family.
 5. The prompt is rendered (optionally under `max_chars`) and activity is counted for what it contains.
 
-Retrieval is not a semantic relevance search: no embeddings are used here. Nothing is cached between
-calls: continuation re-reads live rows.
+Retrieval is not a semantic relevance search: no embeddings are used here. Every call sees live rows:
+the one thing kept between calls, the fallback tier, is cached under the tenant scope's memory state
+(brain.memory_state), which any write to a Client Brain row changes.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import F, Value, Window
+from django.db import connection
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import RowNumber
 
 from brain.activity import memories_record_activity
+from brain.memory_state import StateCache, memory_state
 from brain.models import BrainScopeKind, Memory, MemoryStatus
 
 from . import typed
@@ -87,61 +90,124 @@ def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1
 
 
 def keyword_candidates(*, tenant_id: int, terms: list[str], low: float = 0.5, high: float = 1.0):
-    """`client_brain_candidates()` whose key or value contains any of `terms`, case-insensitively.
-
-    One `~*` alternation per column, which pg_trgm's GIN index `memory_tenant_trgm` (tenant first)
-    serves like ILIKE, for less work per row than an ILIKE per word and column.
-
-    Tenant-scoped by `tenant_id = <id>::bigint` in the same SQL as the words, instead of the manager's
-    `for_tenant()`: btree_gin's int8 operator class has no int8 = int4 operator, so the ORM's plain
-    integer comparison (which PostgreSQL would merge with this one) cannot reach the index's tenant
-    column, and the trigram scan would read every tenant's postings.
-    """
-    pattern = "(" + "|".join(terms) + ")"
+    """`client_brain_candidates()` whose key or value contains any of `terms`, case-insensitively
+    (`ILIKE ANY`, which pg_trgm's tenant-led GIN index `memory_tenant_trgm` serves)."""
+    patterns = like_patterns(terms)
     condition = RawSQL(
         '("brain_memory"."tenant_id" = %s::bigint'
-        ' AND ("brain_memory"."key" ~* %s OR "brain_memory"."text" ~* %s))',
-        [int(tenant_id), pattern, pattern],
+        ' AND ("brain_memory"."key" ILIKE ANY(%s) OR "brain_memory"."text" ILIKE ANY(%s)))',
+        [int(tenant_id), patterns, patterns],
         output_field=typed.BooleanField(),
     )
     return _live_within(Memory.objects.all_tenants().filter(condition), low, high)
 
 
+def like_patterns(terms: list[str]) -> list[str]:
+    """`%term%` per term, with LIKE's wildcards escaped (`_` is a word character)."""
+    return ["%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for t in terms]
+
+
 ORDER = ("-confidence", "-created_at", "-id")
+# Per process, under the tenant scope's memory state (brain.memory_state): the fallback tier is the same
+# for every ticket until a Client Brain row of the tenant changes.
+_FALLBACK = StateCache("client-brain-fallback", size=256)
+_LIVE = (
+    "m.tenant_id = %(tenant)s::bigint AND m.scope_kind = 'tenant' AND m.status = 'active'"
+    " AND m.type = ANY(%(families)s) AND m.confidence >= %(low)s AND m.confidence <= %(high)s"
+)
+_COLUMNS = "m.id, m.type, m.key, m.text, m.payload, m.confidence"
+_ORDER_SQL = "m.confidence DESC, m.created_at DESC, m.id DESC"
+
+
+def _rows(cursor) -> list[tuple]:
+    return [
+        (row[0], row[1], row[2], row[3], json.loads(row[4]) if isinstance(row[4], str) else row[4], row[5])
+        for row in cursor.fetchall()
+    ]
+
+
+def _fallback_tier(tenant_id: int, limit: int) -> tuple[tuple, ...]:
+    params = {
+        "tenant": int(tenant_id),
+        "families": list(typed.FAMILIES),
+        "low": 0.5,
+        "high": 1.0,
+        "limit": limit,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {_COLUMNS} FROM brain_memory m WHERE {_LIVE} ORDER BY {_ORDER_SQL} LIMIT %(limit)s",
+            params,
+        )
+        return tuple(_rows(cursor))
+
+
+def _keyword_tier(tenant_id: int, terms: list[str], limit: int) -> list[tuple]:
+    """Up to `limit` live rows whose key or value contains any term, case-insensitively, in tier order.
+
+    Two steps, the same rows as one query would give: the first KEYWORD_WINDOW rows in confidence order
+    are filtered with one cheap `LIKE ANY` over the lowercased key and value (common words fill the tier
+    there); only when that leaves room are the rows after the window searched through the trigram
+    index (rare words), continuing the same order.
+    """
+    window = int(settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW)
+    params = {
+        "tenant": int(tenant_id),
+        "families": list(typed.FAMILIES),
+        "low": 0.5,
+        "high": 1.0,
+        "limit": limit,
+        "window": window,
+        "patterns": like_patterns(terms),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT {_COLUMNS} FROM (
+  SELECT {_COLUMNS}, m.created_at FROM brain_memory m WHERE {_LIVE} ORDER BY {_ORDER_SQL} LIMIT %(window)s) m
+WHERE lower(m.key || ' ' || m.text) LIKE ANY(%(patterns)s)
+ORDER BY {_ORDER_SQL} LIMIT %(limit)s""",
+            params,
+        )
+        found = _rows(cursor)
+        if len(found) >= limit:
+            return found
+        cursor.execute(
+            f"SELECT m.confidence, m.created_at, m.id FROM brain_memory m WHERE {_LIVE}"
+            f" ORDER BY {_ORDER_SQL} OFFSET %(window)s - 1 LIMIT 1",
+            params,
+        )
+        edge = cursor.fetchone()
+        if edge is None:  # the window held every live row
+            return found
+        cursor.execute(
+            f"""SELECT {_COLUMNS} FROM brain_memory m WHERE {_LIVE}
+  AND (m.key ILIKE ANY(%(patterns)s) OR m.text ILIKE ANY(%(patterns)s))
+  AND (m.confidence, m.created_at, m.id) < (%(edge_confidence)s, %(edge_created)s, %(edge_id)s)
+ORDER BY {_ORDER_SQL} LIMIT %(rest)s""",
+            {**params, "edge_confidence": edge[0], "edge_created": edge[1], "edge_id": edge[2],
+             "rest": limit - len(found)},
+        )  # fmt: skip
+        return found + _rows(cursor)
 
 
 def fetch_tiers(
     *, tenant_id: int, subject: str, latest_customer_message: str
 ) -> tuple[list[Candidate], dict]:
-    """Both tiers in one round trip (UNION ALL), merged: fallback order, then keyword hits not already
-    fetched (deduplicated by id)."""
+    """Both tiers, merged: fallback order, then keyword hits not already fetched (deduplicated by id)."""
     limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
-    base = client_brain_candidates(tenant_id=tenant_id)
-    # UNION ALL does not promise to keep each branch's order: each row carries its place in its tier.
-    position = Window(RowNumber(), order_by=[F(name[1:]).desc() for name in ORDER])
-    columns = (*FIELDS, "tier", "place")
-    query = (
-        base.annotate(tier=Value("fallback"), place=position).order_by(*ORDER).values_list(*columns)[:limit]
-    )
+    # Taken before the rows are read: a cached fallback tier is at least as new as this state.
+    state = memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT)
+    fallback = _FALLBACK.get((int(tenant_id), limit), state, lambda: _fallback_tier(tenant_id, limit))
     terms = keyword_terms(subject, latest_customer_message)
-    if terms:
-        keyword = keyword_candidates(tenant_id=tenant_id, terms=terms).annotate(
-            tier=Value("keyword"), place=position
-        )
-        query = query.union(keyword.order_by(*ORDER).values_list(*columns)[:limit], all=True)
-    rows = list(query)
-    tiers = {
-        tier: sorted((row for row in rows if row[6] == tier), key=lambda row: row[7])
-        for tier in ("fallback", "keyword")
-    }
+    keyword = _keyword_tier(tenant_id, terms, limit) if terms else []
     merged: dict[int, Candidate] = {}
-    for tier in ("fallback", "keyword"):
-        for row in tiers[tier]:
+    for tier, rows in (("fallback", fallback), ("keyword", keyword)):
+        for row in rows:
             if row[0] not in merged:
-                merged[row[0]] = Candidate(*row[:6], tier=tier, position=len(merged))
+                merged[row[0]] = Candidate(*row, tier=tier, position=len(merged))
     stats = {
-        "fallback": len(tiers["fallback"]),
-        "keyword": len(tiers["keyword"]),
+        "fallback": len(fallback),
+        "keyword": len(keyword),
         "merged": len(merged),
         "keyword_terms": terms,
     }
@@ -260,7 +326,7 @@ def client_brain_context(
 ) -> ClientBrainContext:
     """The tenant's Client Brain context for a ticket-agent run (initial or continuation).
 
-    Tenant-scoped; reads live rows every call (no cache). Side effect: one recorded activity for each
+    Tenant-scoped; sees live rows every call (see the module docstring on the one cached tier). Side effect: one recorded activity for each
     memory in the returned prompt (what was selected), counted in `MemoryActivity`. `reloaded` is False when no eligible row was
     present (the context is then empty). Raises ValueError for an unknown mode.
     """

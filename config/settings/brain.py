@@ -61,6 +61,9 @@ BRAIN_BENCHMARKS = {
 BRAIN_CLIENT_BRAIN_CAPS = {"business": 30, "voice": 1, "issues": 5, "process": 5}
 # Candidates fetched by each recall tier (the fallback tier and the keyword tier).
 BRAIN_CLIENT_BRAIN_TIER_LIMIT = 200
+# The keyword tier filters the first this-many rows in confidence order with one cheap LIKE, and searches
+# the rest through the trigram index only when that window leaves the tier short (brain_bench context).
+BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 2000
 # Rows the copilot memory tool returns at most.
 BRAIN_CLIENT_BRAIN_COPILOT_LIMIT = 30
 # Rows per dashboard page (initial page and each "Load more memories").

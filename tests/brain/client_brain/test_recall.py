@@ -318,3 +318,29 @@ def test_keyword_tier_compares_the_tenant_as_bigint_so_the_trigram_index_can_tak
     sql, params = query.query.sql_with_params()
     assert sql.count('"brain_memory"."tenant_id"') == 1
     assert '"brain_memory"."tenant_id" = %s::bigint' in sql and tenant.id in params
+
+
+def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(tenant, settings):
+    """The window step (LIKE over the first rows) and the index step (the rows after it) together give
+    exactly the first 200 matching rows in confidence order, wherever the matches fall."""
+    settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 40
+    many_facts(tenant, 150, text="Invoice rule {i}", confidence=lambda i: 0.5 + (i % 50) / 100)
+    many_facts(tenant, 150, text="Unrelated note {i}", confidence=lambda i: 0.5 + (i % 40) / 100)
+    many_facts(tenant, 30, text="Key_code {i} spelled with an underscore", confidence=0.7)
+    for subject in ("invoice", "INVOICE key_code", "keyxcode", "nothing-matches-this"):
+        _, stats = fetch_tiers(tenant_id=tenant.id, subject=subject, latest_customer_message="")
+        candidates, _ = fetch_tiers(tenant_id=tenant.id, subject=subject, latest_customer_message="")
+        got = [c.id for c in candidates if c.tier == "keyword"]
+        terms = stats["keyword_terms"]
+        everything = sorted(
+            (m for m in Memory.objects.filter(tenant=tenant)
+             if any(t in f"{m.key} {m.text}".lower() for t in terms)),
+            key=lambda m: (-m.confidence, -m.created_at.timestamp(), -m.id),
+        )[:200]  # fmt: skip
+        fallback_ids = {c.id for c in candidates if c.tier == "fallback"}
+        assert got == [m.id for m in everything if m.id not in fallback_ids], subject
+    # "_" is a word character, not LIKE's any-character wildcard: "keyxcode" matches nothing.
+    _, stats = fetch_tiers(tenant_id=tenant.id, subject="keyxcode", latest_customer_message="")
+    assert stats["keyword"] == 0
+    _, stats = fetch_tiers(tenant_id=tenant.id, subject="key_code", latest_customer_message="")
+    assert stats["keyword"] == 30
