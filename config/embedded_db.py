@@ -19,6 +19,7 @@ import hashlib
 import importlib.util
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import time
@@ -29,8 +30,20 @@ from pathlib import Path
 SERVER_USER = "embedded_postgres"
 SUPERUSER = "postgres"
 PORT = 5432
-# Enough for 50 concurrent promoting processes plus web, workers and the test run.
-SERVER_OPTIONS = ["-c max_connections=300", "-c shared_buffers=256MB", "-c work_mem=16MB"]
+# max_connections: enough for 50 concurrent promoting processes plus web, workers and the test run.
+# shared_buffers: the vector index of a million memories is about 2 GB; a buffer pool that holds it keeps
+# HNSW searches off the OS page cache (brain_bench scale). Memory is only taken as pages are used.
+DEFAULT_SHARED_BUFFERS = "2GB"
+
+
+def server_options() -> list[str]:
+    shared_buffers = os.environ.get("BRAIN_PG_SHARED_BUFFERS", DEFAULT_SHARED_BUFFERS).strip()
+    # pg_ctl hands these to a shell: only a size is let through.
+    if not re.fullmatch(r"\d+(kB|MB|GB|TB)?", shared_buffers):
+        raise EmbeddedDatabaseError(
+            f"BRAIN_PG_SHARED_BUFFERS={shared_buffers!r} is not a PostgreSQL size: write e.g. 512MB or 2GB."
+        )
+    return ["-c max_connections=300", f"-c shared_buffers={shared_buffers}", "-c work_mem=16MB"]
 
 
 class EmbeddedDatabaseError(RuntimeError):
@@ -178,7 +191,7 @@ def _init_and_start(server: EmbeddedServer) -> None:
     server.socket_dir.mkdir(exist_ok=True)
     server.socket_dir.chmod(0o777)
     stale_pid = server.data_dir / "postmaster.pid"
-    options = " ".join(["-h ''", f"-k {server.socket_dir}", f"-p {server.port}", *SERVER_OPTIONS])
+    options = " ".join(["-h ''", f"-k {server.socket_dir}", f"-p {server.port}", *server_options()])
     try:
         _pg(
             server,

@@ -206,7 +206,13 @@ def run(options: dict, stdout) -> dict:
         stdout.write(f"loading {options['total']:,} rows over {options['tenants']} tenants ...")
         tenants, timings = load(options, stdout)
     base = dict(getattr(settings, "BRAIN_RECALL", {}) or {})
-    figures: dict = {"p50_ms": {}, "p95_ms": {}, "vector_recall_at_10_vs_exact": {}, **timings}
+    figures: dict = {
+        "p50_ms": {},
+        "p95_ms": {},
+        "first_pass_p95_ms": {},
+        "vector_recall_at_10_vs_exact": {},
+        **timings,
+    }
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM brain_memory")
         figures["rows_in_table"] = cursor.fetchone()[0]
@@ -214,9 +220,6 @@ def run(options: dict, stdout) -> dict:
     for size, tenant in sorted(tenants.items()):
         with connection.cursor() as cursor:
             queries = _queries(cursor, tenant.pk, options["queries"], rng)
-        for query, vector in queries[:3]:  # warm the cache: steady-state latency is what is measured
-            for mode in ("lexical", "vector", "hybrid"):
-                _timed(query, vector, tenant.pk, mode)
         exact_ids = []
         for label, mode, strategy in (
             ("vector_exact", "vector", "exact"),
@@ -226,6 +229,11 @@ def run(options: dict, stdout) -> dict:
             ("hybrid_exact", "hybrid", "exact"),
         ):
             settings.BRAIN_RECALL = {**base, "VECTOR_STRATEGY": strategy}
+            # A first pass over the same queries fills the buffer pool and recall's per-process caches:
+            # the figures are steady-state latency, as a serving process sees it. The first pass is
+            # reported too ("first_pass"): a cold buffer pool and cold caches.
+            first = [_timed(query, vector, tenant.pk, mode)[0] for query, vector in queries]
+            figures["first_pass_p95_ms"].setdefault(label, {})[size] = round(percentile(first, 95), 2)
             latencies, found = [], []
             for query, vector in queries:
                 ms, ids = _timed(query, vector, tenant.pk, mode)
@@ -240,7 +248,8 @@ def run(options: dict, stdout) -> dict:
             figures["p95_ms"].setdefault(label, {})[size] = round(percentile(latencies, 95), 2)
             stdout.write(
                 f"  {size:>7,} rows  {label:<13} p50 {figures['p50_ms'][label][size]:>7.2f} ms  "
-                f"p95 {figures['p95_ms'][label][size]:>7.2f} ms"
+                f"p95 {figures['p95_ms'][label][size]:>7.2f} ms  (first pass p95 "
+                f"{figures['first_pass_p95_ms'][label][size]:.2f} ms)"
             )
         stdout.write(
             f"  {size:>7,} rows  HNSW recall@10 vs exact: {figures['vector_recall_at_10_vs_exact'][size]}"

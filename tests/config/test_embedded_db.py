@@ -83,3 +83,15 @@ def test_concurrent_starts_share_one_server_and_stop_cleanly():
         if embedded_db.is_running(embedded_db.server_for(data_dir)):
             embedded_db.stop(data_dir)
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_shared_buffers_come_from_the_environment_and_only_as_a_size(monkeypatch):
+    from config.embedded_db import EmbeddedDatabaseError, server_options
+
+    monkeypatch.delenv("BRAIN_PG_SHARED_BUFFERS", raising=False)
+    assert "-c shared_buffers=2GB" in server_options()
+    monkeypatch.setenv("BRAIN_PG_SHARED_BUFFERS", "512MB")
+    assert "-c shared_buffers=512MB" in server_options()
+    monkeypatch.setenv("BRAIN_PG_SHARED_BUFFERS", "1GB; touch /tmp/x")  # pg_ctl passes options to a shell
+    with pytest.raises(EmbeddedDatabaseError, match="not a PostgreSQL size"):
+        server_options()
