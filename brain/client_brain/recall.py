@@ -4,9 +4,9 @@ The pipeline, in the spec's order:
 1. Two bounded tiers inside the finite 0.5–1 confidence range. The fallback tier fetches up to 200
    candidates ordered by confidence, newest row, then id. When the ticket subject or latest customer
    message has words of at least three characters, the keyword tier fetches up to 200 candidates whose
-   key or value (`text`) contains any of them case-insensitively (see `_keyword_tier`: a cheap `LIKE ANY`
-   over the first rows in confidence order, then the tenant-led trigram index `memory_tenant_trgm` for
-   the rest), so a matching memory is not lost to the fallback window.
+   key or value (`text`) contains any of them case-insensitively (see `_keyword_tier`: the first rows
+   in confidence order are searched in memory, the rest through the tenant-led trigram index
+   `memory_tenant_trgm`), so a matching memory is not lost to the fallback window.
 2. Merge: the fallback order, then keyword hits not already fetched (deduplicated by id).
 3. Voice memories first. Each non-voice memory gets the count of normalized words shared with the
    ticket text; positive overlap ranks first (more shared words first), then higher confidence, then the
@@ -16,14 +16,14 @@ The pipeline, in the spec's order:
 5. The prompt is rendered (optionally under `max_chars`) and activity is counted for what it contains.
 
 Retrieval is not a semantic relevance search: no embeddings are used here. Every call sees live rows:
-the one thing kept between calls, the fallback tier, is cached under the tenant scope's memory state
-(brain.memory_state), which any write to a Client Brain row changes.
+what is kept between calls, the tenant's first rows in tier order, is cached under the tenant scope's
+memory state (brain.memory_state), which any write to a Client Brain row changes.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -37,7 +37,7 @@ from brain.models import BrainScopeKind, Memory, MemoryStatus
 from . import typed
 from .render import render_context
 from .types import ClientBrainContext, ContextMemory, Mode
-from .words import keyword_terms, shared_words, words
+from .words import keyword_terms, normalize, shared_in, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -50,6 +50,7 @@ class Candidate:
     text: str
     payload: Any
     confidence: float
+    normalized: str  # key and value through words.normalize, for the overlap count
     tier: str
     position: int = 0
     overlap: tuple[str, ...] = ()
@@ -108,9 +109,6 @@ def like_patterns(terms: list[str]) -> list[str]:
 
 
 ORDER = ("-confidence", "-created_at", "-id")
-# Per process, under the tenant scope's memory state (brain.memory_state): the fallback tier is the same
-# for every ticket until a Client Brain row of the tenant changes.
-_FALLBACK = StateCache("client-brain-fallback", size=256)
 _LIVE = (
     "m.tenant_id = %(tenant)s::bigint AND m.scope_kind = 'tenant' AND m.status = 'active'"
     " AND m.type = ANY(%(families)s) AND m.confidence >= %(low)s AND m.confidence <= %(high)s"
@@ -119,75 +117,107 @@ _COLUMNS = "m.id, m.type, m.key, m.text, m.payload, m.confidence"
 _ORDER_SQL = "m.confidence DESC, m.created_at DESC, m.id DESC"
 
 
-def _rows(cursor) -> list[tuple]:
-    return [
-        (row[0], row[1], row[2], row[3], json.loads(row[4]) if isinstance(row[4], str) else row[4], row[5])
-        for row in cursor.fetchall()
-    ]
+def _row(row: tuple) -> tuple:
+    """(id, type, key, text, payload, confidence, normalized key and value) from a fetched row."""
+    # A jsonb column read through a raw cursor arrives as text (Django's psycopg setup).
+    payload = json.loads(row[4]) if isinstance(row[4], str) else row[4]
+    return (row[0], row[1], row[2], row[3], payload, row[5], normalize(f"{row[2]} {row[3]}"))
 
 
-def _fallback_tier(tenant_id: int, limit: int) -> tuple[tuple, ...]:
-    params = {
-        "tenant": int(tenant_id),
-        "families": list(typed.FAMILIES),
-        "low": 0.5,
-        "high": 1.0,
-        "limit": limit,
-    }
+# Terms whose matches a window remembers (bounds what one tenant's varied tickets can make a process hold).
+MAX_REMEMBERED_TERMS = 5_000
+
+
+@dataclass
+class _Window:
+    """The tenant's first live rows in tier order (confidence, newest, id), and per term what matched.
+
+    `beyond[term]` holds the term's first `limit` matches among the rows after the window, with their
+    order keys: the keyword tier's first `limit` rows are always among the union of those lists.
+    """
+
+    rows: tuple[tuple, ...]  # (id, type, key, text, payload, confidence, normalized key and value)
+    haystacks: tuple[str, ...]  # key and value, lowercased: what the keyword tier searches
+    edge: tuple | None  # (confidence, created_at, id) of the last row, when rows may follow it
+    matches: dict[str, tuple[int, ...]] = field(default_factory=dict)  # term -> positions in `rows`
+    beyond: dict[str, tuple[tuple, ...]] = field(default_factory=dict)  # term -> ((order key, row), ...)
+
+    def positions(self, term: str) -> tuple[int, ...]:
+        found = self.matches.get(term)
+        if found is None:
+            found = tuple(i for i, h in enumerate(self.haystacks) if term in h)
+            if len(self.matches) < MAX_REMEMBERED_TERMS:  # a benign race: threads store the same positions
+                self.matches[term] = found
+        return found
+
+
+# Per process, under the tenant scope's memory state (brain.memory_state): both tiers start from the same
+# first rows for every ticket until a Client Brain row of the tenant changes.
+_WINDOWS = StateCache("client-brain-window", size=16)
+
+
+def _params(tenant_id: int) -> dict[str, Any]:
+    return {"tenant": int(tenant_id), "families": list(typed.FAMILIES), "low": 0.5, "high": 1.0}
+
+
+def _load_window(tenant_id: int, size: int) -> _Window:
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {_COLUMNS} FROM brain_memory m WHERE {_LIVE} ORDER BY {_ORDER_SQL} LIMIT %(limit)s",
-            params,
+            f"SELECT {_COLUMNS}, m.created_at FROM brain_memory m WHERE {_LIVE} ORDER BY {_ORDER_SQL} LIMIT %(size)s",
+            {**_params(tenant_id), "size": size},
         )
-        return tuple(_rows(cursor))
+        fetched = cursor.fetchall()
+    rows = tuple(_row(row) for row in fetched)
+    return _Window(
+        rows=rows,
+        haystacks=tuple(f"{row[2]} {row[3]}".lower() for row in rows),
+        edge=(fetched[-1][5], fetched[-1][6], fetched[-1][0]) if len(fetched) == size else None,
+    )
 
 
-def _keyword_tier(tenant_id: int, terms: list[str], limit: int) -> list[tuple]:
+def _beyond(tenant_id: int, window: _Window, terms: list[str], limit: int) -> dict[str, tuple[tuple, ...]]:
+    """Per term, its first `limit` matches after the window, through the trigram index; remembered."""
+    missing = [t for t in terms if t not in window.beyond]
+    found = {t: window.beyond[t] for t in terms if t in window.beyond}
+    if not missing:
+        return found
+    with connection.cursor() as cursor:
+        for term in missing:
+            # One statement per term, with its pattern as a constant: the planner weighs the index scan
+            # against walking the order by how common that one term is.
+            cursor.execute(
+                f"""SELECT {_COLUMNS}, m.created_at FROM brain_memory m WHERE {_LIVE}
+  AND (m.key ILIKE %(pattern)s OR m.text ILIKE %(pattern)s)
+  AND (m.confidence, m.created_at, m.id) < (%(edge_confidence)s, %(edge_created)s, %(edge_id)s)
+ORDER BY {_ORDER_SQL} LIMIT %(limit)s""",
+                {**_params(tenant_id), "pattern": like_patterns([term])[0], "edge_confidence": window.edge[0],
+                 "edge_created": window.edge[1], "edge_id": window.edge[2], "limit": limit},
+            )  # fmt: skip
+            found[term] = tuple(((row[5], row[6], row[0]), _row(row)) for row in cursor.fetchall())
+            if len(window.beyond) < MAX_REMEMBERED_TERMS:
+                window.beyond[term] = found[term]
+    return found
+
+
+def _keyword_tier(tenant_id: int, window: _Window, terms: list[str], limit: int) -> list[tuple]:
     """Up to `limit` live rows whose key or value contains any term, case-insensitively, in tier order.
 
-    Two steps, the same rows as one query would give: the first KEYWORD_WINDOW rows in confidence order
-    are filtered with one cheap `LIKE ANY` over the lowercased key and value (common words fill the tier
-    there); only when that leaves room are the rows after the window searched through the trigram
-    index (rare words), continuing the same order.
+    The window's rows come first in that order, so its matches (found in memory) are the tier's first
+    rows. Only when they are fewer than `limit` and rows follow the window are those searched: each
+    term's first matches there (remembered per term), merged in the same order.
     """
-    window = int(settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW)
-    params = {
-        "tenant": int(tenant_id),
-        "families": list(typed.FAMILIES),
-        "low": 0.5,
-        "high": 1.0,
-        "limit": limit,
-        "window": window,
-        "patterns": like_patterns(terms),
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""SELECT {_COLUMNS} FROM (
-  SELECT {_COLUMNS}, m.created_at FROM brain_memory m WHERE {_LIVE} ORDER BY {_ORDER_SQL} LIMIT %(window)s) m
-WHERE lower(m.key || ' ' || m.text) LIKE ANY(%(patterns)s)
-ORDER BY {_ORDER_SQL} LIMIT %(limit)s""",
-            params,
-        )
-        found = _rows(cursor)
-        if len(found) >= limit:
-            return found
-        cursor.execute(
-            f"SELECT m.confidence, m.created_at, m.id FROM brain_memory m WHERE {_LIVE}"
-            f" ORDER BY {_ORDER_SQL} OFFSET %(window)s - 1 LIMIT 1",
-            params,
-        )
-        edge = cursor.fetchone()
-        if edge is None:  # the window held every live row
-            return found
-        cursor.execute(
-            f"""SELECT {_COLUMNS} FROM brain_memory m WHERE {_LIVE}
-  AND (m.key ILIKE ANY(%(patterns)s) OR m.text ILIKE ANY(%(patterns)s))
-  AND (m.confidence, m.created_at, m.id) < (%(edge_confidence)s, %(edge_created)s, %(edge_id)s)
-ORDER BY {_ORDER_SQL} LIMIT %(rest)s""",
-            {**params, "edge_confidence": edge[0], "edge_created": edge[1], "edge_id": edge[2],
-             "rest": limit - len(found)},
-        )  # fmt: skip
-        return found + _rows(cursor)
+    positions = sorted({i for term in terms for i in window.positions(term)})
+    found = [window.rows[i] for i in positions[:limit]]
+    if len(found) >= limit or window.edge is None:
+        return found
+    after: dict[int, tuple] = {}
+    for matches in _beyond(tenant_id, window, terms, limit).values():
+        for key, row in matches:
+            after[row[0]] = (key, row)
+    ordered = sorted(
+        after.values(), key=lambda item: item[0], reverse=True
+    )  # confidence, newest, id: all DESC
+    return found + [row for _, row in ordered[: limit - len(found)]]
 
 
 def fetch_tiers(
@@ -195,11 +225,13 @@ def fetch_tiers(
 ) -> tuple[list[Candidate], dict]:
     """Both tiers, merged: fallback order, then keyword hits not already fetched (deduplicated by id)."""
     limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
-    # Taken before the rows are read: a cached fallback tier is at least as new as this state.
+    size = max(int(settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW), limit)
+    # Taken before the rows are read: a cached window is at least as new as this state.
     state = memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT)
-    fallback = _FALLBACK.get((int(tenant_id), limit), state, lambda: _fallback_tier(tenant_id, limit))
+    window = _WINDOWS.get((int(tenant_id), size), state, lambda: _load_window(tenant_id, size))
+    fallback = window.rows[:limit]
     terms = keyword_terms(subject, latest_customer_message)
-    keyword = _keyword_tier(tenant_id, terms, limit) if terms else []
+    keyword = _keyword_tier(tenant_id, window, terms, limit) if terms else []
     merged: dict[int, Candidate] = {}
     for tier, rows in (("fallback", fallback), ("keyword", keyword)):
         for row in rows:
@@ -219,7 +251,7 @@ def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]
     zero-overlap rest in fetched (confidence) order."""
     wanted = set(query_words)
     for candidate in candidates:
-        candidate.overlap = shared_words(wanted, candidate.key, candidate.text)
+        candidate.overlap = shared_in(wanted, candidate.normalized)
     voice = [c for c in candidates if c.type == typed.VOICE]
     others = [c for c in candidates if c.type != typed.VOICE]
     overlapping = sorted(

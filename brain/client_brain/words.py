@@ -49,14 +49,17 @@ def shared_words(wanted: frozenset[str] | set[str], *texts: str) -> tuple[str, .
 
     The length and stopword rules need not run on the memory side: `wanted` only holds words that pass them.
     """
+    return shared_in(wanted, normalize(" ".join(texts)) if wanted else "")
+
+
+def shared_in(wanted: frozenset[str] | set[str], normalized: str) -> tuple[str, ...]:
+    """`shared_words` for a text already passed through `normalize` (callers that keep it between calls)."""
     if not wanted:
         return ()
-    text = normalize(" ".join(texts))
     # A word can only be shared if it occurs as a substring: most candidates fail this cheap test.
-    if not any(word in text for word in wanted):
+    if not any(word in normalized for word in wanted):
         return ()
-    found = wanted.intersection(_WORD.findall(text))
-    return tuple(sorted(found))
+    return tuple(sorted(wanted.intersection(_WORD.findall(normalized))))
 
 
 def keyword_terms(*texts: str) -> list[str]:

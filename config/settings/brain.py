@@ -61,9 +61,10 @@ BRAIN_BENCHMARKS = {
 BRAIN_CLIENT_BRAIN_CAPS = {"business": 30, "voice": 1, "issues": 5, "process": 5}
 # Candidates fetched by each recall tier (the fallback tier and the keyword tier).
 BRAIN_CLIENT_BRAIN_TIER_LIMIT = 200
-# The keyword tier filters the first this-many rows in confidence order with one cheap LIKE, and searches
-# the rest through the trigram index only when that window leaves the tier short (brain_bench context).
-BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 2000
+# Each process keeps the tenant's first this-many live rows in tier order (until a Client Brain row of the
+# tenant changes): the fallback tier is their start, and the keyword tier searches them in memory before
+# it asks the trigram index for the rows after them (brain_bench context).
+BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 3000
 # Rows the copilot memory tool returns at most.
 BRAIN_CLIENT_BRAIN_COPILOT_LIMIT = 30
 # Rows per dashboard page (initial page and each "Load more memories").
