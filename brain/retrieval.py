@@ -235,7 +235,12 @@ def _lexeme_stats(
     cursor, *, lexemes: list[str], where: str, params: dict[str, Any], sample: int, state: str, key: tuple
 ) -> tuple[int, float, dict[str, int]]:
     """Rows under the filters (counted up to `sample`), their mean length, and per lexeme the rows that
-    contain it (also up to `sample`): cached under the memory state, so only new lexemes are counted."""
+    contain it (also up to `sample`); cached under the memory state.
+
+    Fewer rows than `sample` under the filters (an agent's memories, a small tenant): every lexeme of
+    every row is counted in one pass, once per state. More: each new lexeme is counted through the
+    full-text index, stopping at `sample`.
+    """
     stats = _LEXICAL_STATS.peek(key, state)
     if stats is None:
         cursor.execute(
@@ -246,10 +251,20 @@ def _lexeme_stats(
             {**params, "sample": sample},
         )
         n, avg_len = cursor.fetchone()
-        stats = {"n": int(n), "avg_len": float(avg_len or 1), "df": {}}
+        stats = {"n": int(n), "avg_len": float(avg_len or 1), "df": {}, "complete": False}
+        if n < sample:
+            cursor.execute(
+                f"""SELECT l, count(*) FROM (SELECT m.search_vector FROM brain_memory m WHERE {where}) m,
+  unnest(tsvector_to_array(m.search_vector)) l GROUP BY l""",
+                params,
+            )
+            stats["df"], stats["complete"] = dict(cursor.fetchall()), True
         _LEXICAL_STATS.put(key, state, stats)
     known = stats["df"]
+    if stats["complete"]:
+        return stats["n"], stats["avg_len"], {lexeme: known.get(lexeme, 0) for lexeme in lexemes}
     missing = [lexeme for lexeme in lexemes if lexeme not in known]
+    counted = {}
     if missing:
         cursor.execute(
             f"""SELECT ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where}
@@ -260,8 +275,6 @@ def _lexeme_stats(
         counted = dict(zip(missing, cursor.fetchone()[0] or [], strict=True))
         if len(known) + len(counted) <= _LEXEMES_PER_ENTRY:
             known.update(counted)  # a benign race: every writer stores the same counts for this state
-    else:
-        counted = {}
     return (
         stats["n"],
         stats["avg_len"],
@@ -686,7 +699,7 @@ def recall(
                 config=config,
                 # Taken before any memory is read (brain.memory_state): the statistics are at least this new.
                 state=memory_state(tenant_id, scope_kind=scope_kind, scope_ids=scope_ids),
-                stats_key=("lexical", where, _frozen(filter_params)),
+                stats_key=("lexical", where, _frozen(filter_params), int(config["BM25_SAMPLE"])),
             )
             if "fts" in tiers and not query_plan["match_lexemes"]:
                 tiers.remove("fts")  # only stop words: nothing for full text to match

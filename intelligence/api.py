@@ -256,13 +256,16 @@ class AgentMemorySupersedeView(_AgentScoped):
         return _outcome_response(agent, outcome)
 
 
+OMITTED_IN_RESPONSE = 100
+
+
 def context_response(assembly, inactive: dict[str, int], trace) -> dict:
     sections = []
     for s in assembly.sections:
         data = s.as_dict()
         data["tags"] = [f"[mem:{i}]" for i in s.memory_ids]
         sections.append(data)
-    omitted = [o.as_dict() for o in assembly.omitted]
+    omitted = [o.as_dict() for o in assembly.omitted[:OMITTED_IN_RESPONSE]]
     return {
         "trace_id": trace.pk,
         "agent_id": trace.agent_id,
@@ -270,9 +273,9 @@ def context_response(assembly, inactive: dict[str, int], trace) -> dict:
         "chars": {**{s.name: s.chars for s in assembly.sections}, "total": assembly.total_chars},
         "budget": assembly.budget.as_dict(),
         "injected_memory_ids": assembly.injected_memory_ids,
-        "omitted": omitted[:100],
+        "omitted": omitted,
         "omitted_counts": assembly.omitted_counts,
-        "omitted_truncated": len(omitted) > 100,
+        "omitted_truncated": len(assembly.omitted) > OMITTED_IN_RESPONSE,
         # Memories of the agent that were not candidates at all, per status (only active ones are injected).
         "not_active_counts": inactive,
         "prompt": assembly.prompt(),

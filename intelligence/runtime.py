@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -262,6 +263,7 @@ SECTION_TITLES = {
 }
 
 
+@lru_cache(maxsize=65_536)  # the same memories are rendered on every call of their agent
 def render_memory_line(memory_id: int, text: str) -> str:
     """One memory, one line: `[mem:ID] text` + newline. Its length is what the memory costs in its tier."""
     flat = " ".join(str(text).split()).replace("[mem:", "(mem:")

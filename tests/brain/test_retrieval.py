@@ -302,3 +302,16 @@ def test_results_carry_the_payload_as_json_not_as_text(tenant):
     memory = remember(tenant, "Refunds are issued within 14 days.", payload={"fact": "refunds", "days": 14})
     (found,) = recall(tenant_id=tenant.pk, query="refunds issued", mode="lexical")
     assert found.id == memory.id and found.payload == {"fact": "refunds", "days": 14}
+
+
+def test_both_ways_of_counting_lexemes_give_the_same_scores(tenant, settings):
+    """Under BM25_SAMPLE rows every lexeme is counted in one pass; at or over it, lexeme by lexeme. On the
+    same rows (10, so the per-lexeme counts are not capped) the scores must agree."""
+    for i in range(10):
+        remember(tenant, f"Parcel {i} ships from Leeds" + (" with a refund note" if i % 3 == 0 else ""))
+    scores = []
+    for sample in (11, 10):
+        settings.BRAIN_RECALL = {"BM25_SAMPLE": sample}
+        found = recall(tenant_id=tenant.pk, query="refund parcel leeds", mode="fulltext", limit=10)
+        scores.append([(r.id, r.explanation["tiers"]["fts"]["score"]) for r in found])
+    assert scores[0] == scores[1] and len(scores[0]) == 10
