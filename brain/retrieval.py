@@ -86,6 +86,8 @@ DEFAULTS: dict[str, Any] = {
     "BM25_SAMPLE": 1000,
     # A lexeme in at least this many rows scores but does not pull rows into the full-text tier.
     "COMMON_ROWS": 500,
+    # When every query lexeme is common (all are then ANDed), full text scores at most this many matches.
+    "AND_MATCH_LIMIT": 2000,
     # The trigram tier looks up at most this many query words, and only words of 4+ letters that full
     # text found in no row (typos, partial words): word_similarity is the costliest call in recall.
     "TRIGRAM_MAX_WORDS": 4,
@@ -316,6 +318,8 @@ def _plan_lexical(
         tsq = " | ".join(_tsquery_literal(lexeme) for lexeme in sorted(selective))
     else:
         tsq = " & ".join(_tsquery_literal(lexeme) for lexeme in scored)
+    if not selective and scored:
+        params["and_limit"] = int(config["AND_MATCH_LIMIT"])
     params.update(
         tsq=tsq,
         avg_len=float(avg_len or 1),
@@ -401,13 +405,20 @@ def _build_sql(
             )
         else:
             score = "ts_rank_cd(m.search_vector, %(tsq)s::tsquery)"
-        source = "brain_memory m"
+        source, matched = "brain_memory m", f"{where} AND m.search_vector @@ %(tsq)s::tsquery"
+        if "and_limit" in params:
+            # Every lexeme is common, so every match holds the same lexemes and only its length tells
+            # them apart: score at most AND_MATCH_LIMIT of them, not the tens of thousands that match.
+            source, matched = (
+                f"(SELECT m.id, m.search_vector FROM {source} WHERE {matched} LIMIT %(and_limit)s) m",
+                "TRUE",
+            )
         ctes.append(
             f"""fts AS (
   SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
     SELECT m.id, {score} AS score
     FROM {source}
-    WHERE {where} AND m.search_vector @@ %(tsq)s::tsquery
+    WHERE {matched}
     ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
         )
     if "trigram" in tiers:

@@ -315,3 +315,14 @@ def test_both_ways_of_counting_lexemes_give_the_same_scores(tenant, settings):
         found = recall(tenant_id=tenant.pk, query="refund parcel leeds", mode="fulltext", limit=10)
         scores.append([(r.id, r.explanation["tiers"]["fts"]["score"]) for r in found])
     assert scores[0] == scores[1] and len(scores[0]) == 10
+
+
+def test_when_every_lexeme_is_common_full_text_scores_a_bounded_number_of_matches(tenant, settings):
+    for i in range(12):
+        remember(tenant, f"Parcel {i} ships from Leeds", embed=False)
+    settings.BRAIN_RECALL = {"COMMON_ROWS": 1, "AND_MATCH_LIMIT": 5}  # every lexeme counts as common
+    found = recall(tenant_id=tenant.pk, query="parcel leeds", mode="fulltext", limit=20)
+    assert found[0].explanation["query"]["match"] == "and"
+    assert len(found) == 5
+    settings.BRAIN_RECALL = {"COMMON_ROWS": 1, "AND_MATCH_LIMIT": 50}
+    assert len(recall(tenant_id=tenant.pk, query="parcel leeds", mode="fulltext", limit=20)) == 12
