@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -235,13 +236,14 @@ def _word_lexemes(cursor, words: list[str]) -> dict[str, tuple[str, ...]]:
 
 def _lexeme_stats(
     cursor, *, lexemes: list[str], where: str, params: dict[str, Any], sample: int, state: str, key: tuple
-) -> tuple[int, float, dict[str, int]]:
-    """Rows under the filters (counted up to `sample`), their mean length, and per lexeme the rows that
-    contain it (also up to `sample`); cached under the memory state.
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """The statistics of the rows under the filters — `n` (counted up to `sample`), `avg_len`, and `rows`
+    — and, per lexeme, the rows that contain it (also up to `sample`); cached under the memory state.
 
-    Fewer rows than `sample` under the filters (an agent's memories, a small tenant): every lexeme of
-    every row is counted in one pass, once per state. More: each new lexeme is counted through the
-    full-text index, stopping at `sample`.
+    Fewer rows than `sample` under the filters (an agent's memories, a small tenant): each row's id,
+    length and lexemes are read in one pass, once per state (`rows`), and the frequencies counted from
+    them. More: `rows` is None and each new lexeme is counted through the full-text index, stopping at
+    `sample`.
     """
     stats = _LEXICAL_STATS.peek(key, state)
     if stats is None:
@@ -253,18 +255,20 @@ def _lexeme_stats(
             {**params, "sample": sample},
         )
         n, avg_len = cursor.fetchone()
-        stats = {"n": int(n), "avg_len": float(avg_len or 1), "df": {}, "complete": False}
+        stats = {"n": int(n), "avg_len": float(avg_len or 1), "df": {}, "rows": None}
         if n < sample:
+            # Each row's lexemes and length: the frequencies, and what full text scores in memory.
             cursor.execute(
-                f"""SELECT l, count(*) FROM (SELECT m.search_vector FROM brain_memory m WHERE {where}) m,
-  unnest(tsvector_to_array(m.search_vector)) l GROUP BY l""",
+                f"SELECT m.id, length(m.search_vector), tsvector_to_array(m.search_vector)"
+                f" FROM brain_memory m WHERE {where}",
                 params,
             )
-            stats["df"], stats["complete"] = dict(cursor.fetchall()), True
+            stats["rows"] = tuple((i, length, frozenset(ls or ())) for i, length, ls in cursor.fetchall())
+            stats["df"] = dict(Counter(lexeme for row in stats["rows"] for lexeme in row[2]))
         _LEXICAL_STATS.put(key, state, stats)
     known = stats["df"]
-    if stats["complete"]:
-        return stats["n"], stats["avg_len"], {lexeme: known.get(lexeme, 0) for lexeme in lexemes}
+    if stats["rows"] is not None:
+        return stats, {lexeme: known.get(lexeme, 0) for lexeme in lexemes}
     missing = [lexeme for lexeme in lexemes if lexeme not in known]
     counted = {}
     if missing:
@@ -277,11 +281,7 @@ def _lexeme_stats(
         counted = dict(zip(missing, cursor.fetchone()[0] or [], strict=True))
         if len(known) + len(counted) <= _LEXEMES_PER_ENTRY:
             known.update(counted)  # a benign race: every writer stores the same counts for this state
-    return (
-        stats["n"],
-        stats["avg_len"],
-        {lexeme: counted.get(lexeme, known.get(lexeme)) for lexeme in lexemes},
-    )
+    return stats, {lexeme: counted.get(lexeme, known.get(lexeme)) for lexeme in lexemes}
 
 
 def _plan_lexical(
@@ -302,7 +302,7 @@ def _plan_lexical(
     words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3})
     word_lexemes = _word_lexemes(cursor, words)
     lexemes = sorted({lexeme for ls in word_lexemes.values() for lexeme in ls})
-    n, avg_len, df = _lexeme_stats(
+    stats, df = _lexeme_stats(
         cursor,
         lexemes=lexemes,
         where=where,
@@ -311,6 +311,7 @@ def _plan_lexical(
         state=state,
         key=stats_key,
     )
+    n, avg_len = stats["n"], stats["avg_len"]
     idf = {lexeme: math.log(1 + (n - d + 0.5) / (d + 0.5)) for lexeme, d in df.items() if d > 0}
     selective = [lexeme for lexeme in idf if df[lexeme] < config["COMMON_ROWS"]]
     scored = sorted(idf)
@@ -340,7 +341,57 @@ def _plan_lexical(
         "match": "or" if selective else "and",
         "common_lexemes": sorted(set(idf) - set(selective)),
         "trigram_words": trigram_words,
+        # Not part of the explanation: what full text needs to score a small scope in memory.
+        "_in_memory": None if stats["rows"] is None else {"rows": stats["rows"], "idf": idf},
     }
+
+
+def _fts_in_memory(
+    cursor, *, plan: dict[str, Any], where: str, params: dict[str, Any], pool: int, with_embedding: bool
+) -> list[tuple]:
+    """The full-text tier alone, scored in memory over the scope's cached rows: the same BM25 as the SQL
+    of `_build_sql` (the same float operations in the same order, so the same scores and ranks), then
+    one primary-key read of the rows it returns, in the shape of the SQL's result rows.
+
+    Only for BM25 over a scope under BM25_SAMPLE rows (`plan["_in_memory"]`). When every lexeme is
+    common, all matches are scored (AND_MATCH_LIMIT bounds the SQL's work; here there is little).
+    """
+    memory = plan["_in_memory"]
+    idf, scored = memory["idf"], sorted(memory["idf"])
+    match = frozenset(plan["match_lexemes"])
+    every = plan["match"] == "and"
+    k1, b, avg_len = params["bm25_k1"], params["bm25_b"], params["avg_len"]
+    hits = []
+    for memory_id, length, lexemes in memory["rows"]:
+        if (not match <= lexemes) if every else lexemes.isdisjoint(match):
+            continue
+        total = 0.0
+        for lexeme in scored:
+            if lexeme in lexemes:
+                total += idf[lexeme]
+        hits.append((total * (k1 + 1) / (1 + k1 * (1 - b + b * length / avg_len)), memory_id))
+    hits.sort(key=lambda hit: (-hit[0], hit[1]))
+    hits = hits[:pool]
+    ranks = {}
+    for position, (score, memory_id) in enumerate(hits):
+        # rank(): ties share the rank of the first of them.
+        ranks[memory_id] = (ranks[hits[position - 1][1]][0] if position and hits[position - 1][0] == score
+                            else position + 1, score)  # fmt: skip
+    if not hits:
+        return []
+    columns = (
+        "m.id, m.type, m.key, m.text, m.payload, m.confidence, m.status, m.strength, m.category, "
+        "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
+        + (", m.embedding::text" if with_embedding else ", NULL")
+    )
+    cursor.execute(
+        f"SELECT {columns} FROM brain_memory m WHERE {where} AND m.id = ANY(%(fts_ids)s)",
+        {**params, "fts_ids": list(ranks)},
+    )
+    return [
+        (*row[:15], ranks[row[0]][0], ranks[row[0]][1], None, None, None, None, row[15])
+        for row in cursor.fetchall()
+    ]
 
 
 def _filters(params: dict[str, Any], **f: Any) -> str:
@@ -716,31 +767,42 @@ def recall(
                 tiers.remove("fts")  # only stop words: nothing for full text to match
             if "trigram" in tiers and not query_plan["trigram_words"]:
                 tiers.remove("trigram")  # every word was found as a word: nothing to correct
+        in_memory = query_plan.pop("_in_memory", None)
         if not tiers:
             return []
-        sql = _build_sql(
-            tiers=tiers,
-            where=where,
-            strategy=strategy,
-            with_embedding=with_embedding,
-            params=params,
-            scoring=config["LEXICAL_SCORING"],
-        )
-        if "vector" in tiers and strategy == "hnsw":
-            # Iterative scans keep walking the graph until enough rows pass the tenant/scope filters.
-            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            cursor.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
-                [str(max(config["HNSW_EF_SEARCH"], pool)), str(config["HNSW_MAX_SCAN_TUPLES"])],
+        if tiers == ["fts"] and in_memory is not None and config["LEXICAL_SCORING"] == "bm25":
+            rows = _fts_in_memory(
+                cursor,
+                plan={**query_plan, "_in_memory": in_memory},
+                where=where,
+                params=params,
+                pool=pool,
+                with_embedding=with_embedding,
             )
-        if "trigram" in tiers:
-            cursor.execute(
-                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true),"
-                " set_config('pg_trgm.similarity_threshold', %s, true)",
-                [str(config["TRIGRAM_THRESHOLD"]), str(config["TRIGRAM_THRESHOLD"])],
+        else:
+            sql = _build_sql(
+                tiers=tiers,
+                where=where,
+                strategy=strategy,
+                with_embedding=with_embedding,
+                params=params,
+                scoring=config["LEXICAL_SCORING"],
             )
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+            if "vector" in tiers and strategy == "hnsw":
+                # Iterative scans keep walking the graph until enough rows pass the tenant/scope filters.
+                cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                cursor.execute(
+                    "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+                    [str(max(config["HNSW_EF_SEARCH"], pool)), str(config["HNSW_MAX_SCAN_TUPLES"])],
+                )
+            if "trigram" in tiers:
+                cursor.execute(
+                    "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true),"
+                    " set_config('pg_trgm.similarity_threshold', %s, true)",
+                    [str(config["TRIGRAM_THRESHOLD"]), str(config["TRIGRAM_THRESHOLD"])],
+                )
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
 
     k = config["RRF_K"]
     unit = 1.0 / (k + 1)

@@ -140,7 +140,9 @@ def budget_for(overrides: dict[str, Any] | None) -> Budget:
     return replace(default_budget(), **(overrides or {}))
 
 
-@dataclass(frozen=True)
+# slots and not frozen: the runtime builds hundreds of these per call, and a frozen dataclass's __init__
+# costs several times more (one object.__setattr__ per field). Treat them as read-only all the same.
+@dataclass(slots=True)
 class CandidateMemory:
     """An agent memory as the runtime sees it. `relevance` is its recall score for this conversation (0 if
     recall did not return it)."""
@@ -200,7 +202,7 @@ class Section:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # like CandidateMemory: many per call; read-only by convention
 class Omission:
     memory_id: int
     strength: str

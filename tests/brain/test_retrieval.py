@@ -320,9 +320,37 @@ def test_both_ways_of_counting_lexemes_give_the_same_scores(tenant, settings):
 def test_when_every_lexeme_is_common_full_text_scores_a_bounded_number_of_matches(tenant, settings):
     for i in range(12):
         remember(tenant, f"Parcel {i} ships from Leeds", embed=False)
-    settings.BRAIN_RECALL = {"COMMON_ROWS": 1, "AND_MATCH_LIMIT": 5}  # every lexeme counts as common
+    # Every lexeme counts as common; BM25_SAMPLE 12 keeps the scope on the SQL path (in memory, the
+    # few rows are all scored).
+    settings.BRAIN_RECALL = {"COMMON_ROWS": 1, "AND_MATCH_LIMIT": 5, "BM25_SAMPLE": 12}
     found = recall(tenant_id=tenant.pk, query="parcel leeds", mode="fulltext", limit=20)
     assert found[0].explanation["query"]["match"] == "and"
     assert len(found) == 5
-    settings.BRAIN_RECALL = {"COMMON_ROWS": 1, "AND_MATCH_LIMIT": 50}
+    settings.BRAIN_RECALL = {"COMMON_ROWS": 1, "AND_MATCH_LIMIT": 50, "BM25_SAMPLE": 12}
     assert len(recall(tenant_id=tenant.pk, query="parcel leeds", mode="fulltext", limit=20)) == 12
+
+
+def test_full_text_in_memory_gives_what_the_sql_gives(tenant, settings):
+    """A scope under BM25_SAMPLE rows is scored in memory; at or over it, in SQL. Same rows, ranks, scores."""
+    import random
+
+    rng = random.Random(3)
+    vocabulary = "refund parcel leeds courier invoice damaged warranty screen battery tracking late".split()
+    for i in range(40):
+        remember(tenant, " ".join(rng.choices(vocabulary, k=rng.randint(2, 8))) + f" note {i}", embed=False)
+    queries = [" ".join(rng.sample(vocabulary, rng.randint(1, 4))) for _ in range(25)] + ["note refund"]
+    for common_rows in (500, 8):  # 8: some queries have only common lexemes (all ANDed)
+        found = {}
+        for sample, path in ((1000, "memory"), (40, "sql")):
+            settings.BRAIN_RECALL = {
+                "BM25_SAMPLE": sample,
+                "COMMON_ROWS": common_rows,
+                "AND_MATCH_LIMIT": 1000,
+            }
+            found[path] = [
+                [(r.id, r.explanation["tiers"]["fts"]["rank"], r.explanation["tiers"]["fts"]["score"], r.payload)
+                 for r in recall(tenant_id=tenant.pk, query=q, mode="fulltext", limit=30)]
+                for q in queries
+            ]  # fmt: skip
+        assert found["memory"] == found["sql"]
+        assert any(len(hits) > 5 for hits in found["sql"])
