@@ -214,9 +214,8 @@ def _keyword_tier(tenant_id: int, window: _Window, terms: list[str], limit: int)
     for matches in _beyond(tenant_id, window, terms, limit).values():
         for key, row in matches:
             after[row[0]] = (key, row)
-    ordered = sorted(
-        after.values(), key=lambda item: item[0], reverse=True
-    )  # confidence, newest, id: all DESC
+    # The tier order is confidence, newest, id, all descending: the order keys sorted in reverse.
+    ordered = sorted(after.values(), key=lambda item: item[0], reverse=True)
     return found + [row for _, row in ordered[: limit - len(found)]]
 
 
@@ -358,9 +357,10 @@ def client_brain_context(
 ) -> ClientBrainContext:
     """The tenant's Client Brain context for a ticket-agent run (initial or continuation).
 
-    Tenant-scoped; sees live rows every call (see the module docstring on the one cached tier). Side effect: one recorded activity for each
-    memory in the returned prompt (what was selected), counted in `MemoryActivity`. `reloaded` is False when no eligible row was
-    present (the context is then empty). Raises ValueError for an unknown mode.
+    Tenant-scoped; sees live rows every call (the module docstring says what is kept between calls).
+    Side effect: one recorded activity for each memory in the returned prompt (what was selected),
+    counted in `MemoryActivity`. `reloaded` is False when no eligible row was present (the context is
+    then empty). Raises ValueError for an unknown mode.
     """
     context = assemble_context(
         tenant_id=tenant_id,
