@@ -6,7 +6,8 @@ full-text search that scored ten thousand matching rows of a 100k-row tenant the
 buffer reads per row (brain_bench scale: 545 ms). `toast_tuple_target = 4080` leaves rows under 4 kB
 alone; `search_vector` is MAIN, so when a long text makes a row bigger, the text leaves the row first.
 
-Like 0009, this applies to rows written from now on (`manage.py brain_reembed --all` rewrites them all).
+Like 0009, this applies to rows written from now on; existing rows keep their layout until the table is
+rewritten.
 """
 
 from django.db import migrations
