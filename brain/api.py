@@ -55,4 +55,4 @@ from brain.graph import GraphNeighbour, expand_one_hop, graph_neighbours  # noqa
 from brain.providers import ProviderError  # noqa: E402,F401
 
 # Recall: hybrid retrieval with explanations (brain/retrieval.py).
-from brain.retrieval import RecalledMemory, RecallInputError, Reranker, recall  # noqa: E402,F401
+from brain.retrieval import RecalledMemory, RecallInputError, Reranker, recall, recall_scores  # noqa: E402,F401

@@ -241,8 +241,8 @@ def _lexeme_stats(
     — and, per lexeme, the rows that contain it (also up to `sample`); cached under the memory state.
 
     Fewer rows than `sample` under the filters (an agent's memories, a small tenant): each row's id,
-    length and lexemes are read in one pass, once per state (`rows`), and the frequencies counted from
-    them. More: `rows` is None and each new lexeme is counted through the full-text index, stopping at
+    length, lexemes, confidence and creation time are read in one pass, once per state (`rows`), and the
+    frequencies counted from them. More: `rows` is None and each new lexeme is counted through the full-text index, stopping at
     `sample`.
     """
     stats = _LEXICAL_STATS.peek(key, state)
@@ -259,11 +259,14 @@ def _lexeme_stats(
         if n < sample:
             # Each row's lexemes and length: the frequencies, and what full text scores in memory.
             cursor.execute(
-                f"SELECT m.id, length(m.search_vector), tsvector_to_array(m.search_vector)"
-                f" FROM brain_memory m WHERE {where}",
+                f"SELECT m.id, length(m.search_vector), tsvector_to_array(m.search_vector), m.confidence,"
+                f" m.created_at FROM brain_memory m WHERE {where}",
                 params,
             )
-            stats["rows"] = tuple((i, length, frozenset(ls or ())) for i, length, ls in cursor.fetchall())
+            stats["rows"] = tuple(
+                (i, length, frozenset(ls or ()), confidence, created_at)
+                for i, length, ls, confidence, created_at in cursor.fetchall()
+            )
             stats["df"] = dict(Counter(lexeme for row in stats["rows"] for lexeme in row[2]))
         _LEXICAL_STATS.put(key, state, stats)
     known = stats["df"]
@@ -347,11 +350,19 @@ def _plan_lexical(
 
 
 def _fts_in_memory(
-    cursor, *, plan: dict[str, Any], where: str, params: dict[str, Any], pool: int, with_embedding: bool
+    cursor,
+    *,
+    plan: dict[str, Any],
+    where: str,
+    params: dict[str, Any],
+    pool: int,
+    with_embedding: bool,
+    details: bool = True,
 ) -> list[tuple]:
     """The full-text tier alone, scored in memory over the scope's cached rows: the same BM25 as the SQL
     of `_build_sql` (the same float operations in the same order, so the same scores and ranks), then
-    one primary-key read of the rows it returns, in the shape of the SQL's result rows.
+    one primary-key read of the rows it returns, in the shape of the SQL's result rows. Without
+    `details`, no read: the rows carry only the id, confidence, creation time and the tier's rank and score.
 
     Only for BM25 over a scope under BM25_SAMPLE rows (`plan["_in_memory"]`). When every lexeme is
     common, all matches are scored (AND_MATCH_LIMIT bounds the SQL's work; here there is little).
@@ -362,7 +373,8 @@ def _fts_in_memory(
     every = plan["match"] == "and"
     k1, b, avg_len = params["bm25_k1"], params["bm25_b"], params["avg_len"]
     hits = []
-    for memory_id, length, lexemes in memory["rows"]:
+    snapshot = {}
+    for memory_id, length, lexemes, confidence, created_at in memory["rows"]:
         if (not match <= lexemes) if every else lexemes.isdisjoint(match):
             continue
         total = 0.0
@@ -370,6 +382,7 @@ def _fts_in_memory(
             if lexeme in lexemes:
                 total += idf[lexeme]
         hits.append((total * (k1 + 1) / (1 + k1 * (1 - b + b * length / avg_len)), memory_id))
+        snapshot[memory_id] = (confidence, created_at)
     hits.sort(key=lambda hit: (-hit[0], hit[1]))
     hits = hits[:pool]
     ranks = {}
@@ -379,6 +392,13 @@ def _fts_in_memory(
                             else position + 1, score)  # fmt: skip
     if not hits:
         return []
+    if not details:
+        blank = (None,) * 4
+        return [
+            (memory_id, *blank, snapshot[memory_id][0], *(None,) * 8, snapshot[memory_id][1], rank, score,
+             *blank, None)
+            for memory_id, (rank, score) in ranks.items()
+        ]  # fmt: skip
     columns = (
         "m.id, m.type, m.key, m.text, m.payload, m.confidence, m.status, m.strength, m.category, "
         "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
@@ -585,6 +605,22 @@ def _mmr(candidates: list[RecalledMemory], *, limit: int, lam: float) -> list[Re
     return [candidates[i] for i in picked]
 
 
+def _final_score(fused: float, confidence, created_at, *, now, config: dict) -> tuple[float, float, float]:
+    """The ranking score: fused tiers plus the confidence and recency features, in units of the best
+    possible single-tier contribution. Returns (final, confidence feature, recency feature)."""
+    unit = 1.0 / (config["RRF_K"] + 1)
+    confidence_feature = float(confidence) if confidence is not None else 0.5
+    age_days = max((now - created_at).total_seconds() / 86400.0, 0.0)
+    half_life = float(config["RECENCY_HALF_LIFE_DAYS"])
+    recency_feature = 0.5 ** (age_days / half_life) if half_life > 0 else 0.0
+    final = (
+        fused
+        + config["CONFIDENCE_WEIGHT"] * unit * confidence_feature
+        + config["RECENCY_WEIGHT"] * unit * recency_feature
+    )
+    return final, confidence_feature, recency_feature
+
+
 def _expand_graph(
     results: list[RecalledMemory],
     *,
@@ -621,15 +657,8 @@ def _expand_graph(
                 {**params, "graph_ids": missing},
             )
             for row in cursor.fetchall():
-                confidence, created_at = row[5], row[14]
-                confidence_feature = float(confidence) if confidence is not None else 0.5
-                age_days = max((timezone.now() - created_at).total_seconds() / 86400.0, 0.0)
-                half_life = float(config["RECENCY_HALF_LIFE_DAYS"])
-                recency_feature = 0.5 ** (age_days / half_life) if half_life > 0 else 0.0
-                unit = 1.0 / (k + 1)
-                base = (
-                    config["CONFIDENCE_WEIGHT"] * unit * confidence_feature
-                    + config["RECENCY_WEIGHT"] * unit * recency_feature
+                base, confidence_feature, recency_feature = _final_score(
+                    0.0, row[5], row[14], now=timezone.now(), config=config
                 )
                 memory = RecalledMemory(
                     *row[:15],
@@ -667,6 +696,25 @@ def _expand_graph(
     return results
 
 
+def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any) -> dict[int, float]:
+    """{memory id: score} for what `recall(tenant_id=, query=, limit=, **filters)` returns, best first:
+    the same filters, modes and scores, for a caller that needs only the scores (the runtime's relevance
+    check). Full text over a small scope then reads no memory row at all. No MMR, reranker or graph tier.
+    """
+    for name in ("mmr_lambda", "rerank", "expand_graph"):
+        if filters.pop(name, None):
+            raise RecallInputError(f"recall_scores does not take {name}: use recall().")
+    return recall(
+        tenant_id=tenant_id,
+        query=query,
+        limit=limit,
+        mmr_lambda=None,
+        rerank=False,
+        _scores_only=True,
+        **filters,
+    )
+
+
 def recall(
     *,
     tenant_id: int,
@@ -685,6 +733,7 @@ def recall(
     expand_graph: bool = False,
     query_embedding: Sequence[float] | None = None,
     embedding_model: str | None = None,
+    _scores_only: bool = False,
 ) -> list[RecalledMemory]:
     """The tenant's memories most relevant to `query`, best first, at most `limit`.
 
@@ -697,7 +746,9 @@ def recall(
     `limit` results (related_to / reinforces / contradicts edges) as a "graph" tier, under the same
     filters; a neighbour already found gains the graph tier's contribution. `query_embedding` + `embedding_model` skip the query embedder (benchmarks).
     Equal tier scores share a rank, so confidence and recency decide between equal matches.
-    Read-only; one SQL statement (plus the `SET LOCAL`s tuning HNSW and trigram thresholds).
+    Read-only: the tiers run as one SQL statement, after the lexical statistics (cached per process under
+    the memory state, `brain.memory_state`); full text alone over a scope under BM25_SAMPLE rows is scored
+    in memory from those statistics (`_fts_in_memory`).
     """
     config = recall_settings()
     if not isinstance(query, str) or not query.strip():
@@ -721,7 +772,7 @@ def recall(
     weights = config["WEIGHTS"]
     tiers = [t for t in TIERS_BY_MODE[mode] if weights.get(t, 0) > 0]
     if not tiers:
-        return []
+        return {} if _scores_only else []
     pool = max(config["CANDIDATES"], limit * config["CANDIDATES_PER_RESULT"])
     params: dict[str, Any] = {"tenant_id": int(tenant_id), "query": query, "pool": pool}
     where = _filters(
@@ -769,7 +820,7 @@ def recall(
                 tiers.remove("trigram")  # every word was found as a word: nothing to correct
         in_memory = query_plan.pop("_in_memory", None)
         if not tiers:
-            return []
+            return {} if _scores_only else []
         if tiers == ["fts"] and in_memory is not None and config["LEXICAL_SCORING"] == "bm25":
             rows = _fts_in_memory(
                 cursor,
@@ -778,6 +829,7 @@ def recall(
                 params=params,
                 pool=pool,
                 with_embedding=with_embedding,
+                details=not _scores_only,
             )
         else:
             sql = _build_sql(
@@ -805,10 +857,9 @@ def recall(
             rows = cursor.fetchall()
 
     k = config["RRF_K"]
-    unit = 1.0 / (k + 1)
     now = timezone.now()
-    half_life = float(config["RECENCY_HALF_LIFE_DAYS"])
     results: list[RecalledMemory] = []
+    scores: list[tuple[float, int]] = []
     for row in rows:
         (mid, type_, key, text, payload, confidence, status, strength, category, scope_kind_, scope_id,
          provider, campaign_ids, tags, created_at, fts_rank, fts_score, trg_rank, trg_score, vec_rank,
@@ -825,14 +876,12 @@ def recall(
             contribution = weights[tier] / (k + rank)
             fused += contribution
             found[tier] = {"rank": int(rank), "score": round(float(score), 6), "rrf": round(contribution, 6)}
-        confidence_feature = float(confidence) if confidence is not None else 0.5
-        age_days = max((now - created_at).total_seconds() / 86400.0, 0.0)
-        recency_feature = 0.5 ** (age_days / half_life) if half_life > 0 else 0.0
-        final = (
-            fused
-            + config["CONFIDENCE_WEIGHT"] * unit * confidence_feature
-            + config["RECENCY_WEIGHT"] * unit * recency_feature
+        final, confidence_feature, recency_feature = _final_score(
+            fused, confidence, created_at, now=now, config=config
         )
+        if _scores_only:
+            scores.append((final, mid))
+            continue
         results.append(
             RecalledMemory(
                 id=mid,
@@ -866,6 +915,8 @@ def recall(
                 embedding=_parse_vector(embedding_text),
             )
         )
+    if _scores_only:
+        return {mid: final for final, mid in sorted(scores, key=lambda item: (-item[0], item[1]))[:limit]}
     results.sort(key=lambda r: (-r.score, r.id))
     if expand_graph and results and weights.get("graph", 0) > 0:
         results = _expand_graph(

@@ -290,22 +290,17 @@ def _relevance(agent: Agent, query: str) -> dict[int, float]:
     mode = getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "fulltext")
     # One recall over the injectable strengths (notes are never injected, so they are not scored). Recall
     # returns at most 100: an agent with more matching memories than that scores only its best 100.
-    return {
-        hit.id: float(hit.score)
-        for hit in brain_api.recall(
-            tenant_id=agent.tenant_id,
-            query=query[:2000],
-            scope_kind="agent",
-            scope_ids=[str(agent.pk)],
-            types=[AGENT_MEMORY_TYPE],
-            statuses=["active"],
-            strengths=["hard_rule", "preference", "heuristic"],
-            limit=100,
-            mode=mode,
-            mmr_lambda=None,
-            rerank=False,
-        )
-    }
+    return brain_api.recall_scores(
+        tenant_id=agent.tenant_id,
+        query=query[:2000],
+        scope_kind="agent",
+        scope_ids=[str(agent.pk)],
+        types=[AGENT_MEMORY_TYPE],
+        statuses=["active"],
+        strengths=["hard_rule", "preference", "heuristic"],
+        limit=100,
+        mode=mode,
+    )
 
 
 def _brand_renderer(agent: Agent, request: ContextRequest, *, record_activity: bool):
@@ -401,4 +396,5 @@ def agent_context_build(
     return assembly, inactive, trace
 
 
-OMITTED_TRACE_LIMIT = 200
+# The trace keeps as many omissions as the response shows (their counts are kept in full).
+OMITTED_TRACE_LIMIT = 100

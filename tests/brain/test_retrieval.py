@@ -354,3 +354,21 @@ def test_full_text_in_memory_gives_what_the_sql_gives(tenant, settings):
             ]  # fmt: skip
         assert found["memory"] == found["sql"]
         assert any(len(hits) > 5 for hits in found["sql"])
+
+
+def test_recall_scores_are_recalls_scores_without_the_rows(tenant):
+    from brain.api import recall_scores
+
+    for i in range(15):
+        remember(
+            tenant, f"Parcel {i} ships from Leeds" + (" with a refund" if i % 4 == 0 else ""), embed=False
+        )
+    for mode in ("fulltext", "lexical"):  # in memory, and through SQL
+        for query in ("refund parcel", "leeds", "parcel refund leeds", "nothing here"):
+            expected = {r.id: r.score for r in recall(tenant_id=tenant.pk, query=query, mode=mode, limit=7)}
+            got = recall_scores(tenant_id=tenant.pk, query=query, mode=mode, limit=7)
+            # The recency feature moves with the clock between the two calls, by far less than 1e-9.
+            assert list(got) == list(expected), (mode, query)
+            assert got == pytest.approx(expected, abs=1e-9), (mode, query)
+    with pytest.raises(RecallInputError, match="mmr_lambda"):
+        recall_scores(tenant_id=tenant.pk, query="refund", mmr_lambda=0.5)
