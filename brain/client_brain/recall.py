@@ -37,7 +37,7 @@ from brain.models import BrainScopeKind, Memory, MemoryStatus
 from . import typed
 from .render import render_context
 from .types import ClientBrainContext, ContextMemory, Mode
-from .words import keyword_terms, normalize, shared_in, words
+from .words import keyword_terms, shared_in, word_set, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -50,7 +50,8 @@ class Candidate:
     text: str
     payload: Any
     confidence: float
-    normalized: str  # key and value through words.normalize, for the overlap count
+    words: frozenset[str]  # word_set(key, value): what the overlap count compares against
+    typed: bool  # typed.is_typed(type, payload): passes typed admission
     tier: str
     position: int = 0
     overlap: tuple[str, ...] = ()
@@ -118,10 +119,13 @@ _ORDER_SQL = "m.confidence DESC, m.created_at DESC, m.id DESC"
 
 
 def _row(row: tuple) -> tuple:
-    """(id, type, key, text, payload, confidence, normalized key and value) from a fetched row."""
+    """(id, type, key, text, payload, confidence, word set of key and value, typed) from a fetched row:
+    what ranking and admission need of a row, computed once while the row is kept."""
     # A jsonb column read through a raw cursor arrives as text (Django's psycopg setup).
     payload = json.loads(row[4]) if isinstance(row[4], str) else row[4]
-    return (row[0], row[1], row[2], row[3], payload, row[5], normalize(f"{row[2]} {row[3]}"))
+    return (
+        row[0], row[1], row[2], row[3], payload, row[5], word_set(row[2], row[3]), typed.is_typed(row[1], payload)
+    )  # fmt: skip
 
 
 # Terms whose matches a window remembers (bounds what one tenant's varied tickets can make a process hold).
@@ -136,7 +140,7 @@ class _Window:
     order keys: the keyword tier's first `limit` rows are always among the union of those lists.
     """
 
-    rows: tuple[tuple, ...]  # (id, type, key, text, payload, confidence, normalized key and value)
+    rows: tuple[tuple, ...]  # as `_row` gives them
     haystacks: tuple[str, ...]  # key and value, lowercased: what the keyword tier searches
     edge: tuple | None  # (confidence, created_at, id) of the last row, when rows may follow it
     matches: dict[str, tuple[int, ...]] = field(default_factory=dict)  # term -> positions in `rows`
@@ -250,7 +254,7 @@ def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]
     zero-overlap rest in fetched (confidence) order."""
     wanted = set(query_words)
     for candidate in candidates:
-        candidate.overlap = shared_in(wanted, candidate.normalized)
+        candidate.overlap = shared_in(wanted, candidate.words)
     voice = [c for c in candidates if c.type == typed.VOICE]
     others = [c for c in candidates if c.type != typed.VOICE]
     overlapping = sorted(
@@ -265,7 +269,7 @@ def select(
 ) -> tuple[dict[str, list[Candidate]], dict[str, int], int]:
     """Typed admission, then the caps. Returns the sections, omitted valid rows per family, and how many
     fetched rows failed admission."""
-    admitted = typed.admit(ranked)
+    admitted = [candidate for candidate in ranked if candidate.typed]  # typed.is_typed, computed in _row
     sections: dict[str, list[Candidate]] = {family: [] for family in typed.PROMPT_ORDER}
     omitted = dict.fromkeys(typed.FAMILIES, 0)
     for candidate in admitted:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import BooleanField
@@ -88,11 +88,6 @@ def is_typed(type: str, payload: Any) -> bool:
             isinstance(value, str) and value in VOICE_FIELDS.get(name, ()) for name, value in payload.items()
         )
     return False
-
-
-def admit(rows: Iterable[Any]) -> list[Any]:
-    """Typed admission: keep the rows (objects with `.type` and `.payload`) that pass the guard, in order."""
-    return [row for row in rows if is_typed(row.type, row.payload)]
 
 
 def has_formality(type: str, payload: Any) -> bool:

@@ -49,17 +49,18 @@ def shared_words(wanted: frozenset[str] | set[str], *texts: str) -> tuple[str, .
 
     The length and stopword rules need not run on the memory side: `wanted` only holds words that pass them.
     """
-    return shared_in(wanted, normalize(" ".join(texts)) if wanted else "")
+    return shared_in(wanted, word_set(*texts)) if wanted else ()
 
 
-def shared_in(wanted: frozenset[str] | set[str], normalized: str) -> tuple[str, ...]:
-    """`shared_words` for a text already passed through `normalize` (callers that keep it between calls)."""
-    if not wanted:
-        return ()
-    # A word can only be shared if it occurs as a substring: most candidates fail this cheap test.
-    if not any(word in normalized for word in wanted):
-        return ()
-    return tuple(sorted(wanted.intersection(_WORD.findall(normalized))))
+def word_set(*texts: str) -> frozenset[str]:
+    """Every normalized word of `texts` (no length or stopword rule): what `shared_in` compares against,
+    for callers that keep it between calls."""
+    return frozenset(_WORD.findall(normalize(" ".join(texts))))
+
+
+def shared_in(wanted: frozenset[str] | set[str], text_words: frozenset[str]) -> tuple[str, ...]:
+    """`shared_words` against a text's `word_set`."""
+    return tuple(sorted(wanted & text_words)) if wanted else ()
 
 
 def keyword_terms(*texts: str) -> list[str]:

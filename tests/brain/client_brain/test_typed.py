@@ -4,7 +4,7 @@ import itertools
 
 from django.db.models import JSONField, Value
 
-from brain.client_brain.typed import VOICE_FIELDS, admit, is_typed, typed_condition
+from brain.client_brain.typed import VOICE_FIELDS, is_typed, typed_condition
 from brain.models import Memory
 
 TEXTS = [
@@ -95,13 +95,3 @@ def test_typed_shapes_of_the_four_families():
     assert is_typed("process", {"trigger": "Refund over 100 EUR", "action": "Ask a manager"})
     assert not is_typed("process", {"trigger": "Refund over 100 EUR"})
     assert not is_typed("faq", {"fact": "A legacy type"})
-
-
-def test_typed_admission_keeps_only_typed_rows_in_order():
-    rows = [
-        Memory(type="business", payload={"fact": "one"}),
-        Memory(type="business", payload={"fact": ""}),
-        Memory(type="legacy", payload={"fact": "two"}),
-        Memory(type="process", payload={"trigger": "t", "action": "a"}),
-    ]
-    assert admit(rows) == [rows[0], rows[3]]
