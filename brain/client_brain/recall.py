@@ -23,6 +23,7 @@ memory state (brain.memory_state), which any write to a Client Brain row changes
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,10 +147,27 @@ class _Window:
     matches: dict[str, tuple[int, ...]] = field(default_factory=dict)  # term -> positions in `rows`
     beyond: dict[str, tuple[tuple, ...]] = field(default_factory=dict)  # term -> ((order key, row), ...)
 
+    joined: str = ""  # the haystacks joined by NUL (no term holds one), searched at C speed
+    starts: tuple[int, ...] = ()  # where each haystack starts in `joined`
+
+    def __post_init__(self):
+        self.joined = "\0".join(self.haystacks)
+        starts, offset = [], 0
+        for haystack in self.haystacks:
+            starts.append(offset)
+            offset += len(haystack) + 1
+        self.starts = tuple(starts)
+
     def positions(self, term: str) -> tuple[int, ...]:
+        """The positions of the rows whose haystack contains `term`, in order (remembered per term)."""
         found = self.matches.get(term)
         if found is None:
-            found = tuple(i for i, h in enumerate(self.haystacks) if term in h)
+            hits, at = [], self.joined.find(term)
+            while at != -1:
+                row = bisect_right(self.starts, at) - 1
+                hits.append(row)
+                at = self.joined.find(term, self.starts[row + 1]) if row + 1 < len(self.starts) else -1
+            found = tuple(hits)
             if len(self.matches) < MAX_REMEMBERED_TERMS:  # a benign race: threads store the same positions
                 self.matches[term] = found
         return found
