@@ -25,7 +25,9 @@ SET count = {MemoryActivity._meta.db_table}.count + 1, last_at = excluded.last_a
 """
 
 
-@transaction.atomic
+# One statement: its own transaction, or part of the caller's (no savepoint: a round trip saved on the
+# runtime's request path).
+@transaction.atomic(savepoint=False)
 def memories_record_activity(*, tenant_id: int, memory_ids: list[int]) -> None:
     """Count one recorded activity for each of the tenant's memories in `memory_ids`.
 

@@ -204,7 +204,27 @@ def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryC
     Reads only the columns the runtime uses, as tuples (model instances and timestamp parsing cost more
     than the query itself); cached under the agent's memory state.
     """
+    return _active(tenant_id, agent_id, _agents_state(tenant_id, [agent_id]))
 
+
+def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Per agent: how many memories in each status (for lists and for the runtime's omitted counts)."""
+    agent_ids = sorted({int(a) for a in agent_ids})
+    return _status_counts(tenant_id, agent_ids, _agents_state(tenant_id, agent_ids))
+
+
+def agent_runtime_memories(
+    *, tenant_id: int, agent_id: int
+) -> tuple[list[AgentMemoryCandidate], dict[str, int]]:
+    """`agent_memories_active` and the agent's `agent_memory_status_counts`, at one memory state (one
+    state read instead of two on the runtime's request path)."""
+    state = _agents_state(tenant_id, [agent_id])
+    return _active(tenant_id, agent_id, state), _status_counts(tenant_id, [int(agent_id)], state)[
+        int(agent_id)
+    ]
+
+
+def _active(tenant_id: int, agent_id: int, state: str) -> list[AgentMemoryCandidate]:
     def load() -> tuple[AgentMemoryCandidate, ...]:
         rows = (
             _agent_rows(tenant_id, agent_id)
@@ -228,14 +248,10 @@ def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryC
             for r in rows
         )
 
-    state = _agents_state(tenant_id, [agent_id])
     return list(_ACTIVE.get((int(tenant_id), int(agent_id)), state, load))
 
 
-def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[int, dict[str, int]]:
-    """Per agent: how many memories in each status (for lists and for the runtime's omitted counts)."""
-    agent_ids = sorted({int(a) for a in agent_ids})
-
+def _status_counts(tenant_id: int, agent_ids: list[int], state: str) -> dict[int, dict[str, int]]:
     def load() -> dict[int, dict[str, int]]:
         counts: dict[int, dict[str, int]] = {a: {} for a in agent_ids}
         rows = (
@@ -249,7 +265,6 @@ def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[
             counts.setdefault(int(row["scope_id"]), {})[row["status"]] = row["n"]
         return counts
 
-    state = _agents_state(tenant_id, agent_ids)
     cached = _STATUS_COUNTS.get((int(tenant_id), tuple(agent_ids)), state, load)
     return {agent: dict(by_status) for agent, by_status in cached.items()}
 

@@ -15,6 +15,7 @@ from brain.agent_memories import (  # noqa: E402,F401
     agent_memory_get,
     agent_memory_list,
     agent_memory_status_counts,
+    agent_runtime_memories,
     memories_bulk_load_for_benchmark,
 )
 from brain.ask import AskAnswer, brain_ask, validate_citations  # noqa: E402,F401

@@ -801,7 +801,9 @@ def recall(
         params["embedding_model"] = embedding_model
     with_embedding = mmr_lambda is not None
 
-    with transaction.atomic(), connection.cursor() as cursor:
+    # A transaction for the SET LOCALs below; inside a caller's transaction no savepoint is needed (they
+    # last until that transaction ends, harmlessly) and none is taken.
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         query_plan: dict[str, Any] = {}
         if "fts" in tiers or "trigram" in tiers:
             query_plan = _plan_lexical(

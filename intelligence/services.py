@@ -332,7 +332,7 @@ def agent_context_assemble(
 
     Returns the assembly and, per status, how many of the agent's memories were not candidates (not active).
     """
-    records = brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
+    records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
     relevance = _relevance(agent, request.query)
     candidates = [
         CandidateMemory(
@@ -358,9 +358,6 @@ def agent_context_assemble(
         policy_text=request.policy,
         knowledge_base_text=request.knowledge_base,
         brand=_brand_renderer(agent, request, record_activity=record_activity),
-    )
-    counts = brain_api.agent_memory_status_counts(tenant_id=agent.tenant_id, agent_ids=[agent.pk]).get(
-        agent.pk, {}
     )
     inactive = {status: n for status, n in counts.items() if status != "active"}
     return assembly, inactive

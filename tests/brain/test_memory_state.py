@@ -114,3 +114,7 @@ def test_agent_caches_see_status_changes_at_once(tenant):
     Memory.objects.filter(pk=memory.pk).update(status="active")
     assert [m.id for m in brain_api.agent_memories_active(tenant_id=tenant.pk, agent_id=5)] == [memory.pk]
     assert brain_api.agent_memory_status_counts(tenant_id=tenant.pk, agent_ids=[5]) == {5: {"active": 1}}
+    active, counts = brain_api.agent_runtime_memories(tenant_id=tenant.pk, agent_id=5)
+    assert [m.id for m in active] == [memory.pk] and counts == {"active": 1}
+    Memory.objects.filter(pk=memory.pk).update(status="stale")
+    assert brain_api.agent_runtime_memories(tenant_id=tenant.pk, agent_id=5) == ([], {"stale": 1})
