@@ -204,7 +204,7 @@ def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryC
     Reads only the columns the runtime uses, as tuples (model instances and timestamp parsing cost more
     than the query itself); cached under the agent's memory state.
     """
-    return _active(tenant_id, agent_id, _agents_state(tenant_id, [agent_id]))
+    return list(_active(tenant_id, agent_id, _agents_state(tenant_id, [agent_id])))
 
 
 def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -215,16 +215,16 @@ def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[
 
 def agent_runtime_memories(
     *, tenant_id: int, agent_id: int
-) -> tuple[list[AgentMemoryCandidate], dict[str, int]]:
+) -> tuple[tuple[AgentMemoryCandidate, ...], dict[str, int]]:
     """`agent_memories_active` and the agent's `agent_memory_status_counts`, at one memory state (one
-    state read instead of two on the runtime's request path)."""
+    state read instead of two on the runtime's request path). The memories are the cached tuple itself:
+    the same object for as long as the state lasts, so a caller may key its own derived data on it."""
     state = _agents_state(tenant_id, [agent_id])
-    return _active(tenant_id, agent_id, state), _status_counts(tenant_id, [int(agent_id)], state)[
-        int(agent_id)
-    ]
+    counts = _status_counts(tenant_id, [int(agent_id)], state)[int(agent_id)]
+    return _active(tenant_id, agent_id, state), counts
 
 
-def _active(tenant_id: int, agent_id: int, state: str) -> list[AgentMemoryCandidate]:
+def _active(tenant_id: int, agent_id: int, state: str) -> tuple[AgentMemoryCandidate, ...]:
     def load() -> tuple[AgentMemoryCandidate, ...]:
         rows = (
             _agent_rows(tenant_id, agent_id)
@@ -248,7 +248,7 @@ def _active(tenant_id: int, agent_id: int, state: str) -> list[AgentMemoryCandid
             for r in rows
         )
 
-    return list(_ACTIVE.get((int(tenant_id), int(agent_id)), state, load))
+    return _ACTIVE.get((int(tenant_id), int(agent_id)), state, load)
 
 
 def _status_counts(tenant_id: int, agent_ids: list[int], state: str) -> dict[int, dict[str, int]]:

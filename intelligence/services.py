@@ -8,7 +8,7 @@ raises `AgentMemoryNotFound` (the same for "missing" and "another tenant's").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
@@ -324,6 +324,37 @@ def _brand_renderer(agent: Agent, request: ContextRequest, *, record_activity: b
     return render
 
 
+# Per process: the runtime's candidates of an agent (relevance 0), built once for as long as brain keeps
+# the same tuple of active memories (a new tuple comes with a new memory state); each call re-creates
+# only the candidates recall found relevant.
+_BASE_CANDIDATES: dict[tuple[int, int], tuple[tuple, list[CandidateMemory]]] = {}
+_BASE_CANDIDATES_MAX = 1024
+
+
+def _base_candidates(agent: Agent, records: tuple) -> list[CandidateMemory]:
+    key = (agent.tenant_id, agent.pk)
+    entry = _BASE_CANDIDATES.get(key)
+    if entry is None or entry[0] is not records:
+        candidates = [
+            CandidateMemory(
+                id=r.id,
+                text=r.text,
+                strength=r.strength,
+                status="active",
+                confidence=r.confidence,
+                category=r.category,
+                provider=r.provider,
+                campaign_ids=r.campaign_ids,
+                tags=r.tags,
+            )
+            for r in records
+        ]
+        if len(_BASE_CANDIDATES) >= _BASE_CANDIDATES_MAX:
+            _BASE_CANDIDATES.clear()
+        entry = _BASE_CANDIDATES[key] = (records, candidates)
+    return entry[1]
+
+
 def agent_context_assemble(
     *, agent: Agent, request: ContextRequest, record_activity: bool = False
 ) -> tuple[ContextAssembly, dict[str, int]]:
@@ -335,19 +366,8 @@ def agent_context_assemble(
     records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
     relevance = _relevance(agent, request.query)
     candidates = [
-        CandidateMemory(
-            id=r.id,
-            text=r.text,
-            strength=r.strength,
-            status="active",
-            confidence=r.confidence,
-            relevance=relevance.get(r.id, 0.0),
-            category=r.category,
-            provider=r.provider,
-            campaign_ids=r.campaign_ids,
-            tags=r.tags,
-        )
-        for r in records
+        replace(c, relevance=relevance[c.id]) if c.id in relevance else c
+        for c in _base_candidates(agent, records)
     ]
     assembly = assemble_context(
         candidates=candidates,

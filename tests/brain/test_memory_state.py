@@ -117,4 +117,4 @@ def test_agent_caches_see_status_changes_at_once(tenant):
     active, counts = brain_api.agent_runtime_memories(tenant_id=tenant.pk, agent_id=5)
     assert [m.id for m in active] == [memory.pk] and counts == {"active": 1}
     Memory.objects.filter(pk=memory.pk).update(status="stale")
-    assert brain_api.agent_runtime_memories(tenant_id=tenant.pk, agent_id=5) == ([], {"stale": 1})
+    assert brain_api.agent_runtime_memories(tenant_id=tenant.pk, agent_id=5) == ((), {"stale": 1})
