@@ -242,8 +242,8 @@ def _lexeme_stats(
 
     Fewer rows than `sample` under the filters (an agent's memories, a small tenant): each row's id,
     length, lexemes, confidence and creation time are read in one pass, once per state (`rows`), and the
-    frequencies counted from them. More: `rows` is None and each new lexeme is counted through the full-text index, stopping at
-    `sample`.
+    frequencies counted from them. More: `rows` is None and each new lexeme is counted through the
+    full-text index, stopping at `sample`.
     """
     stats = _LEXICAL_STATS.peek(key, state)
     if stats is None:
@@ -399,13 +399,8 @@ def _fts_in_memory(
              *blank, None)
             for memory_id, (rank, score) in ranks.items()
         ]  # fmt: skip
-    columns = (
-        "m.id, m.type, m.key, m.text, m.payload, m.confidence, m.status, m.strength, m.category, "
-        "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
-        + (", m.embedding::text" if with_embedding else ", NULL")
-    )
     cursor.execute(
-        f"SELECT {columns} FROM brain_memory m WHERE {where} AND m.id = ANY(%(fts_ids)s)",
+        f"SELECT {_result_columns(with_embedding)} FROM brain_memory m WHERE {where} AND m.id = ANY(%(fts_ids)s)",
         {**params, "fts_ids": list(ranks)},
     )
     return [
@@ -439,6 +434,21 @@ def _filters(params: dict[str, Any], **f: Any) -> str:
         clauses.append("m.confidence BETWEEN %(confidence_low)s AND %(confidence_high)s")
         params["confidence_low"], params["confidence_high"] = confidence_range
     return " AND ".join(clauses)
+
+
+# The columns of a RecalledMemory, in its field order: every statement that returns memories selects them.
+_COLUMNS = (
+    "m.id, m.type, m.key, m.text, m.payload, m.confidence, m.status, m.strength, m.category, "
+    "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
+)
+
+
+def _embedding_column(with_embedding: bool) -> str:
+    return "m.embedding::text" if with_embedding else "NULL"
+
+
+def _result_columns(with_embedding: bool) -> str:
+    return f"{_COLUMNS}, {_embedding_column(with_embedding)}"
 
 
 def _frozen(params: dict[str, Any]) -> tuple:
@@ -532,11 +542,6 @@ def _build_sql(
             continue
         selects.append("NULL::bigint, NULL::float8")
     joins = " ".join(f"LEFT JOIN {tier} ON {tier}.id = m.id" for tier in tiers)
-    columns = (
-        "m.id, m.type, m.key, m.text, m.payload, m.confidence, m.status, m.strength, m.category, "
-        "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
-    )
-    embedding = ", m.embedding::text" if with_embedding else ", NULL"
     # The ids come from tiers that all filter on the tenant; the final re-check stays as a belt, and its
     # "+ 0" keeps it from steering the plan (on stale statistics a tenant index scan per id was chosen
     # over the primary key).
@@ -544,7 +549,7 @@ def _build_sql(
         "WITH "
         + ",\n".join(ctes)
         + f"""
-SELECT {columns}, {", ".join(selects)}{embedding}
+SELECT {_COLUMNS}, {", ".join(selects)}, {_embedding_column(with_embedding)}
 FROM ({union}) ids JOIN brain_memory m ON m.id = ids.id {joins}
 WHERE m.tenant_id + 0 = %(tenant_id)s::bigint"""
     )
@@ -646,14 +651,9 @@ def _expand_graph(
     by_id = {r.id: r for r in results}
     missing = [i for i in neighbours if i not in by_id]
     if missing:
-        columns = (
-            "m.id, m.type, m.key, m.text, m.payload, m.confidence, m.status, m.strength, m.category, "
-            "m.scope_kind, m.scope_id, m.provider, m.campaign_ids, m.tags, m.created_at"
-            + (", m.embedding::text" if with_embedding else ", NULL")
-        )
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT {columns} FROM brain_memory m WHERE {where} AND m.id = ANY(%(graph_ids)s)",
+                f"SELECT {_result_columns(with_embedding)} FROM brain_memory m WHERE {where} AND m.id = ANY(%(graph_ids)s)",
                 {**params, "graph_ids": missing},
             )
             for row in cursor.fetchall():
