@@ -22,13 +22,12 @@ memory state (brain.memory_state), which any write to a Client Brain row changes
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from brain.activity import memories_record_activity
@@ -111,22 +110,12 @@ def like_patterns(terms: list[str]) -> list[str]:
 
 
 ORDER = ("-confidence", "-created_at", "-id")
-_LIVE = (
-    "m.tenant_id = %(tenant)s::bigint AND m.scope_kind = 'tenant' AND m.status = 'active'"
-    " AND m.type = ANY(%(families)s) AND m.confidence >= %(low)s AND m.confidence <= %(high)s"
-)
-_COLUMNS = "m.id, m.type, m.key, m.text, m.payload, m.confidence"
-_ORDER_SQL = "m.confidence DESC, m.created_at DESC, m.id DESC"
 
 
-def _row(row: tuple) -> tuple:
-    """(id, type, key, text, payload, confidence, word set of key and value, typed) from a fetched row:
+def _row(values: tuple) -> tuple:
+    """(id, type, key, text, payload, confidence, word set of key and value, typed) from FIELDS' values:
     what ranking and admission need of a row, computed once while the row is kept."""
-    # A jsonb column read through a raw cursor arrives as text (Django's psycopg setup).
-    payload = json.loads(row[4]) if isinstance(row[4], str) else row[4]
-    return (
-        row[0], row[1], row[2], row[3], payload, row[5], word_set(row[2], row[3]), typed.is_typed(row[1], payload)
-    )  # fmt: skip
+    return (*values, word_set(values[2], values[3]), typed.is_typed(values[1], values[4]))
 
 
 # Terms whose matches a window remembers (bounds what one tenant's varied tickets can make a process hold).
@@ -178,18 +167,13 @@ class _Window:
 _WINDOWS = StateCache("client-brain-window", size=16)
 
 
-def _params(tenant_id: int) -> dict[str, Any]:
-    return {"tenant": int(tenant_id), "families": list(typed.FAMILIES), "low": 0.5, "high": 1.0}
-
-
 def _load_window(tenant_id: int, size: int) -> _Window:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {_COLUMNS}, m.created_at FROM brain_memory m WHERE {_LIVE} ORDER BY {_ORDER_SQL} LIMIT %(size)s",
-            {**_params(tenant_id), "size": size},
-        )
-        fetched = cursor.fetchall()
-    rows = tuple(_row(row) for row in fetched)
+    fetched = list(
+        client_brain_candidates(tenant_id=tenant_id)
+        .order_by(*ORDER)
+        .values_list(*FIELDS, "created_at")[:size]
+    )
+    rows = tuple(_row(values[:6]) for values in fetched)
     return _Window(
         rows=rows,
         haystacks=tuple(f"{row[2]} {row[3]}".lower() for row in rows),
@@ -201,23 +185,23 @@ def _beyond(tenant_id: int, window: _Window, terms: list[str], limit: int) -> di
     """Per term, its first `limit` matches after the window, through the trigram index; remembered."""
     missing = [t for t in terms if t not in window.beyond]
     found = {t: window.beyond[t] for t in terms if t in window.beyond}
-    if not missing:
-        return found
-    with connection.cursor() as cursor:
-        for term in missing:
-            # One statement per term, with its pattern as a constant: the planner weighs the index scan
-            # against walking the order by how common that one term is.
-            cursor.execute(
-                f"""SELECT {_COLUMNS}, m.created_at FROM brain_memory m WHERE {_LIVE}
-  AND (m.key ILIKE %(pattern)s OR m.text ILIKE %(pattern)s)
-  AND (m.confidence, m.created_at, m.id) < (%(edge_confidence)s, %(edge_created)s, %(edge_id)s)
-ORDER BY {_ORDER_SQL} LIMIT %(limit)s""",
-                {**_params(tenant_id), "pattern": like_patterns([term])[0], "edge_confidence": window.edge[0],
-                 "edge_created": window.edge[1], "edge_id": window.edge[2], "limit": limit},
-            )  # fmt: skip
-            found[term] = tuple(((row[5], row[6], row[0]), _row(row)) for row in cursor.fetchall())
-            if len(window.beyond) < MAX_REMEMBERED_TERMS:
-                window.beyond[term] = found[term]
+    after_edge = RawSQL(
+        '("brain_memory"."confidence", "brain_memory"."created_at", "brain_memory"."id") < (%s, %s, %s)',
+        list(window.edge or ()),
+        output_field=BooleanField(),
+    )
+    for term in missing:
+        # One statement per term, its pattern a constant: the planner weighs the index scan against
+        # walking the order by how common that one term is.
+        fetched = (
+            keyword_candidates(tenant_id=tenant_id, terms=[term])
+            .filter(after_edge)
+            .order_by(*ORDER)
+            .values_list(*FIELDS, "created_at")[:limit]
+        )
+        found[term] = tuple(((values[5], values[6], values[0]), _row(values[:6])) for values in fetched)
+        if len(window.beyond) < MAX_REMEMBERED_TERMS:
+            window.beyond[term] = found[term]
     return found
 
 
