@@ -53,6 +53,11 @@ from brain.formation import (  # noqa: E402,F401
 
 # The BrainGraph: one memory's relations, and one-hop expansion for recall (brain/graph.py).
 from brain.graph import GraphNeighbour, expand_one_hop, graph_neighbours  # noqa: E402,F401
+
+# Caches keyed by memory state: a request that consults several reads their states once (brain/memory_state.py).
+from brain.memory_state import states_read_once  # noqa: E402,F401
+
+# Errors of the configured LLM provider.
 from brain.providers import ProviderError  # noqa: E402,F401
 
 # Recall: hybrid retrieval with explanations (brain/retrieval.py).

@@ -18,9 +18,57 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from django.db import connection
+
+ScopeSpec = tuple[str | None, Sequence[str] | None]  # (scope kind or None for all, scope ids or None for all)
+
+# Inside `states_read_once()`: the states it read, by (tenant, scope kind, scope ids).
+_READ_ONCE: ContextVar[dict[tuple, str] | None] = ContextVar("brain_memory_states_read_once", default=None)
+
+
+def _scope_key(tenant_id: int, scope_kind: str | None, scope_ids: Sequence[str] | None) -> tuple:
+    if scope_kind is None:
+        return (int(tenant_id), None, None)
+    ids = None if scope_ids is None else tuple(sorted({str(s) for s in scope_ids}))
+    return (int(tenant_id), str(scope_kind), ids)  # str(): a TextChoices member hashes by its name
+
+
+def _digest(rows) -> str:
+    """The state of the scopes whose (scope kind, scope id, stamp) rows these are."""
+    stamps = ",".join(f"{kind}/{scope_id}={stamp}" for kind, scope_id, stamp in sorted(rows))
+    return hashlib.blake2b(stamps.encode(), digest_size=12).hexdigest()
+
+
+def _covers(key: tuple, kind: str, scope_id: str) -> bool:
+    _, wanted_kind, wanted_ids = key
+    return wanted_kind is None or (kind == wanted_kind and (wanted_ids is None or scope_id in wanted_ids))
+
+
+def _read_states(tenant_id: int, keys: list[tuple]) -> dict[tuple, str]:
+    """The states of several scope selections of one tenant, in one statement."""
+    conditions, params = [], [int(tenant_id)]
+    for _, kind, ids in keys:
+        if kind is None:
+            conditions = ["TRUE"]
+            break
+        if ids is None:
+            conditions.append("scope_kind = %s")
+            params.append(kind)
+        else:
+            conditions.append("(scope_kind = %s AND scope_id = ANY(%s))")
+            params.extend([kind, list(ids)])
+    if conditions == ["TRUE"]:
+        params = [int(tenant_id)]
+    sql = "SELECT scope_kind, scope_id, stamp FROM brain_memory_scope_state WHERE tenant_id = %s"
+    sql += " AND (" + " OR ".join(conditions) + ")"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return {key: _digest(row for row in rows if _covers(key, row[0], row[1])) for key in keys}
 
 
 def memory_state(
@@ -28,21 +76,28 @@ def memory_state(
 ) -> str:
     """The state of the tenant's memories in the given scopes (all of the tenant's scopes by default), as
     a short string that changes whenever any of those memories is inserted, changed or deleted."""
-    sql = (
-        "SELECT string_agg(scope_kind || '/' || scope_id || '=' || stamp, ',' ORDER BY scope_kind, scope_id)"
-    )
-    sql += " FROM brain_memory_scope_state WHERE tenant_id = %s"
-    params: list[Any] = [int(tenant_id)]
-    if scope_kind is not None:
-        sql += " AND scope_kind = %s"
-        params.append(scope_kind)
-        if scope_ids is not None:
-            sql += " AND scope_id = ANY(%s)"
-            params.append([str(s) for s in scope_ids])
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        stamps = cursor.fetchone()[0] or ""
-    return hashlib.blake2b(stamps.encode(), digest_size=12).hexdigest()
+    key = _scope_key(tenant_id, scope_kind, scope_ids)
+    read_once = _READ_ONCE.get()
+    if read_once is not None and key in read_once:
+        return read_once[key]
+    return _read_states(tenant_id, [key])[key]
+
+
+@contextmanager
+def states_read_once(tenant_id: int, scopes: Sequence[ScopeSpec]):
+    """Within the block, `memory_state()` of these scopes answers from one statement read on entry.
+
+    For a request that consults several caches (the runtime context: the agent's memories, recall's
+    statistics, the Client Brain window): one round trip instead of one per cache. Answering from the
+    entry read is what reading the state first means anyway: whatever the block reads afterwards is at
+    least as new. Per thread and task (a context variable); blocks nest, the inner one read afresh.
+    """
+    keys = [_scope_key(tenant_id, kind, ids) for kind, ids in scopes]
+    token = _READ_ONCE.set(_read_states(tenant_id, keys))
+    try:
+        yield
+    finally:
+        _READ_ONCE.reset(token)
 
 
 class StateCache:

@@ -19,7 +19,7 @@ from config.api import error_response
 from tickets.api_base import TenantAPIView, TenantScopedMixin
 from tickets.models import ApiKey
 
-from . import services
+from . import selectors, services
 from .models import Agent
 from .serializers import (
     AgentMemoryEditSerializer,
@@ -74,7 +74,7 @@ class AgentViewSet(
 
 class _AgentScoped(TenantAPIView):
     def get_agent(self, agent_pk: int) -> Agent:
-        agent = Agent.objects.for_tenant(self.request.tenant).filter(pk=agent_pk).first()
+        agent = selectors.agent_for_tenant(self.request.tenant, agent_pk)
         if agent is None:
             raise Http404
         return agent

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.db import connection
 from django.db.models import QuerySet
 
 from brain import api as brain_api
+from config.rawsql import ModelColumns
 
 from .models import Agent, ContextTrace
 
@@ -13,9 +15,26 @@ def agents_for_tenant(tenant) -> QuerySet[Agent]:
     return Agent.objects.for_tenant(tenant).order_by("name", "id")
 
 
+# Every agent-scoped request (the runtime context above all) reads its agent: one statement written once.
+_AGENT_COLUMNS = ModelColumns(Agent, "a")
+_AGENT_SQL = f"SELECT {_AGENT_COLUMNS.sql} FROM {Agent._meta.db_table} a WHERE a.tenant_id = %s AND a.id = %s"
+
+
 def agent_for_tenant(tenant, agent_id: int) -> Agent | None:
-    """The tenant's agent, or None when it is missing or another tenant's (the same answer)."""
-    return Agent.objects.for_tenant(tenant).filter(pk=agent_id).first()
+    """The tenant's agent, or None when it is missing or another tenant's (the same answer). When
+    `tenant` is a Tenant (not an id), the agent's `tenant` is that object: no second read."""
+    if tenant is None:
+        return None
+    tenant_id = tenant if isinstance(tenant, int) else tenant.pk
+    with connection.cursor() as cursor:
+        cursor.execute(_AGENT_SQL, [tenant_id, int(agent_id)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    agent = _AGENT_COLUMNS.instance(row, connection.alias)
+    if not isinstance(tenant, int):
+        agent.tenant = tenant
+    return agent
 
 
 def agents_with_memory_counts(tenant) -> list[dict]:

@@ -314,6 +314,7 @@ def _brand_renderer(agent: Agent, request: ContextRequest, *, record_activity: b
             latest_customer_message=request.ticket_message or request.conversation,
             mode="initial",
             max_chars=max_chars,
+            tenant=agent.tenant,
         )
         return BrandSection(
             text=context.prompt,
@@ -363,22 +364,25 @@ def agent_context_assemble(
 
     Returns the assembly and, per status, how many of the agent's memories were not candidates (not active).
     """
-    records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
-    relevance = _relevance(agent, request.query)
-    candidates = [
-        replace(c, relevance=relevance[c.id]) if c.id in relevance else c
-        for c in _base_candidates(agent, records)
-    ]
-    assembly = assemble_context(
-        candidates=candidates,
-        scope=ConversationScope(
-            provider=request.provider, campaign_ids=tuple(request.campaign_ids), tags=tuple(request.tags)
-        ),
-        budget=budget_for(agent.budget_overrides),
-        policy_text=request.policy,
-        knowledge_base_text=request.knowledge_base,
-        brand=_brand_renderer(agent, request, record_activity=record_activity),
-    )
+    # The three caches on this path (the agent's memories, recall's statistics, the Client Brain window)
+    # are keyed by the memory state of the agent's scope and of the tenant's (Client Brain) scope: read once.
+    with brain_api.states_read_once(agent.tenant_id, [("agent", [agent.pk]), ("tenant", None)]):
+        records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
+        relevance = _relevance(agent, request.query)
+        candidates = [
+            replace(c, relevance=relevance[c.id]) if c.id in relevance else c
+            for c in _base_candidates(agent, records)
+        ]
+        assembly = assemble_context(
+            candidates=candidates,
+            scope=ConversationScope(
+                provider=request.provider, campaign_ids=tuple(request.campaign_ids), tags=tuple(request.tags)
+            ),
+            budget=budget_for(agent.budget_overrides),
+            policy_text=request.policy,
+            knowledge_base_text=request.knowledge_base,
+            brand=_brand_renderer(agent, request, record_activity=record_activity),
+        )
     inactive = {status: n for status, n in counts.items() if status != "active"}
     return assembly, inactive
 

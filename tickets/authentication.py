@@ -7,6 +7,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.throttling import SimpleRateThrottle
 
 from .models import ApiKey
+from .selectors import api_key_with_tenant
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)  # don't write on every request
 
@@ -48,7 +49,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
                 "That is not a Brain API key (they look like brn_<prefix>_<secret>)."
             )
         prefix, secret = parsed
-        key = ApiKey.objects.select_related("tenant").filter(prefix=prefix).first()
+        key = api_key_with_tenant(prefix)
         if key is None or not key.matches(secret):
             raise exceptions.AuthenticationFailed("Invalid API key.")
         if key.revoked_at is not None:

@@ -292,15 +292,20 @@ def assemble_context(
     latest_customer_message: str = "",
     mode: Mode = "initial",
     max_chars: int | None = None,
+    tenant=None,
 ) -> ClientBrainContext:
     """The read path of `client_brain_context()`: everything but recording activity. No writes.
 
     Exported as `brain.api.client_brain_context_preview` for read-only previews (e.g. a budget preview);
-    a real agent run uses `client_brain_context()`, which counts activity.
+    a real agent run uses `client_brain_context()`, which counts activity. `tenant`: the tenant's row when
+    the caller already holds it (its settings give the caps); read by `tenant_id` otherwise.
     """
     if mode not in ("initial", "continuation"):
         raise ValueError(f"mode must be 'initial' or 'continuation', not {mode!r}")
-    tenant = tenant_model().objects.filter(pk=tenant_id).only("id", "settings").first()
+    if tenant is None:
+        tenant = tenant_model().objects.filter(pk=tenant_id).only("id", "settings").first()
+    elif tenant.pk != tenant_id:
+        raise ValueError(f"tenant {tenant.pk} is not tenant_id {tenant_id}")
     caps = caps_for(tenant)
     query_words = words(subject, latest_customer_message)
     candidates, stats = (
@@ -360,6 +365,7 @@ def client_brain_context(
     latest_customer_message: str = "",
     mode: Mode = "initial",
     max_chars: int | None = None,
+    tenant=None,
 ) -> ClientBrainContext:
     """The tenant's Client Brain context for a ticket-agent run (initial or continuation).
 
@@ -374,6 +380,7 @@ def client_brain_context(
         latest_customer_message=latest_customer_message,
         mode=mode,
         max_chars=max_chars,
+        tenant=tenant,
     )
     memories_record_activity(tenant_id=tenant_id, memory_ids=context.memory_ids)
     return context

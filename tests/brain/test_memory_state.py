@@ -4,8 +4,8 @@ import pytest
 from django.db import connection, transaction
 
 from brain import api as brain_api
-from brain.memory_state import StateCache, memory_state
-from brain.models import Memory
+from brain.memory_state import StateCache, memory_state, states_read_once
+from brain.models import BrainScopeKind, Memory
 from brain.retrieval import recall
 
 
@@ -118,3 +118,33 @@ def test_agent_caches_see_status_changes_at_once(tenant):
     assert [m.id for m in active] == [memory.pk] and counts == {"active": 1}
     Memory.objects.filter(pk=memory.pk).update(status="stale")
     assert brain_api.agent_runtime_memories(tenant_id=tenant.pk, agent_id=5) == ((), {"stale": 1})
+
+
+def test_states_read_once_answers_its_scopes_from_one_statement(tenant, django_assert_num_queries):
+    remember(tenant, "A Client Brain row.", scope_kind="tenant")
+    remember(tenant, "Agent 5's rule.", scope_kind="agent", scope_id="5")
+    agent_state = memory_state(tenant.pk, scope_kind="agent", scope_ids=["5"])
+    tenant_state = memory_state(tenant.pk, scope_kind=BrainScopeKind.TENANT)
+    whole = memory_state(tenant.pk)
+    with django_assert_num_queries(1):
+        with states_read_once(tenant.pk, [("agent", [5]), ("tenant", None)]):
+            # The same answers as separate reads: ids as ints or strings, the scope kind as a TextChoices member.
+            assert memory_state(tenant.pk, scope_kind="agent", scope_ids=["5"]) == agent_state
+            assert memory_state(tenant.pk, scope_kind=BrainScopeKind.AGENT, scope_ids=[5]) == agent_state
+            assert memory_state(tenant.pk, scope_kind=BrainScopeKind.TENANT) == tenant_state
+    with django_assert_num_queries(2):  # a scope the block did not read is read as usual
+        with states_read_once(tenant.pk, [("tenant", None)]):
+            assert memory_state(tenant.pk) == whole
+    with states_read_once(tenant.pk, [("tenant", None)]):
+        remember(tenant, "Written inside the block.", scope_kind="tenant")
+        assert memory_state(tenant.pk, scope_kind="tenant") == tenant_state  # the state read on entry
+    assert memory_state(tenant.pk, scope_kind="tenant") != tenant_state  # and read afresh after it
+
+
+def test_states_read_once_answers_only_its_own_tenant(tenant, other_tenant):
+    remember(other_tenant, "Another tenant's row.", scope_kind="tenant")
+    theirs = memory_state(other_tenant.pk, scope_kind="tenant")
+    with states_read_once(tenant.pk, [("tenant", None)]):
+        assert memory_state(other_tenant.pk, scope_kind="tenant") == theirs
+        remember(other_tenant, "Another tenant's second row.", scope_kind="tenant")
+        assert memory_state(other_tenant.pk, scope_kind="tenant") != theirs  # read afresh, not from the block

@@ -161,3 +161,35 @@ def test_the_runtime_counts_client_brain_activity_and_the_budget_preview_does_no
     data = context(api, agent, conversation="Where do refurbished laptops ship from?").json()
     assert row.pk in section(data, "brand")["memory_ids"]
     assert activity_of(row) == [1]
+
+
+def test_an_agent_id_beyond_any_row_is_not_found(api):
+    response = api.post(
+        reverse("agent-context", kwargs={"agent_pk": 10**25}), {"conversation": "hi"}, format="json"
+    )
+    assert response.status_code == 404
+
+
+def test_the_tenants_client_brain_caps_apply_to_the_brand_section(api, tenant):
+    agent = make_agent(tenant)
+    row = fact(tenant, "Acme ships refurbished laptops from Lyon within two days.")
+    assert (
+        row.pk
+        in section(context(api, agent, conversation="laptops from Lyon?").json(), "brand")["memory_ids"]
+    )
+    tenant.settings = {"client_brain_caps": {"business": 0}}
+    tenant.save(update_fields=["settings"])
+    brand = section(context(api, agent, conversation="laptops from Lyon?").json(), "brand")
+    assert row.pk not in brand["memory_ids"]
+
+
+def test_a_context_call_reads_each_memory_state_once(api, tenant, django_assert_num_queries):
+    """Key, agent, then inside the request's savepoint: the states of both scopes (one statement), the
+    Client Brain activity and the trace (the query's words were seen before: their lexemes are cached).
+    A new cache or state read on this path shows up here."""
+    agent = make_agent(tenant)
+    add_memory(agent, "Always greet the customer by name.", strength="hard_rule", status="active")
+    fact(tenant, "Acme ships refurbished laptops from Lyon within two days.")
+    context(api, agent, conversation="Do refurbished laptops ship from Lyon?")  # fills this process's caches
+    with django_assert_num_queries(7):
+        assert context(api, agent, conversation="Do refurbished laptops ship from Lyon?").status_code == 200
