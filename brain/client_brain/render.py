@@ -63,6 +63,20 @@ class Rendered:
     omitted_for_budget: dict[str, int] = field(default_factory=dict)
 
 
+def _notes(omitted: dict[str, int], budget_omitted: dict[str, int]) -> str:
+    """The closing "Omitted: ..." line, or "" when nothing was omitted."""
+    notes = [
+        f"{count} {NOUNS[family]} over the cap"
+        for family in typed.FAMILIES
+        if (count := omitted.get(family, 0))
+    ] + [
+        f"{count} {NOUNS[family]} for length"
+        for family in typed.FAMILIES
+        if (count := budget_omitted.get(family, 0))
+    ]
+    return "Omitted: " + "; ".join(notes) + "." if notes else ""
+
+
 def _compose(
     lines: dict[str, list[tuple[int, str]]], omitted: dict[str, int], budget_omitted: dict[str, int]
 ) -> str:
@@ -73,19 +87,29 @@ def _compose(
         if lines[family]:
             parts.append(f"{HEADINGS[family]}:")
             parts.extend(line for _, line in lines[family])
-    notes = [
-        f"{count} {NOUNS[family]} over the cap"
-        for family in typed.FAMILIES
-        if (count := omitted.get(family, 0))
-    ] + [
-        f"{count} {NOUNS[family]} for length"
-        for family in typed.FAMILIES
-        if (count := budget_omitted.get(family, 0))
-    ]
+    notes = _notes(omitted, budget_omitted)
     if notes:
-        parts.append("Omitted: " + "; ".join(notes) + ".")
+        parts.append(notes)
     parts.append(CLOSE)
     return "\n".join(parts)
+
+
+def _composed_length(
+    line_chars: dict[str, list[int]], omitted: dict[str, int], budget_omitted: dict[str, int]
+) -> int:
+    """len(_compose(...)) for lines of these lengths, without building the text: the budget loop asks
+    it once per memory, and composing every trial was quadratic in the lines."""
+    if not any(line_chars.values()):
+        return 0
+    parts = [len(OPEN), len(PREAMBLE), len(CLOSE)]
+    for family in typed.PROMPT_ORDER:
+        if line_chars[family]:
+            parts.append(len(HEADINGS[family]) + 1)
+            parts.extend(line_chars[family])
+    notes = _notes(omitted, budget_omitted)
+    if notes:
+        parts.append(len(notes))
+    return sum(parts) + len(parts) - 1  # one newline between parts
 
 
 def _priority(sections: dict[str, list[ContextMemory]]) -> list[ContextMemory]:
@@ -112,14 +136,18 @@ def render_context(
         for memory in ordered:
             lines[memory.type].append((memory.id, memory_line(memory)))
     else:
+        line_chars: dict[str, list[int]] = {family: [] for family in typed.FAMILIES}
         for memory in ordered:
             budget_omitted[memory.type] += 1
         for memory in ordered:
-            candidate = {family: list(items) for family, items in lines.items()}
-            candidate[memory.type].append((memory.id, memory_line(memory)))
-            trial_omitted = {**budget_omitted, memory.type: budget_omitted[memory.type] - 1}
-            if len(_compose(candidate, omitted, trial_omitted)) <= max_chars:
-                lines, budget_omitted = candidate, trial_omitted
+            line = memory_line(memory)
+            line_chars[memory.type].append(len(line))
+            budget_omitted[memory.type] -= 1
+            if _composed_length(line_chars, omitted, budget_omitted) <= max_chars:
+                lines[memory.type].append((memory.id, line))
+            else:
+                line_chars[memory.type].pop()
+                budget_omitted[memory.type] += 1
     # Keep rank order inside each section whatever order the budget filled them in.
     rank = {
         memory.id: i for i, memory in enumerate(m for f in typed.PROMPT_ORDER for m in sections.get(f, []))

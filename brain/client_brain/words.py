@@ -60,7 +60,8 @@ def word_set(*texts: str) -> frozenset[str]:
 
 def shared_in(wanted: frozenset[str] | set[str], text_words: frozenset[str]) -> tuple[str, ...]:
     """`shared_words` against a text's `word_set`."""
-    return tuple(sorted(wanted & text_words)) if wanted else ()
+    common = wanted & text_words if wanted else None
+    return tuple(sorted(common)) if common else ()  # most rows share nothing: no sort for them
 
 
 def keyword_terms(*texts: str) -> list[str]:

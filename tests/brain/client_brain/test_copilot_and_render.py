@@ -92,3 +92,58 @@ def test_max_chars_keeps_whole_lines_and_counts_what_was_left_out(tenant):
     assert facts[-1].id in limited.memory_ids  # the newest fact ranks first at equal confidence
     nothing = client_brain_context(tenant_id=tenant.id, subject="x", max_chars=40)
     assert nothing.prompt == "" and nothing.memory_ids == [] and nothing.reloaded
+
+
+def _reference_render(sections, omitted, max_chars):
+    """The budget loop as first written: compose every trial in full (quadratic, obviously right)."""
+    from brain.client_brain import typed
+    from brain.client_brain.render import _compose, _priority, memory_line
+
+    lines = {family: [] for family in typed.FAMILIES}
+    budget_omitted = dict.fromkeys(typed.FAMILIES, 0)
+    ordered = _priority(sections)
+    for memory in ordered:
+        budget_omitted[memory.type] += 1
+    for memory in ordered:
+        trial = {family: list(items) for family, items in lines.items()}
+        trial[memory.type].append((memory.id, memory_line(memory)))
+        trial_omitted = {**budget_omitted, memory.type: budget_omitted[memory.type] - 1}
+        if len(_compose(trial, omitted, trial_omitted)) <= max_chars:
+            lines, budget_omitted = trial, trial_omitted
+    return {m_id for items in lines.values() for m_id, _ in items}, budget_omitted
+
+
+def test_the_budget_loop_keeps_exactly_what_composing_every_trial_kept():
+    """The loop measures trials by arithmetic (`_composed_length`); over random sections, caps notes and
+    budgets it keeps the same memories, counts the same omissions and never exceeds the budget."""
+    import random
+
+    from brain.client_brain import typed
+    from brain.client_brain.render import render_context
+    from brain.client_brain.types import ContextMemory
+
+    rng = random.Random(5)
+    payload_of = {
+        typed.VOICE: lambda: {"formality": rng.choice(["neutral", "formal"])},
+        typed.BUSINESS: lambda: {"fact": "x" * rng.randint(5, 300)},
+        typed.ISSUES: lambda: {"pattern": "p" * rng.randint(3, 90), "best_resolution": "r" * rng.randint(3, 120),
+                               "frequency": rng.randint(1, 99)},
+        typed.PROCESS: lambda: {"trigger": "t" * rng.randint(3, 80), "action": "a" * rng.randint(3, 150)},
+    }  # fmt: skip
+    next_id = iter(range(1, 100_000))
+    for _ in range(300):
+        sections = {
+            family: [
+                ContextMemory(id=next(next_id), type=family, key="", text="", payload=payload_of[family](),
+                              confidence=0.9, tier="fallback")
+                for _ in range(rng.randint(0, 1 if family == typed.VOICE else 8))
+            ]
+            for family in typed.PROMPT_ORDER
+        }  # fmt: skip
+        omitted = {family: rng.choice([0, 0, 3]) for family in typed.FAMILIES}
+        max_chars = rng.randint(0, 4000)
+        rendered = render_context(sections, omitted=omitted, max_chars=max_chars)
+        kept, budget_omitted = _reference_render(sections, omitted, max_chars)
+        assert set(rendered.memory_ids) == kept
+        assert rendered.omitted_for_budget == budget_omitted
+        assert len(rendered.text) <= max_chars

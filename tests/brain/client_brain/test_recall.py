@@ -3,6 +3,7 @@
 import math
 from datetime import timedelta
 
+import pytest
 from django.utils import timezone
 
 from brain.api import client_brain_context
@@ -320,14 +321,20 @@ def test_keyword_tier_compares_the_tenant_as_bigint_so_the_trigram_index_can_tak
     assert '"brain_memory"."tenant_id" = %s::bigint' in sql and tenant.id in params
 
 
-def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(tenant, settings):
+@pytest.mark.parametrize("window, limit", [(40, 200), (200, 20)])
+def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(
+    tenant, settings, window, limit
+):
     """The window step (LIKE over the first rows) and the index step (the rows after it) together give
-    exactly the first 200 matching rows in confidence order, wherever the matches fall."""
-    settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 40
+    exactly the first `limit` matching rows in confidence order, wherever the matches fall: with a small
+    window most matches follow it; with a small limit each term has more matches in the window than the
+    tier takes (each term keeps only its first `limit`)."""
+    settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = window
+    settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT = limit
     many_facts(tenant, 150, text="Invoice rule {i}", confidence=lambda i: 0.5 + (i % 50) / 100)
     many_facts(tenant, 150, text="Unrelated note {i}", confidence=lambda i: 0.5 + (i % 40) / 100)
     many_facts(tenant, 30, text="Key_code {i} spelled with an underscore", confidence=0.7)
-    for subject in ("invoice", "INVOICE key_code", "keyxcode", "nothing-matches-this"):
+    for subject in ("invoice", "INVOICE key_code", "unrelated invoice", "keyxcode", "nothing-matches-this"):
         _, stats = fetch_tiers(tenant_id=tenant.id, subject=subject, latest_customer_message="")
         candidates, _ = fetch_tiers(tenant_id=tenant.id, subject=subject, latest_customer_message="")
         got = [c.id for c in candidates if c.tier == "keyword"]
@@ -336,11 +343,11 @@ def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(
             (m for m in Memory.objects.filter(tenant=tenant)
              if any(t in f"{m.key} {m.text}".lower() for t in terms)),
             key=lambda m: (-m.confidence, -m.created_at.timestamp(), -m.id),
-        )[:200]  # fmt: skip
+        )[:limit]  # fmt: skip
         fallback_ids = {c.id for c in candidates if c.tier == "fallback"}
         assert got == [m.id for m in everything if m.id not in fallback_ids], subject
     # "_" is a word character, not LIKE's any-character wildcard: "keyxcode" matches nothing.
     _, stats = fetch_tiers(tenant_id=tenant.id, subject="keyxcode", latest_customer_message="")
     assert stats["keyword"] == 0
     _, stats = fetch_tiers(tenant_id=tenant.id, subject="key_code", latest_customer_message="")
-    assert stats["keyword"] == 30
+    assert stats["keyword"] == min(30, limit)
