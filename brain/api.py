@@ -3,6 +3,9 @@
 It takes and returns plain typed values (dataclasses), never querysets (DESIGN.md, "Layout").
 """
 
+# Recorded activity of memories a caller put in a prompt (brain/activity.py).
+from brain.activity import memories_record_activity  # noqa: E402,F401
+
 # Client Brain learning (tickets → evidence → producers → promote()).
 # Agent memories (Intelligence tab, runtime injection): read selectors returning dataclasses (brain/agent_memories.py).
 from brain.agent_memories import (  # noqa: E402,F401

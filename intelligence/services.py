@@ -303,12 +303,10 @@ def _relevance(agent: Agent, query: str) -> dict[int, float]:
     )
 
 
-def _brand_renderer(agent: Agent, request: ContextRequest, *, record_activity: bool):
-    # The runtime counts Client Brain activity for what it injects; a preview only looks.
-    load = brain_api.client_brain_context if record_activity else brain_api.client_brain_context_preview
-
+def _brand_renderer(agent: Agent, request: ContextRequest):
+    # Read-only: the runtime counts Client Brain activity for what it injected after it stores the trace.
     def render(max_chars: int) -> BrandSection:
-        context = load(
+        context = brain_api.client_brain_context_preview(
             tenant_id=agent.tenant_id,
             subject=request.ticket_subject or request.query[:200],
             latest_customer_message=request.ticket_message or request.conversation,
@@ -357,10 +355,10 @@ def _base_candidates(agent: Agent, records: tuple) -> list[CandidateMemory]:
 
 
 def agent_context_assemble(
-    *, agent: Agent, request: ContextRequest, record_activity: bool = False
+    *, agent: Agent, request: ContextRequest
 ) -> tuple[ContextAssembly, dict[str, int]]:
-    """Load the agent's active memories and their relevance, then assemble. Writes nothing unless
-    `record_activity` (the runtime's call: Client Brain activity is counted for the injected rows).
+    """Load the agent's active memories and their relevance, then assemble. Writes nothing (the budget
+    preview calls it as it is; the runtime's `agent_context_build` adds the trace and the activity).
 
     Returns the assembly and, per status, how many of the agent's memories were not candidates (not active).
     """
@@ -381,7 +379,7 @@ def agent_context_assemble(
             budget=budget_for(agent.budget_overrides),
             policy_text=request.policy,
             knowledge_base_text=request.knowledge_base,
-            brand=_brand_renderer(agent, request, record_activity=record_activity),
+            brand=_brand_renderer(agent, request),
         )
     inactive = {status: n for status, n in counts.items() if status != "active"}
     return assembly, inactive
@@ -391,8 +389,9 @@ def agent_context_assemble(
 def agent_context_build(
     *, agent: Agent, request: ContextRequest, origin: str = "api"
 ) -> tuple[ContextAssembly, dict[str, int], ContextTrace]:
-    """Assemble the runtime context and store its `ContextTrace` (the id verdicts refer to later)."""
-    assembly, inactive = agent_context_assemble(agent=agent, request=request, record_activity=True)
+    """Assemble the runtime context, store its `ContextTrace` (the id verdicts refer to later) and count
+    Client Brain activity for the brand memories it injected."""
+    assembly, inactive = agent_context_assemble(agent=agent, request=request)
     omitted = assembly.omitted
     trace = ContextTrace.objects.create(
         tenant_id=agent.tenant_id,
@@ -413,6 +412,11 @@ def agent_context_build(
         omitted_counts={**assembly.omitted_counts, **{f"status_{k}": v for k, v in inactive.items()}},
         total_chars=assembly.total_chars,
         budget=assembly.budget.as_dict(),
+    )
+    # Last before the commit: every call counts the same few top Client Brain rows, and their counter
+    # rows stay locked from this statement to the commit (concurrent calls wait on each other that long).
+    brain_api.memories_record_activity(
+        tenant_id=agent.tenant_id, memory_ids=assembly.section_map["brand"].memory_ids
     )
     return assembly, inactive, trace
 
