@@ -21,6 +21,7 @@ from tickets.models import ApiKey
 
 from . import selectors, services
 from .models import Agent
+from .runtime import OMITTED_DETAIL_LIMIT
 from .serializers import (
     AgentMemoryEditSerializer,
     AgentMemoryFilterSerializer,
@@ -256,16 +257,13 @@ class AgentMemorySupersedeView(_AgentScoped):
         return _outcome_response(agent, outcome)
 
 
-OMITTED_IN_RESPONSE = 100
-
-
 def context_response(assembly, inactive: dict[str, int], trace) -> dict:
     sections = []
     for s in assembly.sections:
         data = s.as_dict()
         data["tags"] = [f"[mem:{i}]" for i in s.memory_ids]
         sections.append(data)
-    omitted = [o.as_dict() for o in assembly.omitted[:OMITTED_IN_RESPONSE]]
+    omitted = trace.omitted  # the first OMITTED_DETAIL_LIMIT omissions as the trace stored them
     return {
         "trace_id": trace.pk,
         "agent_id": trace.agent_id,
@@ -275,7 +273,7 @@ def context_response(assembly, inactive: dict[str, int], trace) -> dict:
         "injected_memory_ids": assembly.injected_memory_ids,
         "omitted": omitted,
         "omitted_counts": assembly.omitted_counts,
-        "omitted_truncated": len(assembly.omitted) > OMITTED_IN_RESPONSE,
+        "omitted_truncated": len(assembly.omitted) > OMITTED_DETAIL_LIMIT,
         # Memories of the agent that were not candidates at all, per status (only active ones are injected).
         "not_active_counts": inactive,
         "prompt": assembly.prompt(),

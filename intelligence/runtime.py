@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -50,7 +50,7 @@ REASON_TIER_FULL = "tier_budget_exceeded"
 REASON_TOO_LONG = "longer_than_tier_budget"
 REASON_MEMORY_CAP = "memory_budget_exhausted"
 
-# How many omitted memories the answer lists one by one; the rest are counted per reason.
+# How many omitted memories the answer and its trace list one by one; the rest are counted per reason.
 OMITTED_DETAIL_LIMIT = 100
 
 
@@ -164,6 +164,10 @@ class ConversationScope:
     provider: str = ""
     campaign_ids: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    campaign_set: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "campaign_set", frozenset(self.campaign_ids))  # compared once per memory
 
 
 @dataclass(frozen=True)
@@ -238,7 +242,7 @@ class ContextAssembly:
     def memory_chars(self) -> int:
         return sum(self.section_map[s].chars for s in TIER_ORDER)
 
-    @property
+    @cached_property  # the response and the trace both ask; the omissions do not change
     def omitted_counts(self) -> dict[str, int]:
         return dict(Counter(o.reason for o in self.omitted))
 
@@ -280,7 +284,7 @@ def scope_mismatch(memory: CandidateMemory, scope: ConversationScope) -> str | N
     """
     if memory.provider and memory.provider != scope.provider:
         return REASON_PROVIDER
-    if memory.campaign_ids and not set(memory.campaign_ids) & set(scope.campaign_ids):
+    if memory.campaign_ids and scope.campaign_set.isdisjoint(memory.campaign_ids):
         return REASON_CAMPAIGN
     return None
 
@@ -297,7 +301,8 @@ def trim_to(text: str, limit: int) -> tuple[str, bool]:
     return cut.rstrip(), True
 
 
-def _rank_key(memory: CandidateMemory):
+def _rank_key(item: tuple[CandidateMemory, str]):
+    memory = item[0]
     confidence = (
         memory.confidence if memory.confidence is not None and memory.confidence == memory.confidence else 0.0
     )
@@ -313,33 +318,32 @@ def assemble_context(
     knowledge_base_text: str = "",
     brand: Callable[[int], BrandSection] | None = None,
 ) -> ContextAssembly:
-    """Decide the injected context. Pure: no database, no clock. `brand(max_chars)` renders brand intelligence."""
+    """Decide the injected context. Pure: no database, no clock. `brand(max_chars)` renders brand intelligence.
+
+    Runs on every runtime call over all of an agent's active memories (hundreds): the loop below keeps to
+    local names and builds nothing for a memory beyond its line and, when left out, its `Omission`.
+    """
     omitted: list[Omission] = []
-    eligible: dict[str, list[CandidateMemory]] = {tier: [] for tier in TIER_ORDER}
-    lines: dict[int, str] = {}  # each memory rendered once: its line is its cost
+    eligible: dict[str, list[tuple[CandidateMemory, str]]] = {tier: [] for tier in TIER_ORDER}
+    min_score = budget.preference_min_score
+    append = omitted.append
     for memory in candidates:
-        lines[memory.id] = render_memory_line(memory.id, memory.text)
-        line_chars = len(lines[memory.id])
+        line = render_memory_line(memory.id, memory.text)  # each memory rendered once: its line is its cost
+        strength = memory.strength
         if memory.status != "active":
-            omitted.append(
-                Omission(memory.id, memory.strength, REASON_NOT_ACTIVE, line_chars, memory.relevance)
-            )
-            continue
-        if memory.strength not in TIER_ORDER:  # context_note (or a memory without a strength)
-            omitted.append(Omission(memory.id, memory.strength, REASON_NOTE, line_chars, memory.relevance))
-            continue
-        mismatch = scope_mismatch(memory, scope)
-        if mismatch:
-            omitted.append(Omission(memory.id, memory.strength, mismatch, line_chars, memory.relevance))
-            continue
-        if memory.strength == "preference" and (
-            memory.relevance <= 0 or memory.relevance < budget.preference_min_score
-        ):
-            omitted.append(
-                Omission(memory.id, memory.strength, REASON_NOT_RELEVANT, line_chars, memory.relevance)
-            )
-            continue
-        eligible[memory.strength].append(memory)
+            reason = REASON_NOT_ACTIVE
+        elif strength not in eligible:  # context_note (or a memory without a strength)
+            reason = REASON_NOTE
+        else:
+            reason = scope_mismatch(memory, scope)
+            if reason is None and strength == "preference":
+                relevance = memory.relevance
+                if relevance <= 0 or relevance < min_score:
+                    reason = REASON_NOT_RELEVANT
+        if reason is None:
+            eligible[strength].append((memory, line))
+        else:
+            append(Omission(memory.id, strength, reason, len(line), memory.relevance))
 
     sections: list[Section] = []
     policy, policy_cut = trim_to(policy_text, budget.policy_reserve)
@@ -354,8 +358,7 @@ def assemble_context(
         used = 0
         packed: list[str] = []
         ids: list[int] = []
-        for memory in sorted(eligible[tier], key=_rank_key):
-            line = lines[memory.id]
+        for memory, line in sorted(eligible[tier], key=_rank_key):
             if used + len(line) <= limit:
                 packed.append(line)
                 ids.append(memory.id)

@@ -21,6 +21,7 @@ from brain.types import MemoryCandidate, PromoteOutcome
 from .learning import learning_config_clean
 from .models import Agent, ContextTrace
 from .runtime import (
+    OMITTED_DETAIL_LIMIT,
     STRENGTHS,
     BrandSection,
     CandidateMemory,
@@ -408,7 +409,7 @@ def agent_context_build(
             for s in assembly.sections
         },
         injected_memory_ids=assembly.injected_memory_ids,
-        omitted=[o.as_dict() for o in omitted[:OMITTED_TRACE_LIMIT]],
+        omitted=[o.as_dict() for o in omitted[:OMITTED_DETAIL_LIMIT]],
         omitted_counts={**assembly.omitted_counts, **{f"status_{k}": v for k, v in inactive.items()}},
         total_chars=assembly.total_chars,
         budget=assembly.budget.as_dict(),
@@ -419,7 +420,3 @@ def agent_context_build(
         tenant_id=agent.tenant_id, memory_ids=assembly.section_map["brand"].memory_ids
     )
     return assembly, inactive, trace
-
-
-# The trace keeps as many omissions as the response shows (their counts are kept in full).
-OMITTED_TRACE_LIMIT = 100
