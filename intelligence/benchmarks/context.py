@@ -68,8 +68,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="Client threads.")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers.")
     parser.add_argument(
-        "--threads", type=int, default=1, help="Threads per gunicorn worker (1: sync workers; more: gthread)."
+        "--worker-class",
+        choices=["gthread", "sync"],
+        default="gthread",
+        help="gunicorn worker class: gthread keeps client connections alive; sync closes each after its response.",
     )
+    parser.add_argument("--threads", type=int, default=2, help="Threads per gunicorn worker (gthread only).")
     parser.add_argument("--reload", action="store_true", help="Reload the tenant's rows even if present.")
     parser.add_argument("--seed", type=int, default=8)
 
@@ -191,9 +195,8 @@ def _start_gunicorn(options, port: int, stdout):
             f"127.0.0.1:{port}",
             "--workers",
             str(options["workers"]),
-            # Threads let a worker run Python for one request while another waits on the database.
             "--worker-class",
-            "gthread" if options["threads"] > 1 else "sync",
+            options["worker_class"],
             "--threads",
             str(options["threads"]),
             "--log-level",
@@ -214,7 +217,7 @@ def _start_gunicorn(options, port: int, stdout):
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 stdout.write(
                     f"gunicorn up on 127.0.0.1:{port} with {options['workers']} workers"
-                    f" x {options['threads']} threads (pid {proc.pid})"
+                    f" ({options['worker_class']}, {options['threads']} thread(s) each; pid {proc.pid})"
                 )
                 return proc, log
         except httpx.HTTPError:
@@ -317,17 +320,15 @@ def run(options, stdout) -> dict:
 
     def worker(items):
         # The standard library's client: the load generator shares the two cores with the server, and
-        # a lighter client leaves more of them to what is measured. gunicorn's sync workers close every
-        # connection after its response, so each request connects afresh (as it would through any client).
+        # a lighter client leaves more of them to what is measured. One connection per client thread,
+        # kept alive when the server keeps it (gthread workers do; sync workers close it after each
+        # response, and the client then connects afresh).
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         for agent_id, body in items:
             started = time.perf_counter()
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            try:
-                conn.request("POST", f"/api/v1/agents/{agent_id}/context", body=body, headers=headers)
-                response = conn.getresponse()
-                payload = response.read()
-            finally:
-                conn.close()
+            conn.request("POST", f"/api/v1/agents/{agent_id}/context", body=body, headers=headers)
+            response = conn.getresponse()
+            payload = response.read()
             elapsed = (time.perf_counter() - started) * 1000
             with lock:
                 if response.status == 200:
@@ -337,6 +338,7 @@ def run(options, stdout) -> dict:
                 done = len(latencies) + len(errors)
                 if done % 200 == 0:
                     stdout.write(f"  {done} requests")
+        conn.close()
 
     try:
         threads = options["concurrency"]
@@ -368,6 +370,7 @@ def run(options, stdout) -> dict:
         "errors": len(errors),
         "concurrency": options["concurrency"],
         "workers": options["workers"],
+        "worker_class": options["worker_class"],
         "threads": options["threads"],
         "agent_memories": options["agent_memories"],
         "client_brain_rows": options["client_brain_rows"],
