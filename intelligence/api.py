@@ -263,7 +263,7 @@ def context_response(assembly, inactive: dict[str, int], trace) -> dict:
         data = s.as_dict()
         data["tags"] = [f"[mem:{i}]" for i in s.memory_ids]
         sections.append(data)
-    omitted = trace.omitted  # the first OMITTED_DETAIL_LIMIT omissions as the trace stored them
+    omitted = [o.as_dict() for o in assembly.omitted[:OMITTED_DETAIL_LIMIT]]
     return {
         "trace_id": trace.pk,
         "agent_id": trace.agent_id,

@@ -51,7 +51,8 @@ class ContextTrace(models.Model):
     """What one runtime-context call injected: the id a later verdict refers to.
 
     `sections` maps section name -> {"memory_ids": [...], "chars": n, "budget": n, "truncated": bool};
-    `omitted` lists {"memory_id", "strength", "reason", ...} (bounded) and `omitted_counts` counts per reason.
+    `omitted` maps reason -> memory ids for the first OMITTED_DETAIL_LIMIT omissions, in the assembly's
+    order, and `omitted_counts` counts every omission per reason.
     """
 
     # No index of its own: trace_tenant_agent_created leads with the tenant (one index less per call).
@@ -61,7 +62,7 @@ class ContextTrace(models.Model):
     request_summary = models.JSONField(default=dict, blank=True)
     sections = models.JSONField(default=dict, blank=True)
     injected_memory_ids = models.JSONField(default=list, blank=True)
-    omitted = models.JSONField(default=list, blank=True)
+    omitted = models.JSONField(default=dict, blank=True)
     omitted_counts = models.JSONField(default=dict, blank=True)
     total_chars = models.PositiveIntegerField(default=0)
     budget = models.JSONField(default=dict, blank=True)

@@ -386,6 +386,15 @@ def agent_context_assemble(
     return assembly, inactive
 
 
+def omitted_ids_by_reason(omitted) -> dict[str, list[int]]:
+    """What a trace keeps of omissions: memory ids per reason, in the assembly's order (compact: the
+    trace is written on every runtime call; the response gives each omission's detail)."""
+    by_reason: dict[str, list[int]] = {}
+    for o in omitted:
+        by_reason.setdefault(o.reason, []).append(o.memory_id)
+    return by_reason
+
+
 @transaction.atomic
 def agent_context_build(
     *, agent: Agent, request: ContextRequest, origin: str = "api"
@@ -409,7 +418,7 @@ def agent_context_build(
             for s in assembly.sections
         },
         injected_memory_ids=assembly.injected_memory_ids,
-        omitted=[o.as_dict() for o in omitted[:OMITTED_DETAIL_LIMIT]],
+        omitted=omitted_ids_by_reason(omitted[:OMITTED_DETAIL_LIMIT]),
         omitted_counts={**assembly.omitted_counts, **{f"status_{k}": v for k, v in inactive.items()}},
         total_chars=assembly.total_chars,
         budget=assembly.budget.as_dict(),
