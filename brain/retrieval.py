@@ -866,7 +866,7 @@ def recall(
         (mid, type_, key, text, payload, confidence, status, strength, category, scope_kind_, scope_id,
          provider, campaign_ids, tags, created_at, fts_rank, fts_score, trg_rank, trg_score, vec_rank,
          vec_score, embedding_text) = row  # fmt: skip
-        found = {}
+        found = None if _scores_only else {}  # the per-tier explanation, for full results only
         fused = 0.0
         for tier, rank, score in (
             ("fts", fts_rank, fts_score),
@@ -877,7 +877,12 @@ def recall(
                 continue
             contribution = weights[tier] / (k + rank)
             fused += contribution
-            found[tier] = {"rank": int(rank), "score": round(float(score), 6), "rrf": round(contribution, 6)}
+            if found is not None:
+                found[tier] = {
+                    "rank": int(rank),
+                    "score": round(float(score), 6),
+                    "rrf": round(contribution, 6),
+                }
         final, confidence_feature, recency_feature = _final_score(
             fused, confidence, created_at, now=now, config=config
         )
