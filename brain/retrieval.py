@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -267,7 +266,12 @@ def _lexeme_stats(
                 (i, length, frozenset(ls or ()), confidence, created_at)
                 for i, length, ls, confidence, created_at in cursor.fetchall()
             )
-            stats["df"] = dict(Counter(lexeme for row in stats["rows"] for lexeme in row[2]))
+            postings: dict[str, list[int]] = {}
+            for position, row in enumerate(stats["rows"]):
+                for lexeme in row[2]:
+                    postings.setdefault(lexeme, []).append(position)
+            stats["df"] = {lexeme: len(rows) for lexeme, rows in postings.items()}
+            stats["postings"] = postings  # lexeme -> positions in `rows`: full text visits only matches
         _LEXICAL_STATS.put(key, state, stats)
     known = stats["df"]
     if stats["rows"] is not None:
@@ -345,7 +349,9 @@ def _plan_lexical(
         "common_lexemes": sorted(set(idf) - set(selective)),
         "trigram_words": trigram_words,
         # Not part of the explanation: what full text needs to score a small scope in memory.
-        "_in_memory": None if stats["rows"] is None else {"rows": stats["rows"], "idf": idf},
+        "_in_memory": None
+        if stats["rows"] is None
+        else {"rows": stats["rows"], "postings": stats["postings"], "idf": idf},
     }
 
 
@@ -374,9 +380,16 @@ def _fts_in_memory(
     k1, b, avg_len = params["bm25_k1"], params["bm25_b"], params["avg_len"]
     hits = []
     snapshot = {}
-    for memory_id, length, lexemes, confidence, created_at in memory["rows"]:
-        if (not match <= lexemes) if every else lexemes.isdisjoint(match):
-            continue
+    rows, postings = memory["rows"], memory["postings"]
+    matched = [set(postings.get(lexeme, ())) for lexeme in match]
+    if not matched:  # no lexeme to match: AND holds for every row, OR for none (as subset / disjoint do)
+        positions = set(range(len(rows))) if every else set()
+    elif every:
+        positions = set.intersection(*matched)
+    else:
+        positions = set.union(*matched)
+    for position in sorted(positions):
+        memory_id, length, lexemes, confidence, created_at = rows[position]
         total = 0.0
         for lexeme in scored:
             if lexeme in lexemes:

@@ -158,6 +158,13 @@ class CandidateMemory:
     campaign_ids: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
 
+    def with_relevance(self, relevance: float) -> CandidateMemory:
+        """A copy scored for one conversation (`dataclasses.replace` costs several times more per call)."""
+        return CandidateMemory(
+            self.id, self.text, self.strength, self.status, self.confidence, relevance, self.category,
+            self.provider, self.campaign_ids, self.tags,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True)
 class ConversationScope:

@@ -8,7 +8,7 @@ raises `AgentMemoryNotFound` (the same for "missing" and "another tenant's").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -369,7 +369,7 @@ def agent_context_assemble(
         records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
         relevance = _relevance(agent, request.query)
         candidates = [
-            replace(c, relevance=relevance[c.id]) if c.id in relevance else c
+            c.with_relevance(relevance[c.id]) if c.id in relevance else c
             for c in _base_candidates(agent, records)
         ]
         assembly = assemble_context(

@@ -281,3 +281,13 @@ def test_budget_overrides_are_validated():
     with pytest.raises(ValidationError) as too_small:
         budget_clean({"total": 2000})
     assert "total" in too_small.value.message_dict
+
+
+def test_with_relevance_copies_every_field_but_the_score():
+    from dataclasses import fields, replace
+
+    from intelligence.runtime import CandidateMemory
+
+    values = {f.name: f"v-{f.name}" for f in fields(CandidateMemory)}  # a distinct value per field
+    memory = CandidateMemory(**values)
+    assert memory.with_relevance(0.42) == replace(memory, relevance=0.42)
