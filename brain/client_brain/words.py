@@ -60,8 +60,9 @@ def word_set(*texts: str) -> frozenset[str]:
 
 def shared_in(wanted: frozenset[str] | set[str], text_words: frozenset[str]) -> tuple[str, ...]:
     """`shared_words` against a text's `word_set`."""
-    common = wanted & text_words if wanted else None
-    return tuple(sorted(common)) if common else ()  # most rows share nothing: no sort for them
+    if not wanted or wanted.isdisjoint(text_words):  # most rows share nothing: no set, no sort for them
+        return ()
+    return tuple(sorted(wanted & text_words))
 
 
 def keyword_terms(*texts: str) -> list[str]:
