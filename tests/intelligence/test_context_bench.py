@@ -1,0 +1,44 @@
+"""`manage.py brain_bench context` runs end to end (the README's command, at a tiny size): it loads its
+tenant, serves it with gunicorn, measures both phases and prints its figures as JSON last."""
+
+import json
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+from django.db import connections
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _drop(database: str) -> None:
+    params = connections["default"].settings_dict
+    with psycopg.connect(
+        host=params["HOST"], port=params["PORT"] or None, user=params["USER"], password=params["PASSWORD"],
+        dbname="postgres", autocommit=True,
+    ) as conn:  # fmt: skip
+        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
+def test_the_context_benchmark_runs_and_prints_its_figures():
+    database = f"brain_bench_smoke_{secrets.token_hex(4)}"
+    try:
+        result = subprocess.run(
+            [
+                sys.executable, "manage.py", "brain_bench", "context", "--db", database,
+                "--agents", "2", "--agent-memories", "40", "--client-brain-rows", "60",
+                "--requests", "30", "--rate", "20", "--rate-requests", "20", "--json",
+            ],
+            cwd=REPO, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+    finally:
+        _drop(database)
+    assert result.returncode == 0, result.stderr[-3000:]
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["errors"] == 0
+    assert figures["requests"] == 50 and figures["saturated"]["requests"] == 30
+    assert figures["rps"] > 0 and 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"]
+    assert figures["worker_class"] == "gthread" and figures["workers"] == 2
+    assert "targets: p95 <= 50 ms at 20 requests/s" in result.stdout
