@@ -87,9 +87,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers.")
     parser.add_argument(
         "--worker-class",
-        choices=["gthread", "sync"],
-        default="gthread",
-        help="gunicorn worker class: gthread keeps client connections alive; sync closes each after its response.",
+        choices=["sync", "gthread"],
+        default="sync",
+        help="gunicorn worker class: sync (one request at a time per worker; closes each connection after its"
+        " response) or gthread (keeps connections alive; --threads requests share a worker's interpreter).",
     )
     parser.add_argument("--threads", type=int, default=2, help="Threads per gunicorn worker (gthread only).")
     parser.add_argument("--reload", action="store_true", help="Reload the tenant's rows even if present.")

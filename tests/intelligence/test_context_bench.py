@@ -40,5 +40,5 @@ def test_the_context_benchmark_runs_and_prints_its_figures():
     assert figures["errors"] == 0
     assert figures["requests"] == 50 and figures["saturated"]["requests"] == 30
     assert figures["rps"] > 0 and 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"]
-    assert figures["worker_class"] == "gthread" and figures["workers"] == 2
+    assert figures["worker_class"] == "sync" and figures["workers"] == 2
     assert "targets: p95 <= 50 ms at 20 requests/s" in result.stdout
