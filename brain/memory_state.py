@@ -50,6 +50,8 @@ def _covers(key: tuple, kind: str, scope_id: str) -> bool:
 
 def _read_states(tenant_id: int, keys: list[tuple]) -> dict[tuple, str]:
     """The states of several scope selections of one tenant, in one statement."""
+    if not keys:
+        return {}
     conditions, params = [], [int(tenant_id)]
     for _, kind, ids in keys:
         if kind is None:

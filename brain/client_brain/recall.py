@@ -133,9 +133,8 @@ class _Window:
     rows: tuple[tuple, ...]  # as `_row` gives them
     haystacks: tuple[str, ...]  # key and value, lowercased: what the keyword tier searches
     edge: tuple | None  # (confidence, created_at, id) of the last row, when rows may follow it
-    matches: dict[tuple[str, int], tuple[int, ...]] = field(
-        default_factory=dict
-    )  # (term, limit) -> positions
+    # (term, limit) -> the first `limit` positions in `rows` of the rows holding the term
+    matches: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
     beyond: dict[str, tuple[tuple, ...]] = field(default_factory=dict)  # term -> ((order key, row), ...)
 
     joined: str = ""  # the haystacks joined by NUL (no term holds one), searched at C speed
