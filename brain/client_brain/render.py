@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from . import typed
 from .types import ContextMemory
@@ -65,14 +66,18 @@ class Rendered:
 
 def _notes(omitted: dict[str, int], budget_omitted: dict[str, int]) -> str:
     """The closing "Omitted: ..." line, or "" when nothing was omitted."""
-    notes = [
-        f"{count} {NOUNS[family]} over the cap"
-        for family in typed.FAMILIES
-        if (count := omitted.get(family, 0))
-    ] + [
-        f"{count} {NOUNS[family]} for length"
-        for family in typed.FAMILIES
-        if (count := budget_omitted.get(family, 0))
+    return _notes_for(
+        tuple(omitted.get(family, 0) for family in typed.FAMILIES),
+        tuple(budget_omitted.get(family, 0) for family in typed.FAMILIES),
+    )
+
+
+@lru_cache(maxsize=4096)  # the budget loop asks once per memory; the same small counts recur across calls
+def _notes_for(over_cap: tuple[int, ...], for_length: tuple[int, ...]) -> str:
+    capped = zip(typed.FAMILIES, over_cap, strict=True)
+    cut = zip(typed.FAMILIES, for_length, strict=True)
+    notes = [f"{count} {NOUNS[family]} over the cap" for family, count in capped if count] + [
+        f"{count} {NOUNS[family]} for length" for family, count in cut if count
     ]
     return "Omitted: " + "; ".join(notes) + "." if notes else ""
 
