@@ -1,0 +1,43 @@
+"""The cycle collector of a request-serving process, tuned for it (config/wsgi.py installs this).
+
+Everything imported before the first request lives as long as the process: it is frozen, and no
+collection scans it again. A request's own objects are freed by reference counting, except the reference
+cycles Django and DRF build around each request (the request, the view, the serializer's fields and
+validators: about 250 containers a call). At CPython's default (a young collection every 700 net
+allocations) a runtime-context call paid about 1.6 ms of collections on average; with a high threshold
+alone the garbage piles up and a young collection every ~200 requests stalled one of them for 20-30 ms.
+
+So the collections run after each response instead, when its bytes have been sent (Django's
+`request_finished` fires when the WSGI server closes the response): a young collection of one request's
+garbage (a fraction of a millisecond), the middle generation every `MIDDLE_EVERY` responses, and a full
+collection every `FULL_EVERY` middle ones. The allocation thresholds stay as a backstop for a request
+that allocates a great deal.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from django.core.signals import request_finished
+
+YOUNG_THRESHOLD = 50_000  # net container allocations within one request before a collection mid-request
+MIDDLE_EVERY = 20  # young collections per middle-generation collection
+FULL_EVERY = 1000  # middle-generation collections per full collection (one per 20,000 responses)
+
+
+def collect_after_response(**_kwargs) -> None:
+    """The collection one finished request owes: young, or middle / full when their turn has come."""
+    _, young_collections, middle_collections = gc.get_count()
+    if middle_collections >= FULL_EVERY:
+        gc.collect(2)
+    elif young_collections >= MIDDLE_EVERY:
+        gc.collect(1)
+    else:
+        gc.collect(0)
+
+
+def install() -> None:
+    """For a serving process, once its application is loaded."""
+    gc.freeze()
+    gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_EVERY, FULL_EVERY)
+    request_finished.connect(collect_after_response, dispatch_uid="config.collector")
