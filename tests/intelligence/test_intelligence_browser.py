@@ -2,52 +2,28 @@
 sign in, open an agent's Intelligence tab, add a memory through the form, activate it, see it in the budget
 preview. Screenshots of each page go to var/screenshots/intelligence/."""
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from brain.api import agent_memory_list
+from tests.browser import chromium_page
 from tests.conftest import make_member
 from tickets.models import Role
 
 from .helpers import add_memory, make_agent
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots" / "intelligence"
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
 def page(live_server):
-    if not os.path.exists(CHROMIUM):
-        message = f"no Chromium at {CHROMIUM}: install Debian's chromium (scripts/ensure_browser.sh) to run this test"
-        if os.environ.get("BRAIN_REQUIRE_BROWSER") == "1":
-            pytest.fail(message + " (BRAIN_REQUIRE_BROWSER=1 forbids skipping)")
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test stay sequential.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        context = browser.new_context(viewport={"width": 1300, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(15_000)
+    with chromium_page(width=1300, height=1000) as page:
         yield page
-        browser.close()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 def shot(page, name):

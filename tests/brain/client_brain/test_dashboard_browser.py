@@ -1,42 +1,29 @@
 """The dashboard's in-place "Load more memories" in a real headless Chromium (no mocks)."""
 
-import os
 import re
-import shutil
 
 import pytest
 from django.conf import settings
 from django.test import Client
 
 from brain.models import Memory, MemoryActivity
+from tests.browser import chromium_page
 from tests.conftest import make_member
 from tickets.models import Role
 
 from .factories import set_activity
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no Chromium at /usr/bin/chromium")
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
 def browser_page(live_server, tenant):
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls below are still sequential.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     client = Client()
     client.force_login(make_member(tenant, Role.VIEWER))
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        context = browser.new_context(viewport={"width": 1300, "height": 900})
-        context.add_cookies(
-            [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
-        )
-        page = context.new_page()
+    cookies = [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
+    with chromium_page(width=1300, height=900, cookies=cookies) as page:
         yield page
-        browser.close()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 def shown_ids(page) -> list[int]:
