@@ -22,6 +22,7 @@ memory state (brain.memory_state), which any write to a Client Brain row changes
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,7 @@ from brain.models import BrainScopeKind, Memory, MemoryStatus
 from . import typed
 from .render import render_context
 from .types import ClientBrainContext, ContextMemory, Mode
-from .words import keyword_terms, word_set, words
+from .words import kept_words, keyword_terms, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -50,7 +51,7 @@ class Candidate:
     text: str
     payload: Any
     confidence: float
-    words: frozenset[str]  # word_set(key, value): what the overlap count compares against
+    words: tuple[str, ...]  # kept_words(key, value): what the overlap count compares against
     typed: bool  # typed.is_typed(type, payload): passes typed admission
     tier: str
     position: int = 0
@@ -113,9 +114,9 @@ ORDER = ("-confidence", "-created_at", "-id")
 
 
 def _row(values: tuple) -> tuple:
-    """(id, type, key, text, payload, confidence, word set of key and value, typed) from FIELDS' values:
+    """(id, type, key, text, payload, confidence, words of key and value, typed) from FIELDS' values:
     what ranking and admission need of a row, computed once while the row is kept."""
-    return (*values, word_set(values[2], values[3]), typed.is_typed(values[1], values[4]))
+    return (*values, kept_words(values[2], values[3]), typed.is_typed(values[1], values[4]))
 
 
 # Terms whose matches a window remembers (bounds what one tenant's varied tickets can make a process hold).
@@ -131,22 +132,24 @@ class _Window:
     """
 
     rows: tuple[tuple, ...]  # as `_row` gives them
-    haystacks: tuple[str, ...]  # key and value, lowercased: what the keyword tier searches
     edge: tuple | None  # (confidence, created_at, id) of the last row, when rows may follow it
     # (term, limit) -> the first `limit` positions in `rows` of the rows holding the term
     matches: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
     beyond: dict[str, tuple[tuple, ...]] = field(default_factory=dict)  # term -> ((order key, row), ...)
 
-    joined: str = ""  # the haystacks joined by NUL (no term holds one), searched at C speed
-    starts: tuple[int, ...] = ()  # where each haystack starts in `joined`
+    # What the keyword tier searches: each row's key and value, lowercased, joined by NUL (no term holds
+    # one) into one string searched at C speed; `starts` says where each row's text begins in it.
+    joined: str = field(init=False, repr=False)
+    starts: array = field(init=False, repr=False)
 
     def __post_init__(self):
-        self.joined = "\0".join(self.haystacks)
-        starts, offset = [], 0
-        for haystack in self.haystacks:
+        haystacks = [f"{row[2]} {row[3]}".lower() for row in self.rows]
+        self.joined = "\0".join(haystacks)
+        starts, offset = array("q"), 0
+        for haystack in haystacks:
             starts.append(offset)
             offset += len(haystack) + 1
-        self.starts = tuple(starts)
+        self.starts = starts
 
     def positions(self, term: str, limit: int) -> tuple[int, ...]:
         """The first `limit` positions of rows whose haystack contains `term`, in order (remembered): the
@@ -178,7 +181,6 @@ def _load_window(tenant_id: int, size: int) -> _Window:
     rows = tuple(_row(values[:6]) for values in fetched)
     return _Window(
         rows=rows,
-        haystacks=tuple(f"{row[2]} {row[3]}".lower() for row in rows),
         edge=(fetched[-1][5], fetched[-1][6], fetched[-1][0]) if len(fetched) == size else None,
     )
 
@@ -260,7 +262,9 @@ def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]
     disjoint = wanted.isdisjoint
     for candidate in candidates:
         # shared_in(wanted, candidate.words), inlined: hundreds of rows per call, and most share nothing
-        candidate.overlap = () if disjoint(candidate.words) else tuple(sorted(wanted & candidate.words))
+        candidate.overlap = (
+            () if disjoint(candidate.words) else tuple(sorted(wanted.intersection(candidate.words)))
+        )
     voice = [c for c in candidates if c.type == typed.VOICE]
     others = [c for c in candidates if c.type != typed.VOICE]
     overlapping = sorted(

@@ -63,8 +63,10 @@ BRAIN_CLIENT_BRAIN_CAPS = {"business": 30, "voice": 1, "issues": 5, "process": 5
 BRAIN_CLIENT_BRAIN_TIER_LIMIT = 200
 # Each process keeps the tenant's first this-many live rows in tier order (until a Client Brain row of the
 # tenant changes): the fallback tier is their start, and the keyword tier searches them in memory before
-# it asks the trigram index for the rows after them (brain_bench context).
-BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 3000
+# it asks the trigram index for the rows after them (brain_bench context). About 1.2 KB a row: 7 MB per
+# tenant per process at 6,000 (the cache holds 16 tenants). At 100k rows in the tenant, 3,000 sent about one
+# ticket in a hundred past the window (a query of 5-10 ms per term); 6,000 sent none of the benchmark's.
+BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 6000
 # Rows the copilot memory tool returns at most.
 BRAIN_CLIENT_BRAIN_COPILOT_LIMIT = 30
 # Rows per dashboard page (initial page and each "Load more memories").
