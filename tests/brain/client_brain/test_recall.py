@@ -334,7 +334,14 @@ def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(
     many_facts(tenant, 150, text="Invoice rule {i}", confidence=lambda i: 0.5 + (i % 50) / 100)
     many_facts(tenant, 150, text="Unrelated note {i}", confidence=lambda i: 0.5 + (i % 40) / 100)
     many_facts(tenant, 30, text="Key_code {i} spelled with an underscore", confidence=0.7)
-    for subject in ("invoice", "INVOICE key_code", "unrelated invoice", "keyxcode", "nothing-matches-this"):
+    many_facts(tenant, 12, text="Lieferung in die Hauptstraße {i}", confidence=lambda i: 0.5 + i / 25)
+    subjects = (
+        "invoice", "INVOICE key_code", "unrelated invoice", "keyxcode", "nothing-matches-this",
+        "voice",  # inside a longer word
+        "Straße",  # searched as "strasse" and "straße", inside "hauptstraße"
+        "114",  # digits inside longer numbers too
+    )  # fmt: skip
+    for subject in subjects:
         _, stats = fetch_tiers(tenant_id=tenant.id, subject=subject, latest_customer_message="")
         candidates, _ = fetch_tiers(tenant_id=tenant.id, subject=subject, latest_customer_message="")
         got = [c.id for c in candidates if c.tier == "keyword"]
