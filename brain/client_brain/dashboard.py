@@ -3,20 +3,24 @@
 Everything is tenant-wide and computed in the database: the Typed Rows aggregate applies the shared
 four-family guard as SQL (`typed_condition()`), so no tenant value is fetched to count it. Stored and
 typed totals keep rows with invalid historical confidence; the average takes only finite 0–1 values,
-and the rows it excludes are counted separately for the warning.
+and the rows it excludes are counted separately for the warning. The aggregates over the rows scan all of
+the tenant's rows, so each process keeps them under the tenant scope's memory state (brain.memory_state),
+which every write to a Client Brain row changes; recorded activity changes without such a write, and is
+summed afresh from the activity table on every call.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, Q, Sum
 
 from brain.activity import activity_count_expression
-from brain.models import BrainScopeKind, Memory, MemoryType
+from brain.memory_state import StateCache, memory_state
+from brain.models import BrainScopeKind, Memory, MemoryActivity, MemoryType
 
 from . import typed
 
@@ -60,9 +64,21 @@ class DashboardStats:
     legacy_type_rows: int
 
 
+# Per process: the tenant's row aggregates (all but recorded activity), under the tenant scope's state.
+_ROW_TOTALS = StateCache("client-brain-dashboard-totals", size=64)
+
+
 def client_brain_stats(*, tenant_id: int) -> DashboardStats:
-    """Tenant-wide aggregates, independent of any row filter: one scan grouped by type, no values
-    fetched (per-type partial sums are added up here)."""
+    """Tenant-wide aggregates, independent of any row filter."""
+    # Taken before the rows are read: cached totals are at least as new as this state.
+    state = memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT)
+    totals = _ROW_TOTALS.get((int(tenant_id),), state, lambda: _row_totals(tenant_id))
+    return replace(totals, recorded_activity=_recorded_activity(tenant_id))
+
+
+def _row_totals(tenant_id: int) -> DashboardStats:
+    """The aggregates of the stored rows (recorded activity left at 0): one scan grouped by type, no
+    values fetched (per-type partial sums are added up here)."""
     groups = list(
         client_brain_stored(tenant_id=tenant_id)
         .order_by()
@@ -72,7 +88,6 @@ def client_brain_stats(*, tenant_id: int) -> DashboardStats:
             typed_rows=Count("id", filter=typed.typed_condition()),
             valid=Count("id", filter=VALID_CONFIDENCE),
             confidence_sum=Sum("confidence", filter=VALID_CONFIDENCE),
-            activity=Sum("activity__count"),
         )
     )
     stored = sum(g["stored"] for g in groups)
@@ -85,10 +100,22 @@ def client_brain_stats(*, tenant_id: int) -> DashboardStats:
         typed_rows=sum(g["typed_rows"] for g in groups),
         average_confidence=confidence_sum / valid if valid else None,
         invalid_confidence_rows=stored - valid,
-        recorded_activity=sum(g["activity"] or 0 for g in groups),
+        recorded_activity=0,
         by_type=by_type,
         legacy_type_rows=sum(counts.values()),
     )
+
+
+def _recorded_activity(tenant_id: int) -> int:
+    """The recorded activity of the tenant's stored rows: from the counter rows (only memories with
+    activity have one), not a scan of the memories."""
+    total = (
+        MemoryActivity.objects.for_tenant(tenant_id)
+        .filter(memory__scope_kind=BrainScopeKind.TENANT)
+        .exclude(memory__type__in=OTHER_SURFACE_TYPES)
+        .aggregate(total=Sum("count"))["total"]
+    )
+    return total or 0
 
 
 def confidence_display(value: float | None) -> tuple[str, bool]:

@@ -180,3 +180,28 @@ def test_an_offset_past_the_end_says_so_and_links_to_the_first_page(operator, te
     html = operator.get(URL, {"type": "issues", "offset": 100}).content.decode()
     assert "No more memories past row 100." in html and 'href="?type=issues">Back to the first page' in html
     assert "No issues memories stored" not in html
+
+
+def test_the_aggregates_follow_every_write_and_every_recorded_activity(tenant):
+    """The row aggregates are kept per process under the tenant scope's memory state: any write to a Client
+    Brain row (here a raw UPDATE, as a bulk tool would) shows on the next call; activity is summed afresh."""
+    from django.db import connection
+
+    from brain.activity import memories_record_activity
+    from brain.client_brain.dashboard import client_brain_stats
+
+    one = fact(tenant, "One", confidence=0.6)
+    two = fact(tenant, "Two", confidence=0.8, activity_count=2)
+    first = client_brain_stats(tenant_id=tenant.pk)
+    assert (first.stored_rows, first.recorded_activity) == (2, 2)
+    assert first.average_confidence == pytest.approx(0.7)
+    assert client_brain_stats(tenant_id=tenant.pk) == first
+
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE brain_memory SET confidence = 1.0 WHERE id = %s", [one.pk])
+    assert client_brain_stats(tenant_id=tenant.pk).average_confidence == pytest.approx(0.9)
+    fact(tenant, "Three", confidence=0.5)
+    assert client_brain_stats(tenant_id=tenant.pk).stored_rows == 3
+
+    memories_record_activity(tenant_id=tenant.pk, memory_ids=[one.pk, two.pk])
+    assert client_brain_stats(tenant_id=tenant.pk).recorded_activity == 4
