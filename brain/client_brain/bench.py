@@ -153,9 +153,8 @@ def _dashboard_latency(tenant_id: int, repeats: int = 10) -> dict[str, float]:
     after_write = []
     for _ in range(3):
         row = Memory.objects.filter(tenant_id=tenant_id, scope_kind="tenant").order_by("id")[:1]
-        Memory.objects.filter(pk__in=row).update(
-            confidence=F("confidence")
-        )  # changes nothing; a write all the same
+        # Changes no value, but it is a write: the trigger stamps the tenant scope's state all the same.
+        Memory.objects.filter(pk__in=row).update(confidence=F("confidence"))
         after_write.append(view())
     return {
         "repeated_p50": round(statistics.median(repeated), 2),
@@ -236,8 +235,8 @@ def measure_recall_latency(
     cumulative: the tenant grows between runs. Also reported per row count: the read path's Python CPU
     time (median; the part this process spends, whatever the machine's load), the 1-minute load average
     while measuring, the dashboard's first page (aggregates + 100 rows, median ms of repeated views and of
-    views just after a write to the rows), and an EXPLAIN
-    ANALYZE of the keyword tier for a word only one row has.
+    views just after a write to the rows), and an EXPLAIN ANALYZE of the keyword tier for a word only one
+    row has.
     """
     rng = random.Random(seed)
     Tenant = tenant_model()
