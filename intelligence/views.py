@@ -225,7 +225,10 @@ class AgentMemoryEditView(AgentMemoryDetailView):
             except ValidationError as exc:
                 _form_errors_from(form, exc)
             except brain_api.GateRejected as exc:
-                form.add_error("content", f"The formation gate rejected this content ({exc.reason}).")
+                repeats = f" It repeats [mem:{exc.duplicate_of}]." if exc.duplicate_of else ""
+                form.add_error(
+                    "content", f"The formation gate rejected this content ({exc.reason}).{repeats}"
+                )
             else:
                 messages.success(request, f"Saved [mem:{memory.id}]." if changed else "Nothing changed.")
                 return HttpResponseRedirect(reverse("intelligence-memory", args=[agent.pk, memory.id]))
