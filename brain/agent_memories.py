@@ -1,5 +1,6 @@
 """Agent memories (spec: intelligence_and_learning.txt) as seen from outside `brain`: a proxy model for the
-admin, and selectors that return plain dataclasses (exported through brain/api.py).
+admin, the one frozen value an agent memory travels as (`AgentMemoryRecord`), and the selectors that return
+it (exported through brain/api.py with the taxonomy: brain/models.py's TextChoices and `PROVIDERS`).
 
 An agent memory is a row of the one memory table with scope kind "agent", scope id = str(agent id) and type
 "agent_memory"; its content is `text`. Writes go through `promote()` and the memory services, never here.
@@ -40,6 +41,11 @@ class AgentMemory(Memory):
 
 @dataclass(frozen=True)
 class AgentMemoryRecord:
+    """An agent memory, as every reader outside `brain` sees it: the Intelligence tab, the REST API and the
+    runtime's candidates. The runtime's (`agent_memories_active`) are cached per memory state, so treat the
+    lists as read-only, and carry no timestamps (None): parsing two timestamps per row costs four times the
+    rest of that load, on the request path after every write to the agent's memories."""
+
     id: int
     agent_id: int
     text: str
@@ -52,8 +58,8 @@ class AgentMemoryRecord:
     campaign_ids: list[str]
     tags: list[str]
     superseded_by_id: int | None
-    created_at: datetime
-    updated_at: datetime
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
 
     @property
     def is_scoped(self) -> bool:
@@ -72,26 +78,8 @@ def _agent_rows(tenant_id: int, agent_id: int | str):
     return AgentMemory.objects.for_tenant(tenant_id).filter(scope_id=str(agent_id))
 
 
-def _record(row: Memory) -> AgentMemoryRecord:
-    return AgentMemoryRecord(
-        id=row.id,
-        agent_id=int(row.scope_id),
-        text=row.text,
-        category=row.category,
-        source=row.source,
-        strength=row.strength,
-        status=row.status,
-        confidence=row.confidence,
-        provider=row.provider,
-        campaign_ids=list(row.campaign_ids or []),
-        tags=list(row.tags or []),
-        superseded_by_id=row.superseded_by_id,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
-
-
-_LIST_FIELDS = (
+# The columns of an AgentMemoryRecord, in its field order (`scope_id` is the agent id).
+_COLUMNS = (
     "id",
     "scope_id",
     "text",
@@ -107,6 +95,15 @@ _LIST_FIELDS = (
     "created_at",
     "updated_at",
 )
+
+
+def _records(rows, *, timestamps: bool = True) -> list[AgentMemoryRecord]:
+    """Rows as values: read as tuples of the record's columns (model instances cost more than the query)."""
+    columns = _COLUMNS if timestamps else _COLUMNS[:-2]
+    return [
+        AgentMemoryRecord(r[0], int(r[1]), *r[2:9], list(r[9] or ()), list(r[10] or ()), *r[11:])
+        for r in rows.values_list(*columns)
+    ]
 
 
 def agent_memory_list(
@@ -145,19 +142,19 @@ def agent_memory_list(
     if search:
         rows = rows.filter(Q(text__icontains=search) | Q(tags__contains=[search]))
     total = rows.count()
-    page = rows.order_by("-created_at", "-id").only(*_LIST_FIELDS)[offset : offset + limit]
-    return AgentMemoryPage(items=[_record(r) for r in page], total=total, offset=offset, limit=limit)
+    page = _records(rows.order_by("-created_at", "-id")[offset : offset + limit])
+    return AgentMemoryPage(items=page, total=total, offset=offset, limit=limit)
 
 
 def agent_memory_get(*, tenant_id: int, agent_id: int, memory_id: int) -> AgentMemoryRecord | None:
     """The agent's memory, or None when it is missing, another agent's or another tenant's (same answer)."""
-    row = _agent_rows(tenant_id, agent_id).filter(pk=memory_id).first()
-    return _record(row) if row else None
+    found = _records(_agent_rows(tenant_id, agent_id).filter(pk=memory_id))
+    return found[0] if found else None
 
 
 def agent_memory_chain(*, tenant_id: int, agent_id: int, memory_id: int) -> list[AgentMemoryRecord]:
     """The supersede chain through a memory, oldest first: what it replaced and what replaced it."""
-    rows = {r.id: r for r in _agent_rows(tenant_id, agent_id).only(*_LIST_FIELDS)}
+    rows = {r.id: r for r in _records(_agent_rows(tenant_id, agent_id))}
     if memory_id not in rows:
         return []
     predecessor = {r.superseded_by_id: r.id for r in rows.values() if r.superseded_by_id}
@@ -169,23 +166,9 @@ def agent_memory_chain(*, tenant_id: int, agent_id: int, memory_id: int) -> list
     chain, current, seen = [], first, set()
     while current in rows and current not in seen:
         seen.add(current)
-        chain.append(_record(rows[current]))
+        chain.append(rows[current])
         current = rows[current].superseded_by_id
     return chain
-
-
-@dataclass(frozen=True)
-class AgentMemoryCandidate:
-    """What the runtime needs of an active agent memory to decide on its injection (no timestamps)."""
-
-    id: int
-    text: str
-    strength: str
-    category: str
-    confidence: float | None
-    provider: str
-    campaign_ids: tuple[str, ...]
-    tags: tuple[str, ...]
 
 
 # On the request path of every runtime-context call: cached per process under the agents' memory state
@@ -198,12 +181,9 @@ def _agents_state(tenant_id: int, agent_ids) -> str:
     return memory_state(tenant_id, scope_kind=BrainScopeKind.AGENT, scope_ids=[str(a) for a in agent_ids])
 
 
-def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryCandidate]:
-    """Every active memory of the agent (all strengths): the runtime's candidates.
-
-    Reads only the columns the runtime uses, as tuples (model instances and timestamp parsing cost more
-    than the query itself); cached under the agent's memory state.
-    """
+def agent_memories_active(*, tenant_id: int, agent_id: int) -> list[AgentMemoryRecord]:
+    """Every active memory of the agent (all strengths), without timestamps: the runtime's candidates.
+    Cached under the agent's memory state (read again only after a write to the agent's memories)."""
     return list(_active(tenant_id, agent_id, _agents_state(tenant_id, [agent_id])))
 
 
@@ -215,7 +195,7 @@ def agent_memory_status_counts(*, tenant_id: int, agent_ids: list[int]) -> dict[
 
 def agent_runtime_memories(
     *, tenant_id: int, agent_id: int
-) -> tuple[tuple[AgentMemoryCandidate, ...], dict[str, int]]:
+) -> tuple[tuple[AgentMemoryRecord, ...], dict[str, int]]:
     """`agent_memories_active` and the agent's `agent_memory_status_counts`, at one memory state (one
     state read instead of two on the runtime's request path). The memories are the cached tuple itself:
     the same object for as long as the state lasts, so a caller may key its own derived data on it."""
@@ -224,29 +204,10 @@ def agent_runtime_memories(
     return _active(tenant_id, agent_id, state), counts
 
 
-def _active(tenant_id: int, agent_id: int, state: str) -> tuple[AgentMemoryCandidate, ...]:
-    def load() -> tuple[AgentMemoryCandidate, ...]:
-        rows = (
-            _agent_rows(tenant_id, agent_id)
-            .filter(status=MemoryStatus.ACTIVE)
-            .order_by()
-            .values_list(
-                "id", "text", "strength", "category", "confidence", "provider", "campaign_ids", "tags"
-            )
-        )
-        return tuple(
-            AgentMemoryCandidate(
-                id=r[0],
-                text=r[1],
-                strength=r[2],
-                category=r[3],
-                confidence=r[4],
-                provider=r[5],
-                campaign_ids=tuple(r[6] or ()),
-                tags=tuple(r[7] or ()),
-            )
-            for r in rows
-        )
+def _active(tenant_id: int, agent_id: int, state: str) -> tuple[AgentMemoryRecord, ...]:
+    def load() -> tuple[AgentMemoryRecord, ...]:
+        active = _agent_rows(tenant_id, agent_id).filter(status=MemoryStatus.ACTIVE).order_by()
+        return tuple(_records(active, timestamps=False))
 
     return _ACTIVE.get((int(tenant_id), int(agent_id)), state, load)
 
@@ -267,63 +228,3 @@ def _status_counts(tenant_id: int, agent_ids: list[int], state: str) -> dict[int
 
     cached = _STATUS_COUNTS.get((int(tenant_id), tuple(agent_ids)), state, load)
     return {agent: dict(by_status) for agent, by_status in cached.items()}
-
-
-# --- Benchmarks only ------------------------------------------------------------------------------------
-
-
-def memories_bulk_load_for_benchmark(*, tenant_id: int, rows, stdout=None, batch_size: int = 20_000) -> int:
-    """Load many memory rows with COPY, bypassing promote(): for benchmarks that need 100k rows in seconds.
-
-    Each row is a dict of Memory field values (`scope_kind`, `scope_id`, `type`, `text`, and any of `payload`,
-    `status`, `strength`, `category`, `source`, `provider`, `campaign_ids`, `tags`, `confidence`...); other
-    fields take their model defaults. The rows get no embeddings and no history. Never use this for product
-    data: it skips the gate, the judge and the duplicate backstop.
-    """
-    from django.db import connection, transaction
-    from django.db.models import NOT_PROVIDED
-    from django.utils import timezone
-    from psycopg.types.json import Jsonb
-
-    fields = [
-        f
-        for f in Memory._meta.concrete_fields
-        if not f.primary_key and not getattr(f, "generated", False) and f.name not in ("tenant", "embedding")
-    ]
-    columns = ", ".join(["tenant_id", *(f.column for f in fields)])
-    now = timezone.now()
-    defaults = {}
-    for f in fields:
-        if f.name in ("created_at", "updated_at"):
-            defaults[f.name] = now
-        elif f.default is not NOT_PROVIDED:
-            defaults[f.name] = f.default() if callable(f.default) else f.default
-        else:
-            defaults[f.name] = None
-    defaults["surface"] = "import"
-    json_fields = {f.name for f in fields if f.get_internal_type() == "JSONField"}
-    loaded = 0
-    batch: list[tuple] = []
-
-    def flush():
-        nonlocal loaded
-        with transaction.atomic(), connection.cursor() as cursor:
-            with cursor.cursor.copy(f"COPY brain_memory ({columns}) FROM STDIN") as copy:
-                for values in batch:
-                    copy.write_row(values)
-        loaded += len(batch)
-        batch.clear()
-        if stdout is not None:
-            stdout.write(f"  loaded {loaded} rows")
-
-    for row in rows:
-        values = [tenant_id]
-        for f in fields:
-            value = row.get(f.name, defaults[f.name])
-            values.append(Jsonb(value) if f.name in json_fields else value)
-        batch.append(tuple(values))
-        if len(batch) >= batch_size:
-            flush()
-    if batch:
-        flush()
-    return loaded

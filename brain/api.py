@@ -1,16 +1,16 @@
 """The public module of `brain`: the only thing `tickets` and `intelligence` import from it.
 
-It takes and returns plain typed values (dataclasses), never querysets (DESIGN.md, "Layout").
+It takes and returns plain typed values (frozen dataclasses, the taxonomy's TextChoices), never querysets or
+model instances, and nothing for benchmarks (they import brain's modules directly) (DESIGN.md, "Layout").
 """
 
 # Recorded activity of memories a caller put in a prompt (brain/activity.py).
 from brain.activity import memories_record_activity  # noqa: E402,F401
 
-# Client Brain learning (tickets → evidence → producers → promote()).
-# Agent memories (Intelligence tab, runtime injection): read selectors returning dataclasses (brain/agent_memories.py).
+# Agent memories (Intelligence tab, runtime injection): their one frozen value and the read selectors that
+# return it (brain/agent_memories.py); writes go through promote() and the formation services below.
 from brain.agent_memories import (  # noqa: E402,F401
     PROVIDERS,
-    AgentMemoryCandidate,
     AgentMemoryPage,
     AgentMemoryRecord,
     agent_memories_active,
@@ -19,11 +19,11 @@ from brain.agent_memories import (  # noqa: E402,F401
     agent_memory_list,
     agent_memory_status_counts,
     agent_runtime_memories,
-    memories_bulk_load_for_benchmark,
 )
 from brain.ask import AskAnswer, brain_ask, validate_citations  # noqa: E402,F401
 
-# Client Brain recall, continuation, the copilot memory tool (brain/client_brain/).
+# Client Brain learning (tickets → evidence → producers → promote()); recall, continuation, the copilot
+# memory tool (brain/client_brain/).
 from brain.client_brain.copilot import client_brain_copilot  # noqa: E402,F401
 from brain.client_brain.producers import (  # noqa: E402,F401
     LearningResult,
@@ -46,6 +46,7 @@ from brain.formation import (  # noqa: E402,F401
     GateRejected,
     MemoryHistoryEntry,
     MemoryNotFound,
+    MemorySuperseded,
     gate_check,
     memory_history,
     memory_set_status,
@@ -59,6 +60,16 @@ from brain.graph import GraphNeighbour, expand_one_hop, graph_neighbours  # noqa
 
 # Caches keyed by memory state: a request that consults several reads their states once (brain/memory_state.py).
 from brain.memory_state import states_read_once  # noqa: E402,F401
+
+# The taxonomy of a memory (the database's values; labels for display): defined once, in brain/models.py.
+from brain.models import (  # noqa: E402,F401
+    SETTABLE_STATUSES,
+    MemoryCategory,
+    MemorySource,
+    MemoryStatus,
+    MemoryStrength,
+    MemoryType,
+)
 
 # Errors of the configured LLM provider.
 from brain.providers import ProviderError  # noqa: E402,F401

@@ -55,6 +55,10 @@ class MemoryStatus(models.TextChoices):
     SUPERSEDED = "superseded", "Superseded"
 
 
+# The statuses an operator sets directly; "superseded" is reached only by superseding with a newer memory.
+SETTABLE_STATUSES = tuple(s for s in MemoryStatus.values if s != MemoryStatus.SUPERSEDED)
+
+
 class MemoryStrength(models.TextChoices):
     HARD_RULE = "hard_rule", "Rule"
     PREFERENCE = "preference", "Preference"

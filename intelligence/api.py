@@ -121,18 +121,8 @@ class AgentMemoryListView(_AgentScoped):
         agent = self.get_agent(agent_pk)
         params = AgentMemoryFilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
-        f = params.validated_data
         page = brain_api.agent_memory_list(
-            tenant_id=agent.tenant_id,
-            agent_id=agent.pk,
-            category=f["category"],
-            strength=f["strength"],
-            status=f["status"],
-            source=f["source"],
-            scope=f["scope"],
-            search=f["q"].strip(),
-            offset=f["offset"],
-            limit=f["limit"],
+            tenant_id=agent.tenant_id, agent_id=agent.pk, **params.validated_data
         )
         return Response(
             {
@@ -148,19 +138,8 @@ class AgentMemoryListView(_AgentScoped):
         agent = self.get_agent(agent_pk)
         data = AgentMemoryWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        v = data.validated_data
         try:
-            outcome = services.agent_memory_add(
-                agent=agent,
-                actor=actor_for(request),
-                category=v["category"],
-                strength=v["strength"],
-                status=v["status"],
-                text=v["content"],
-                provider=v["provider"],
-                campaign_ids=v["campaign_ids"],
-                tags=v["tags"],
-            )
+            outcome = services.agent_memory_add(agent=agent, actor=actor_for(request), **data.validated_data)
         except DjangoValidationError as exc:
             _raise_validation(exc)
         return _outcome_response(agent, outcome)
@@ -182,28 +161,11 @@ class AgentMemoryDetailView(_AgentScoped):
     def patch(self, request, agent_pk: int, pk: int):
         agent = self.get_agent(agent_pk)
         record = self.get_record(agent, pk)
-        current = {
-            "category": record.category,
-            "strength": record.strength,
-            "content": record.text,
-            "provider": record.provider,
-            "campaign_ids": record.campaign_ids,
-            "tags": record.tags,
-        }
-        data = AgentMemoryEditSerializer(data={**current, **request.data})
+        data = AgentMemoryEditSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        v = data.validated_data
         try:
             services.agent_memory_edit(
-                agent=agent,
-                memory_id=record.id,
-                actor=actor_for(request),
-                category=v["category"],
-                strength=v["strength"],
-                text=v["content"],
-                provider=v["provider"],
-                campaign_ids=v["campaign_ids"],
-                tags=v["tags"],
+                agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
             )
         except DjangoValidationError as exc:
             _raise_validation(exc)
@@ -213,7 +175,7 @@ class AgentMemoryDetailView(_AgentScoped):
 
 
 class AgentMemoryStatusView(_AgentScoped):
-    """POST {"status": "active" | "stale" | "archived" | "draft"}."""
+    """POST {"status": "active" | "stale" | "archived" | "draft"}; a superseded memory keeps its status (409)."""
 
     @extend_schema(request=AgentMemoryStatusSerializer, responses=AgentMemorySerializer)
     def post(self, request, agent_pk: int, pk: int):
@@ -223,13 +185,17 @@ class AgentMemoryStatusView(_AgentScoped):
         data.is_valid(raise_exception=True)
         try:
             services.agent_memory_set_status(
-                agent=agent,
-                memory_id=record.id,
-                status=data.validated_data["status"],
-                actor=actor_for(request),
+                agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
             )
         except DjangoValidationError as exc:
             _raise_validation(exc)
+        except brain_api.MemorySuperseded as exc:
+            return error_response(
+                "superseded",
+                f"[mem:{record.id}] was superseded by [mem:{exc.superseded_by_id}]; change the newer memory.",
+                status.HTTP_409_CONFLICT,
+                {"status": ["superseded"]},
+            )
         return Response(AgentMemorySerializer(self.get_record(agent, record.id)).data)
 
 
@@ -246,11 +212,7 @@ class AgentMemorySupersedeView(_AgentScoped):
         data.is_valid(raise_exception=True)
         try:
             outcome = services.agent_memory_supersede(
-                agent=agent,
-                memory_id=record.id,
-                actor=actor_for(request),
-                text=data.validated_data["content"],
-                status=data.validated_data["status"],
+                agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
             )
         except DjangoValidationError as exc:
             _raise_validation(exc)

@@ -1,8 +1,10 @@
-"""Operator forms of the Intelligence tab. They validate input only; views call services to write."""
+"""Operator forms of the Intelligence tab. They validate input only (delegating to the REST serializers: one
+input schema per thing); views call services to write."""
 
 from __future__ import annotations
 
 from django import forms
+from rest_framework import serializers
 
 from brain import api as brain_api
 
@@ -13,32 +15,43 @@ from .learning import (
     RECENCY_BIAS_CHOICES,
 )
 from .models import AgentKind
+from .serializers import (
+    AgentMemoryEditSerializer,
+    AgentMemoryFilterSerializer,
+    AgentMemorySupersedeSerializer,
+    AgentMemoryWriteSerializer,
+    ContextRequestSerializer,
+)
 
-CATEGORY_CHOICES = [
-    ("fact", "Fact: factual information the agent should know"),
-    ("preference", "Preference: guides tone or approach"),
-    ("correction", "Correction: fixes a past mistake"),
-    ("instruction", "Instruction: an explicit rule to follow"),
-]
-STRENGTH_CHOICES = [
-    ("hard_rule", "Rule: always applied (1,500 characters)"),
-    ("preference", "Preference: applied when relevant (1,000)"),
-    ("heuristic", "Pattern: applied when scope matches (500)"),
-    ("context_note", "Note: stored, never auto-applied (0)"),
-]
-STATUS_CHOICES = [
-    ("draft", "Draft: not injected yet"),
-    ("active", "Active: injected at runtime"),
-    ("stale", "Stale: needs review"),
-    ("archived", "Archived"),
-]
-PROVIDER_CHOICES = [("", "Any provider (unscoped)"), *[(p, p) for p in brain_api.PROVIDERS]]
-STRENGTH_LABELS = {
-    "hard_rule": "Rule",
-    "preference": "Preference",
-    "heuristic": "Pattern",
-    "context_note": "Note",
+# The taxonomy is brain's (brain.api); the forms add a line of help to its labels.
+_CATEGORY_HELP = {
+    "fact": "factual information the agent should know",
+    "preference": "guides tone or approach",
+    "correction": "fixes a past mistake",
+    "instruction": "an explicit rule to follow",
 }
+_STRENGTH_HELP = {
+    "hard_rule": "always applied (1,500 characters)",
+    "preference": "applied when relevant (1,000)",
+    "heuristic": "applied when scope matches (500)",
+    "context_note": "stored, never auto-applied (0)",
+}
+_STATUS_HELP = {"draft": "not injected yet", "active": "injected at runtime", "stale": "needs review"}
+
+
+def _helped(choices, help_texts) -> list[tuple[str, str]]:
+    return [
+        (value, f"{label}: {help_texts[value]}" if value in help_texts else label) for value, label in choices
+    ]
+
+
+CATEGORY_CHOICES = _helped(brain_api.MemoryCategory.choices, _CATEGORY_HELP)
+STRENGTH_CHOICES = _helped(brain_api.MemoryStrength.choices, _STRENGTH_HELP)
+STATUS_CHOICES = _helped(
+    [(s, brain_api.MemoryStatus(s).label) for s in brain_api.SETTABLE_STATUSES], _STATUS_HELP
+)
+PROVIDER_CHOICES = [("", "Any provider (unscoped)"), *[(p, p) for p in brain_api.PROVIDERS]]
+STRENGTH_LABELS = dict(brain_api.MemoryStrength.choices)
 
 
 class CommaListField(forms.CharField):
@@ -62,8 +75,33 @@ class AgentForm(forms.Form):
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
 
 
-class AgentMemoryForm(forms.Form):
+class SchemaForm(forms.Form):
+    """A form of the Intelligence tab whose input has one schema with REST: the form renders its fields and
+    checks what a browser sends, then delegates to the REST serializer `schema`, whose validated data
+    (`self.validated`) are what the view gives the service. The serializer's errors land on the form."""
+
+    schema: type[serializers.Serializer]
+    partial = False
+
+    def clean(self):
+        self.validated: dict = {}
+        cleaned = super().clean()
+        given = {name: value for name, value in cleaned.items() if name in self.schema().fields}
+        schema = self.schema(data=given, partial=self.partial)
+        if schema.is_valid():
+            self.validated = dict(schema.validated_data)
+        else:
+            for name, errors in schema.errors.items():
+                field = name if name in self.fields else None
+                if field is None or field not in self.errors:
+                    self.add_error(field, errors)
+        return cleaned
+
+
+class AgentMemoryForm(SchemaForm):
     """Spec: Creating Memories — category, strength, status (draft first), content, optional scope."""
+
+    schema = AgentMemoryWriteSerializer
 
     category = forms.ChoiceField(choices=CATEGORY_CHOICES)
     strength = forms.ChoiceField(choices=STRENGTH_CHOICES)
@@ -80,10 +118,27 @@ class AgentMemoryForm(forms.Form):
 
 
 class AgentMemoryEditForm(AgentMemoryForm):
+    schema = AgentMemoryEditSerializer
     status = None  # status changes are their own actions (activate, mark stale, archive)
 
+    @classmethod
+    def for_memory(cls, memory) -> AgentMemoryEditForm:
+        """The form filled with a memory's current content, taxonomy and scope (brain's AgentMemoryRecord)."""
+        return cls(
+            initial={
+                "category": memory.category,
+                "strength": memory.strength,
+                "content": memory.text,
+                "provider": memory.provider,
+                "campaign_ids": ", ".join(memory.campaign_ids),
+                "tags": ", ".join(memory.tags),
+            }
+        )
 
-class SupersedeForm(forms.Form):
+
+class SupersedeForm(SchemaForm):
+    schema = AgentMemorySupersedeSerializer
+
     content = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), max_length=4000, label="Newer memory (replaces this one)"
     )
@@ -121,7 +176,11 @@ class LearningConfigForm(forms.Form):
         return cls(data=data, initial=initial)
 
 
-class BudgetPreviewForm(forms.Form):
+class BudgetPreviewForm(SchemaForm):
+    """A sample conversation: the same input as the runtime's REST endpoint (`services.ContextRequest`)."""
+
+    schema = ContextRequestSerializer
+
     conversation = forms.CharField(
         widget=forms.Textarea(
             attrs={"rows": 3, "placeholder": "Type a sample customer message or conversation"}
@@ -138,36 +197,22 @@ class BudgetPreviewForm(forms.Form):
     )
 
 
-class MemoryFilterForm(forms.Form):
+def _any(label: str, choices) -> forms.ChoiceField:
+    return forms.ChoiceField(choices=[("", label), *choices], required=False)
+
+
+class MemoryFilterForm(SchemaForm):
+    """The tab's filters and search; `validated` are `brain.api.agent_memory_list`'s keyword arguments."""
+
+    schema = AgentMemoryFilterSerializer
+
     q = forms.CharField(required=False, max_length=200, label="Search")
-    category = forms.ChoiceField(
-        choices=[("", "Any category"), *[(c, c) for c, _ in CATEGORY_CHOICES]], required=False
-    )
-    strength = forms.ChoiceField(choices=[("", "Any strength"), *STRENGTH_LABELS.items()], required=False)
-    status = forms.ChoiceField(
-        choices=[
-            ("", "Any status"),
-            *[(s, s) for s in ("draft", "active", "stale", "archived", "superseded")],
-        ],
-        required=False,
-    )
-    source = forms.ChoiceField(
-        choices=[
-            ("", "Any source"),
-            ("manual", "manual"),
-            ("suggested", "suggested"),
-            ("derived", "derived"),
-        ],
-        required=False,
-    )
-    scope = forms.ChoiceField(
-        choices=[
-            ("", "Any scope"),
-            ("unscoped", "Unscoped"),
-            ("scoped", "Scoped"),
-            *[(p, p) for p in brain_api.PROVIDERS],
-        ],
-        required=False,
+    category = _any("Any category", [(c, c) for c in brain_api.MemoryCategory.values])
+    strength = _any("Any strength", STRENGTH_LABELS.items())
+    status = _any("Any status", [(s, s) for s in brain_api.MemoryStatus.values])
+    source = _any("Any source", [(s, s) for s in brain_api.MemorySource.values])
+    scope = _any(
+        "Any scope", [("unscoped", "Unscoped"), ("scoped", "Scoped"), *[(p, p) for p in brain_api.PROVIDERS]]
     )
 
 

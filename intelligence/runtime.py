@@ -37,8 +37,10 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-TIER_ORDER = ("hard_rule", "preference", "heuristic")
-STRENGTHS = (*TIER_ORDER, "context_note")
+from brain.api import AgentMemoryRecord, MemoryStrength
+
+# The strengths whose memories are injected, in the order their tiers are filled (notes never are).
+TIER_ORDER = (MemoryStrength.HARD_RULE.value, MemoryStrength.PREFERENCE.value, MemoryStrength.HEURISTIC.value)
 
 # Why a memory was left out (the response's `omitted[].reason`).
 REASON_NOT_ACTIVE = "status_not_active"
@@ -157,6 +159,14 @@ class CandidateMemory:
     provider: str = ""
     campaign_ids: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, memory: AgentMemoryRecord) -> CandidateMemory:
+        """The runtime's view of brain's agent-memory value, before it is scored for a conversation."""
+        return cls(
+            memory.id, memory.text, memory.strength, memory.status, memory.confidence, 0.0, memory.category,
+            memory.provider, tuple(memory.campaign_ids), tuple(memory.tags),
+        )  # fmt: skip
 
     def with_relevance(self, relevance: float) -> CandidateMemory:
         """A copy scored for one conversation (`dataclasses.replace` costs several times more per call)."""

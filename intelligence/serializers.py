@@ -10,8 +10,7 @@ from brain import api as brain_api
 
 from .learning import learning_config_clean
 from .models import Agent
-from .runtime import STRENGTHS, budget_clean
-from .services import CATEGORIES, SETTABLE_STATUSES
+from .runtime import budget_clean
 
 
 def _django_errors(exc: DjangoValidationError):
@@ -66,31 +65,39 @@ def _string_list(max_items: int = 50):
     )
 
 
+def _any(choices):
+    """A choice that may be left empty."""
+    return serializers.ChoiceField(choices=choices, required=False, allow_blank=True, default="")
+
+
+# The one input schema of an agent memory, for REST and the Intelligence tab's forms alike (they delegate to
+# it, intelligence/forms.py): its validated data are the keyword arguments of `services.agent_memory_add`,
+# `agent_memory_edit` and `agent_memory_supersede` (`content` arrives as `text`).
 class AgentMemoryWriteSerializer(serializers.Serializer):
     """Spec: Creating Memories. `content` is what the agent should know or do."""
 
-    category = serializers.ChoiceField(choices=CATEGORIES)
-    strength = serializers.ChoiceField(choices=STRENGTHS)
-    status = serializers.ChoiceField(choices=SETTABLE_STATUSES, default="draft")
-    content = serializers.CharField(max_length=4000, trim_whitespace=True)
-    provider = serializers.ChoiceField(
-        choices=brain_api.PROVIDERS, required=False, allow_blank=True, default=""
-    )
+    category = serializers.ChoiceField(choices=brain_api.MemoryCategory.choices)
+    strength = serializers.ChoiceField(choices=brain_api.MemoryStrength.choices)
+    status = serializers.ChoiceField(choices=brain_api.SETTABLE_STATUSES, default="draft")
+    content = serializers.CharField(source="text", max_length=4000, trim_whitespace=True)
+    provider = _any(brain_api.PROVIDERS)
     campaign_ids = _string_list()
     tags = _string_list()
 
 
 class AgentMemoryEditSerializer(AgentMemoryWriteSerializer):
+    """Send any of the fields: what is not sent stays as it is."""
+
     status = None  # status changes have their own endpoint
 
 
 class AgentMemorySupersedeSerializer(serializers.Serializer):
-    content = serializers.CharField(max_length=4000, trim_whitespace=True)
-    status = serializers.ChoiceField(choices=SETTABLE_STATUSES, default="active")
+    content = serializers.CharField(source="text", max_length=4000, trim_whitespace=True)
+    status = serializers.ChoiceField(choices=brain_api.SETTABLE_STATUSES, default="active")
 
 
 class AgentMemoryStatusSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=SETTABLE_STATUSES)
+    status = serializers.ChoiceField(choices=brain_api.SETTABLE_STATUSES)
 
 
 class AgentMemorySerializer(serializers.Serializer):
@@ -125,19 +132,15 @@ class AgentMemorySerializer(serializers.Serializer):
         return data
 
 
+# The filters of an agent's memory list, for REST and the Intelligence tab's filter form (which delegates to
+# it): its validated data are the keyword arguments of `brain.api.agent_memory_list` (`q` arrives as `search`).
 class AgentMemoryFilterSerializer(serializers.Serializer):
-    category = serializers.ChoiceField(choices=CATEGORIES, required=False, allow_blank=True, default="")
-    strength = serializers.ChoiceField(choices=STRENGTHS, required=False, allow_blank=True, default="")
-    status = serializers.ChoiceField(
-        choices=[*SETTABLE_STATUSES, "superseded"], required=False, allow_blank=True, default=""
-    )
-    source = serializers.ChoiceField(
-        choices=["manual", "suggested", "derived"], required=False, allow_blank=True, default=""
-    )
-    scope = serializers.ChoiceField(
-        choices=["scoped", "unscoped", *brain_api.PROVIDERS], required=False, allow_blank=True, default=""
-    )
-    q = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+    category = _any(brain_api.MemoryCategory.choices)
+    strength = _any(brain_api.MemoryStrength.choices)
+    status = _any(brain_api.MemoryStatus.choices)
+    source = _any(brain_api.MemorySource.choices)
+    scope = _any(["scoped", "unscoped", *brain_api.PROVIDERS])
+    q = serializers.CharField(source="search", required=False, allow_blank=True, default="", max_length=200)
     limit = serializers.IntegerField(required=False, min_value=1, max_value=100, default=25)
     offset = serializers.IntegerField(required=False, min_value=0, default=0)
 
@@ -148,9 +151,7 @@ class ContextRequestSerializer(serializers.Serializer):
     conversation = serializers.CharField(required=False, allow_blank=True, default="", max_length=50_000)
     ticket_subject = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000)
     ticket_message = serializers.CharField(required=False, allow_blank=True, default="", max_length=50_000)
-    provider = serializers.ChoiceField(
-        choices=brain_api.PROVIDERS, required=False, allow_blank=True, default=""
-    )
+    provider = _any(brain_api.PROVIDERS)
     campaign_ids = _string_list(200)
     tags = _string_list(200)
     policy = serializers.CharField(

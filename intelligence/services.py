@@ -22,7 +22,6 @@ from .learning import learning_config_clean
 from .models import Agent, ContextTrace
 from .runtime import (
     OMITTED_DETAIL_LIMIT,
-    STRENGTHS,
     BrandSection,
     CandidateMemory,
     ContextAssembly,
@@ -32,12 +31,7 @@ from .runtime import (
     budget_for,
 )
 
-AGENT_MEMORY_TYPE = "agent_memory"
-CATEGORIES = ("fact", "preference", "correction", "instruction")
-SOURCES = ("manual", "suggested", "derived")
-STATUSES = ("draft", "active", "stale", "archived", "superseded")
-# Statuses an operator sets directly; "superseded" is reached only by superseding with a newer memory.
-SETTABLE_STATUSES = ("draft", "active", "stale", "archived")
+AGENT_MEMORY_TYPE = brain_api.MemoryType.AGENT_MEMORY.value
 
 
 class AgentMemoryNotFound(Exception):
@@ -86,16 +80,22 @@ def agent_update(*, agent: Agent, **changes: Any) -> Agent:
     return agent
 
 
+def _choose(values) -> str:
+    return f"Choose one of {', '.join(values)}."
+
+
 def _clean_memory_fields(
     *, category: str, strength: str, text: str, provider: str, campaign_ids, tags, status: str | None = None
 ) -> dict[str, Any]:
+    """An agent memory's content, taxonomy and scope, checked against brain's taxonomy and normalised: the
+    keyword arguments of a `MemoryCandidate` / `memory_update` (raises ValidationError per field)."""
     errors: dict[str, str] = {}
-    if category not in CATEGORIES:
-        errors["category"] = f"Choose one of {', '.join(CATEGORIES)}."
-    if strength not in STRENGTHS:
-        errors["strength"] = f"Choose one of {', '.join(STRENGTHS)}."
-    if status is not None and status not in SETTABLE_STATUSES:
-        errors["status"] = f"Choose one of {', '.join(SETTABLE_STATUSES)}."
+    if category not in brain_api.MemoryCategory.values:
+        errors["category"] = _choose(brain_api.MemoryCategory.values)
+    if strength not in brain_api.MemoryStrength.values:
+        errors["strength"] = _choose(brain_api.MemoryStrength.values)
+    if status is not None and status not in brain_api.SETTABLE_STATUSES:
+        errors["status"] = _choose(brain_api.SETTABLE_STATUSES)
     if not (text or "").strip():
         errors["text"] = "Write what the agent should know or do."
     if provider and provider not in brain_api.PROVIDERS:
@@ -117,27 +117,33 @@ def _clean_memory_fields(
     }
 
 
+def _clean_over(current, *, status: str | None = None, **given: Any) -> dict[str, Any]:
+    """`_clean_memory_fields` of the given values over a memory's current ones (None keeps the current)."""
+    names = ("category", "strength", "text", "provider", "campaign_ids", "tags")
+    if set(given) - set(names):
+        raise TypeError(
+            f"not an agent memory's content, taxonomy or scope: {sorted(set(given) - set(names))}"
+        )
+    merged = {name: getattr(current, name) if given.get(name) is None else given[name] for name in names}
+    return _clean_memory_fields(**merged, status=status)
+
+
 def _candidate(
     *, agent: Agent, actor: str, status: str, source: str, fields: dict[str, Any]
 ) -> MemoryCandidate:
     return MemoryCandidate(
         tenant_id=agent.tenant_id,
         type=AGENT_MEMORY_TYPE,
-        text=fields["text"],
         surface="operator",
         scope_kind="agent",
         scope_id=str(agent.pk),
         status=status,
-        strength=fields["strength"],
-        category=fields["category"],
         source=source,
-        provider=fields["provider"],
-        campaign_ids=fields["campaign_ids"],
-        tags=fields["tags"],
         actor=actor,
         # Operators' manual memories skip the judge, never the gate.
         skip_judge=source == "manual",
         confidence=0.7,
+        **fields,
     )
 
 
@@ -158,8 +164,8 @@ def agent_memory_add(
 
     Returns promote's outcome: `rejected` with a reason when the gate refused it (nothing written).
     """
-    if source not in SOURCES:
-        raise ValidationError({"source": f"Choose one of {', '.join(SOURCES)}."})
+    if source not in brain_api.MemorySource.values:
+        raise ValidationError({"source": _choose(brain_api.MemorySource.values)})
     fields = _clean_memory_fields(
         category=category,
         strength=strength,
@@ -174,79 +180,41 @@ def agent_memory_add(
     )
 
 
-def _require_memory(agent: Agent, memory_id: int):
+def _require_memory(agent: Agent, memory_id: int) -> brain_api.AgentMemoryRecord:
     record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id)
     if record is None:
         raise AgentMemoryNotFound(memory_id)
     return record
 
 
-def agent_memory_edit(
-    *,
-    agent: Agent,
-    memory_id: int,
-    actor: str,
-    category: str,
-    strength: str,
-    text: str,
-    provider: str = "",
-    campaign_ids: list[str] | None = None,
-    tags: list[str] | None = None,
-):
-    """Edit a memory's content, taxonomy and scope (brain's `memory_update`: content changes pass the gate)."""
+def agent_memory_edit(*, agent: Agent, memory_id: int, actor: str, **given: Any) -> bool:
+    """Edit a memory's content, taxonomy and scope: any of `category`, `strength`, `text`, `provider`,
+    `campaign_ids`, `tags` (one not given, or None, stays as it is). Through brain's `memory_update`: new
+    content passes the gate and the duplicate backstop (`GateRejected`). Returns whether anything changed."""
     current = _require_memory(agent, memory_id)
-    fields = _clean_memory_fields(
-        category=category,
-        strength=strength,
-        text=text,
-        provider=provider,
-        campaign_ids=campaign_ids,
-        tags=tags,
-    )
-    changes = {
-        key: value
-        for key, value in fields.items()
-        if value != getattr(current, key) and not (key == "text" and value == current.text)
-    }
-    if not changes:
-        return None
-    return brain_api.memory_update(tenant_id=agent.tenant_id, memory_id=memory_id, actor=actor, **changes)
+    fields = _clean_over(current, **given)
+    changes = {key: value for key, value in fields.items() if value != getattr(current, key)}
+    if changes:
+        brain_api.memory_update(tenant_id=agent.tenant_id, memory_id=memory_id, actor=actor, **changes)
+    return bool(changes)
 
 
-def agent_memory_set_status(*, agent: Agent, memory_id: int, status: str, actor: str):
-    """Activate, mark stale, archive or return to draft. Superseding has its own service."""
-    if status not in SETTABLE_STATUSES:
-        raise ValidationError({"status": f"Choose one of {', '.join(SETTABLE_STATUSES)}."})
+def agent_memory_set_status(*, agent: Agent, memory_id: int, status: str, actor: str) -> None:
+    """Activate, mark stale, archive or return to draft. Superseding has its own service; a superseded
+    memory keeps its status (brain raises `MemorySuperseded`: its newer memory is the live version)."""
+    if status not in brain_api.SETTABLE_STATUSES:
+        raise ValidationError({"status": _choose(brain_api.SETTABLE_STATUSES)})
     _require_memory(agent, memory_id)
-    return brain_api.memory_set_status(
-        tenant_id=agent.tenant_id, memory_id=memory_id, status=status, actor=actor
-    )
+    brain_api.memory_set_status(tenant_id=agent.tenant_id, memory_id=memory_id, status=status, actor=actor)
 
 
 def agent_memory_supersede(
-    *,
-    agent: Agent,
-    memory_id: int,
-    actor: str,
-    text: str,
-    category: str | None = None,
-    strength: str | None = None,
-    status: str = "active",
-    provider: str | None = None,
-    campaign_ids: list[str] | None = None,
-    tags: list[str] | None = None,
+    *, agent: Agent, memory_id: int, actor: str, text: str, status: str = "active", **given: Any
 ) -> PromoteOutcome:
-    """Replace a memory by a newer one: the old becomes superseded and points at the new (the chain)."""
+    """Replace a memory by a newer one: the old becomes superseded and points at the new (the chain). The
+    newer memory keeps the old one's taxonomy and scope unless `given` (as for `agent_memory_edit`)."""
     old = _require_memory(agent, memory_id)
-    fields = _clean_memory_fields(
-        category=category or old.category,
-        strength=strength or old.strength,
-        text=text,
-        provider=old.provider if provider is None else provider,
-        campaign_ids=old.campaign_ids if campaign_ids is None else campaign_ids,
-        tags=old.tags if tags is None else tags,
-        status=status,
-    )
+    fields = _clean_over(old, text=text, status=status, **given)
     candidate = _candidate(agent=agent, actor=actor, status=status, source="manual", fields=fields)
     candidate.supersedes_id = memory_id
     return brain_api.memory_supersede(tenant_id=agent.tenant_id, old_memory_id=memory_id, candidate=candidate)
@@ -335,20 +303,7 @@ def _base_candidates(agent: Agent, records: tuple) -> list[CandidateMemory]:
     key = (agent.tenant_id, agent.pk)
     entry = _BASE_CANDIDATES.get(key)
     if entry is None or entry[0] is not records:
-        candidates = [
-            CandidateMemory(
-                id=r.id,
-                text=r.text,
-                strength=r.strength,
-                status="active",
-                confidence=r.confidence,
-                category=r.category,
-                provider=r.provider,
-                campaign_ids=r.campaign_ids,
-                tags=r.tags,
-            )
-            for r in records
-        ]
+        candidates = [CandidateMemory.of(r) for r in records]
         if len(_BASE_CANDIDATES) >= _BASE_CANDIDATES_MAX:
             _BASE_CANDIDATES.clear()
         entry = _BASE_CANDIDATES[key] = (records, candidates)

@@ -118,26 +118,17 @@ class IntelligenceTabView(AgentScopedView):
 
     def tab_context(self, request, agent, *, learning_form=None, budget_form=None) -> dict:
         filters = MemoryFilterForm(request.GET or None)
-        f = filters.cleaned_data if filters.is_valid() else {}
+        valid = filters.is_valid()
         try:
             page_number = max(int(request.GET.get("page", "1")), 1)
         except ValueError:
             page_number = 1
-        page = brain_api.agent_memory_list(
-            tenant_id=agent.tenant_id,
-            agent_id=agent.pk,
-            category=f.get("category", ""),
-            strength=f.get("strength", ""),
-            status=f.get("status", ""),
-            source=f.get("source", ""),
-            scope=f.get("scope", ""),
-            search=(f.get("q") or "").strip(),
-            offset=(page_number - 1) * PAGE_SIZE,
-            limit=PAGE_SIZE,
-        )
+        criteria = {**(filters.validated if valid else {}), "offset": (page_number - 1) * PAGE_SIZE}
+        criteria["limit"] = PAGE_SIZE
+        page = brain_api.agent_memory_list(tenant_id=agent.tenant_id, agent_id=agent.pk, **criteria)
         paginator = Paginator(range(page.total), PAGE_SIZE)
         page_obj = paginator.get_page(page_number)
-        filter_params = {k: v for k, v in (f or {}).items() if v}
+        filter_params = {k: v for k, v in (filters.cleaned_data if valid else {}).items() if v}
         counts = brain_api.agent_memory_status_counts(tenant_id=agent.tenant_id, agent_ids=[agent.pk])[
             agent.pk
         ]
@@ -178,25 +169,16 @@ class AgentMemoryAddView(AgentScopedView):
         agent = self.get_agent(pk)
         form = AgentMemoryForm(request.POST)
         if form.is_valid():
-            data = form.cleaned_data
             try:
-                outcome = services.agent_memory_add(
-                    agent=agent,
-                    actor=_actor(request),
-                    category=data["category"],
-                    strength=data["strength"],
-                    status=data["status"],
-                    text=data["content"],
-                    provider=data["provider"],
-                    campaign_ids=data["campaign_ids"],
-                    tags=data["tags"],
-                )
+                outcome = services.agent_memory_add(agent=agent, actor=_actor(request), **form.validated)
             except ValidationError as exc:
                 _form_errors_from(form, exc)
             else:
                 if outcome.written:
                     verb = {"reinforced": "already known: reinforced"}.get(outcome.result, outcome.result)
-                    messages.success(request, f"Memory [mem:{outcome.memory_id}] {verb} ({data['status']}).")
+                    messages.success(
+                        request, f"Memory [mem:{outcome.memory_id}] {verb} ({form.validated['status']})."
+                    )
                     return HttpResponseRedirect(tab_url(agent))
                 form.add_error("content", f"The formation gate rejected this memory ({outcome.reason}).")
         messages.error(request, "The memory was not added; fix the errors below.")
@@ -223,17 +205,7 @@ class AgentMemoryDetailView(AgentScopedView):
                 "history": history,
                 "strength_labels": STRENGTH_LABELS,
                 "status_actions": STATUS_ACTIONS,
-                "edit_form": edit_form
-                or AgentMemoryEditForm(
-                    initial={
-                        "category": memory.category,
-                        "strength": memory.strength,
-                        "content": memory.text,
-                        "provider": memory.provider,
-                        "campaign_ids": ", ".join(memory.campaign_ids),
-                        "tags": ", ".join(memory.tags),
-                    }
-                ),
+                "edit_form": edit_form or AgentMemoryEditForm.for_memory(memory),
                 "supersede_form": supersede_form or SupersedeForm(initial={"content": memory.text}),
                 "nav_agents": True,
             },
@@ -246,27 +218,19 @@ class AgentMemoryEditView(AgentMemoryDetailView):
         memory = self.get_memory(agent, memory_id)
         form = AgentMemoryEditForm(request.POST)
         if form.is_valid():
-            data = form.cleaned_data
             try:
                 changed = services.agent_memory_edit(
-                    agent=agent,
-                    memory_id=memory.id,
-                    actor=_actor(request),
-                    category=data["category"],
-                    strength=data["strength"],
-                    text=data["content"],
-                    provider=data["provider"],
-                    campaign_ids=data["campaign_ids"],
-                    tags=data["tags"],
+                    agent=agent, memory_id=memory.id, actor=_actor(request), **form.validated
                 )
             except ValidationError as exc:
                 _form_errors_from(form, exc)
             except brain_api.GateRejected as exc:
-                form.add_error("content", f"The formation gate rejected this content ({exc.reason}).")
-            else:
-                messages.success(
-                    request, f"Saved [mem:{memory.id}]." if changed is not None else "Nothing changed."
+                repeats = f" It repeats [mem:{exc.duplicate_of}]." if exc.duplicate_of else ""
+                form.add_error(
+                    "content", f"The formation gate rejected this content ({exc.reason}).{repeats}"
                 )
+            else:
+                messages.success(request, f"Saved [mem:{memory.id}]." if changed else "Nothing changed.")
                 return HttpResponseRedirect(reverse("intelligence-memory", args=[agent.pk, memory.id]))
         messages.error(request, "The memory was not saved; fix the errors below.")
         return self.get(request, pk, memory_id, edit_form=form)
@@ -281,13 +245,15 @@ class AgentMemoryStatusView(AgentScopedView):
         status = request.POST.get("status", "")
         if status not in STATUS_ACTIONS:
             messages.error(request, f"Unknown status “{status}”; choose one of {', '.join(STATUS_ACTIONS)}.")
-        elif memory.status == "superseded":
-            messages.error(request, f"[mem:{memory.id}] was superseded; change the newer memory instead.")
         else:
-            services.agent_memory_set_status(
-                agent=agent, memory_id=memory.id, status=status, actor=_actor(request)
-            )
-            messages.success(request, f"{STATUS_ACTIONS[status][1]} [mem:{memory.id}].")
+            try:
+                services.agent_memory_set_status(
+                    agent=agent, memory_id=memory.id, status=status, actor=_actor(request)
+                )
+            except brain_api.MemorySuperseded:
+                messages.error(request, f"[mem:{memory.id}] was superseded; change the newer memory instead.")
+            else:
+                messages.success(request, f"{STATUS_ACTIONS[status][1]} [mem:{memory.id}].")
         next_url = request.POST.get("next", "")
         if not next_url.startswith("/") or next_url.startswith("//"):
             next_url = tab_url(agent)
@@ -304,11 +270,7 @@ class AgentMemorySupersedeView(AgentMemoryDetailView):
         elif form.is_valid():
             try:
                 outcome = services.agent_memory_supersede(
-                    agent=agent,
-                    memory_id=memory.id,
-                    actor=_actor(request),
-                    text=form.cleaned_data["content"],
-                    status=form.cleaned_data["status"],
+                    agent=agent, memory_id=memory.id, actor=_actor(request), **form.validated
                 )
             except ValidationError as exc:
                 _form_errors_from(form, exc)
@@ -383,17 +345,8 @@ class BudgetPreviewView(AgentScopedView):
         form = BudgetPreviewForm(request.GET or None)
         context = {"agent": agent, "form": form, "nav_agents": True, "strength_labels": STRENGTH_LABELS}
         if form.is_valid():
-            data = form.cleaned_data
             assembly, inactive = services.agent_context_assemble(
-                agent=agent,
-                request=services.ContextRequest(
-                    conversation=data["conversation"],
-                    provider=data["provider"],
-                    campaign_ids=data["campaign_ids"],
-                    tags=data["tags"],
-                    policy=data["policy"],
-                    knowledge_base=data["knowledge_base"],
-                ),
+                agent=agent, request=services.ContextRequest(**form.validated)
             )
             memory_ids = {o.memory_id for o in assembly.omitted} | set(assembly.injected_memory_ids)
             texts = {

@@ -5,6 +5,7 @@ from .selectors import MemoryHistoryEntry, RejectionCount, gate_rejection_counts
 from .services import (
     GateRejected,
     MemoryNotFound,
+    MemorySuperseded,
     memory_set_status,
     memory_supersede,
     memory_update,
@@ -17,6 +18,7 @@ __all__ = [
     "GateVerdict",
     "MemoryHistoryEntry",
     "MemoryNotFound",
+    "MemorySuperseded",
     "RejectionCount",
     "gate_check",
     "gate_rejection_counts",

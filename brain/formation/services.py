@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from .. import graph
 from ..models import (
+    SETTABLE_STATUSES,
     BrainScopeKind,
     GraphNodeKind,
     GraphRelation,
@@ -63,11 +64,20 @@ class MemoryNotFound(LookupError):
 
 
 class GateRejected(ValueError):
-    """An operator edit's new content did not pass the gate; `reason` is the gate's reason code."""
+    """An operator edit's new content did not pass formation: the gate's reason code, or
+    `backstop_duplicate` with `duplicate_of` naming the memory of the scope it would duplicate."""
 
-    def __init__(self, reason: str, detail: str = ""):
+    def __init__(self, reason: str, detail: str = "", *, duplicate_of: int | None = None):
         super().__init__(f"rejected by the formation gate: {reason}" + (f" ({detail})" if detail else ""))
-        self.reason, self.detail = reason, detail
+        self.reason, self.detail, self.duplicate_of = reason, detail, duplicate_of
+
+
+class MemorySuperseded(ValueError):
+    """A superseded memory keeps its status: the newer memory that replaced it is the live version."""
+
+    def __init__(self, memory_id: int, superseded_by_id: int | None):
+        super().__init__(f"memory {memory_id} was superseded by {superseded_by_id}; change that one instead")
+        self.memory_id, self.superseded_by_id = memory_id, superseded_by_id
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -506,11 +516,12 @@ def _get(tenant_id: int, memory_id: int, *, lock: bool = True) -> Memory:
         raise MemoryNotFound(f"memory {memory_id} not found") from None
 
 
-def memory_update(*, tenant_id: int, memory_id: int, actor: str, **changes: Any) -> Memory:
+def memory_update(*, tenant_id: int, memory_id: int, actor: str, **changes: Any) -> None:
     """Change a memory's content or classification; records before/after. Tenant-scoped; atomic.
 
-    New text passes the same gate as every write: a rejection is recorded in the history (on this
-    memory) and raises `GateRejected`; nothing changes. The status has its own service
+    New text passes the same checks as a new memory: the gate, then promote's duplicate backstop against
+    the other memories of its scope (under the same scope lock as promote()). A refusal is recorded in the
+    history (on this memory) and raises `GateRejected`; nothing changes. The status has its own service
     (`memory_set_status`). Unknown fields raise ValueError; a missing or foreign memory MemoryNotFound.
     A text change re-embeds the row (now when an embedder answers, else by the embedding task after commit).
     """
@@ -519,60 +530,104 @@ def memory_update(*, tenant_id: int, memory_id: int, actor: str, **changes: Any)
         raise ValueError(f"these fields cannot be edited here: {', '.join(sorted(unknown))}")
     vector, model = None, ""
     if "text" in changes:
-        new_text = (changes["text"] or "").strip()
-        verdict = gate_check(text=new_text)
+        changes["text"] = (changes["text"] or "").strip()
+        verdict = gate_check(text=changes["text"])
         if not verdict.passed:
+            refusal = GateRejected(verdict.reason, verdict.detail)
             with transaction.atomic():
-                memory = _get(tenant_id, memory_id)
-                _history(
-                    tenant_id=tenant_id,
-                    memory=memory,
-                    action=MemoryHistory.Action.REJECTED,
-                    actor=actor,
-                    surface=WriteSurface.OPERATOR,
-                    reason=verdict.reason,
-                    before=snapshot(memory),
-                    after={"text": redact(new_text)[:500], "detail": verdict.detail},
-                )
-            raise GateRejected(verdict.reason, verdict.detail)
-        changes["text"] = new_text
-        vector, model = _embed(new_text)  # outside the row lock
+                _record_refusal(tenant_id, _get(tenant_id, memory_id), actor, changes["text"], refusal)
+            raise refusal
+        vector, model = _embed(changes["text"])  # outside the locks
     with transaction.atomic():
-        memory = _get(tenant_id, memory_id)
+        memory = _get_for_edit(tenant_id, memory_id, lock_scope="text" in changes)
         before = snapshot(memory)
-        for field_name, value in changes.items():
-            setattr(memory, field_name, value)
-        fields = list(changes)
-        if "text" in changes and normalise(changes["text"]) != normalise(before["text"]):
-            memory.embedding, memory.embedding_model = vector, (model if vector is not None else "")
-            fields += ["embedding", "embedding_model"]
-            if vector is None:
-                transaction.on_commit(lambda: _enqueue_embedding(tenant_id, [memory.pk]))
-        memory.save(update_fields=[*fields, "updated_at"])
-        _history(
-            tenant_id=tenant_id,
-            memory=memory,
-            action=MemoryHistory.Action.UPDATED,
-            actor=actor,
-            surface=WriteSurface.OPERATOR,
-            before=before,
-            after=snapshot(memory),
-        )
-    return memory
+        new_text = "text" in changes and normalise(changes["text"]) != normalise(before["text"])
+        refusal = _duplicate_refusal(memory, changes["text"], vector, model) if new_text else None
+        if refusal is not None:
+            _record_refusal(tenant_id, memory, actor, changes["text"], refusal)
+        else:
+            _apply_edit(memory, changes, new_text, vector, model)
+            _history(
+                tenant_id=tenant_id,
+                memory=memory,
+                action=MemoryHistory.Action.UPDATED,
+                actor=actor,
+                surface=WriteSurface.OPERATOR,
+                before=before,
+                after=snapshot(memory),
+            )
+    if refusal is not None:
+        raise refusal
+
+
+def _get_for_edit(tenant_id: int, memory_id: int, *, lock_scope: bool) -> Memory:
+    """The row, locked; first its scope's formation lock when the edit may write a duplicate (the same
+    order as promote(): scope, then row)."""
+    if lock_scope:
+        scope = Memory.objects.for_tenant(tenant_id).filter(pk=memory_id).values("scope_kind", "scope_id")
+        scope = scope.first()
+        if scope is None:
+            raise MemoryNotFound(f"memory {memory_id} not found")
+        _lock_scope(tenant_id, scope["scope_kind"], scope["scope_id"])
+    return _get(tenant_id, memory_id)
+
+
+def _duplicate_refusal(memory: Memory, text: str, vector, model: str) -> GateRejected | None:
+    """promote()'s backstop for an edit: another memory of the scope that `text` duplicates. The memory's
+    own former wording is no duplicate (when it is the closest, the edit is a rewording)."""
+    twin = backstop_duplicate(
+        tenant_id=memory.tenant_id,
+        scope_kind=memory.scope_kind,
+        scope_id=memory.scope_id,
+        text=text,
+        vector=vector,
+        model=model,
+    )
+    if twin is None or twin.id == memory.pk:
+        return None
+    return GateRejected("backstop_duplicate", f"duplicates memory {twin.id}", duplicate_of=twin.id)
+
+
+def _record_refusal(tenant_id: int, memory: Memory, actor: str, text: str, refusal: GateRejected) -> None:
+    _history(
+        tenant_id=tenant_id,
+        memory=memory,
+        action=MemoryHistory.Action.REJECTED,
+        actor=actor,
+        surface=WriteSurface.OPERATOR,
+        reason=refusal.reason,
+        before=snapshot(memory),
+        after={"text": redact(text)[:500], "detail": refusal.detail},
+    )
+
+
+def _apply_edit(memory: Memory, changes: dict[str, Any], new_text: bool, vector, model: str) -> None:
+    for field_name, value in changes.items():
+        setattr(memory, field_name, value)
+    fields = list(changes)
+    if new_text:
+        memory.embedding, memory.embedding_model = vector, (model if vector is not None else "")
+        fields += ["embedding", "embedding_model"]
+        if vector is None:
+            tenant_id, memory_id = memory.tenant_id, memory.pk
+            transaction.on_commit(lambda: _enqueue_embedding(tenant_id, [memory_id]))
+    memory.save(update_fields=[*fields, "updated_at"])
 
 
 @transaction.atomic
-def memory_set_status(*, tenant_id: int, memory_id: int, status: str, actor: str) -> Memory:
+def memory_set_status(*, tenant_id: int, memory_id: int, status: str, actor: str) -> None:
     """Move a memory to `status` (active, draft, stale, archived); records the change. Idempotent.
 
-    `superseded` is not set here: a supersede needs its successor (`memory_supersede`).
+    `superseded` is not set here: a supersede needs its successor (`memory_supersede`). A superseded
+    memory keeps its status (raises `MemorySuperseded`): reviving it would leave two live versions.
     """
-    allowed = set(MemoryStatus.values) - {MemoryStatus.SUPERSEDED}
-    if status not in allowed:
-        raise ValueError(f"status must be one of {', '.join(sorted(allowed))}, not {status!r}")
+    if status not in SETTABLE_STATUSES:
+        raise ValueError(f"status must be one of {', '.join(sorted(SETTABLE_STATUSES))}, not {status!r}")
     memory = _get(tenant_id, memory_id)
+    if memory.status == MemoryStatus.SUPERSEDED:
+        raise MemorySuperseded(memory.pk, memory.superseded_by_id)
     if memory.status == status:
-        return memory
+        return
     before = snapshot(memory)
     memory.status = status
     memory.save(update_fields=["status", "updated_at"])
@@ -587,7 +642,6 @@ def memory_set_status(*, tenant_id: int, memory_id: int, status: str, actor: str
         before=before,
         after=snapshot(memory),
     )
-    return memory
 
 
 def memory_supersede(*, tenant_id: int, old_memory_id: int, candidate: MemoryCandidate) -> PromoteOutcome:
@@ -616,6 +670,7 @@ __all__ = [
     "GateReason",
     "GateRejected",
     "MemoryNotFound",
+    "MemorySuperseded",
     "memory_set_status",
     "memory_supersede",
     "memory_update",

@@ -38,6 +38,9 @@ SPECTACULAR_SETTINGS = {
         "ApiKeyRoleEnum": "tickets.models.API_KEY_ROLES",
         "TicketStatusEnum": "tickets.models.TicketStatus",
         "LearningStatusEnum": "tickets.models.LearningStatus",
-        "AgentMemorySettableStatusEnum": "intelligence.services.SETTABLE_STATUSES",
+        "AgentMemorySettableStatusEnum": "brain.api.SETTABLE_STATUSES",
+        # The memory taxonomy (brain.api): one enum each wherever a serializer offers it.
+        "MemoryStrengthEnum": "brain.api.MemoryStrength",
+        "MemoryCategoryEnum": "brain.api.MemoryCategory",
     },
 }

@@ -151,6 +151,7 @@ def _client_brain_rows(rng, count):
 
 def _prepare(options, stdout):
     from brain import api as brain_api
+    from brain.benchmarks.bulk_load import memories_bulk_load_for_benchmark
     from brain.benchmarks.common import fresh_tenant, use_bench_database
     from intelligence.models import Agent
     from intelligence.services import agent_create
@@ -170,11 +171,11 @@ def _prepare(options, stdout):
     agents = [agent_create(tenant=tenant, name=f"Bench agent {i}") for i in range(options["agents"])]
     started = time.perf_counter()
     stdout.write(f"loading {options['agent_memories']} agent memories ...")
-    brain_api.memories_bulk_load_for_benchmark(
+    memories_bulk_load_for_benchmark(
         tenant_id=tenant.pk, rows=_agent_memory_rows(rng, agents, options["agent_memories"]), stdout=stdout
     )
     stdout.write(f"loading {options['client_brain_rows']} Client Brain rows ...")
-    brain_api.memories_bulk_load_for_benchmark(
+    memories_bulk_load_for_benchmark(
         tenant_id=tenant.pk, rows=_client_brain_rows(rng, options["client_brain_rows"]), stdout=stdout
     )
     with connection.cursor() as cursor:

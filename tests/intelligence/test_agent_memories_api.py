@@ -121,3 +121,57 @@ def test_memory_of_another_agent_is_not_found(api, tenant, agent):
         ).status_code
         == 404
     )
+
+
+def test_editing_a_rule_into_another_rules_text_is_refused_and_the_rule_is_injected_once(api, agent):
+    """Issue 13.5: an edit runs the same duplicate check as an add (promote's backstop)."""
+    kept = add_memory(agent, "Never share internal ticket notes with customers.")
+    edited = add_memory(agent, "Always confirm the order number before a refund.")
+    response = api.patch(
+        url("agent-memory-detail", agent, pk=edited),
+        {"content": "Never share internal ticket notes with customers."},
+        format="json",
+    )
+    assert response.status_code == 422, response.content
+    assert response.json()["error"]["fields"]["content"] == ["backstop_duplicate"]
+    assert (
+        api.get(url("agent-memory-detail", agent, pk=edited)).json()["content"]
+        == "Always confirm the order number before a refund."
+    )
+    context = api.post(
+        reverse("agent-context", kwargs={"agent_pk": agent.pk}),
+        {"conversation": "Can you share the notes on my ticket?"},
+        format="json",
+    ).json()
+    rules = next(s for s in context["sections"] if s["name"] == "hard_rule")
+    assert sorted(rules["memory_ids"]) == sorted([kept, edited])
+    assert rules["text"].count("Never share internal ticket notes with customers.") == 1
+
+
+def test_editing_a_memorys_own_wording_is_not_a_duplicate_of_itself(api, agent):
+    memory_id = add_memory(agent, "Never share internal ticket notes with customers.")
+    response = api.patch(
+        url("agent-memory-detail", agent, pk=memory_id),
+        {"content": "Never share internal ticket notes with any customer."},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["content"] == "Never share internal ticket notes with any customer."
+
+
+def test_a_superseded_memory_cannot_be_reactivated_over_rest(api, agent):
+    """Issue 13.7: the REST status endpoint refuses what the UI refuses (one rule, in the service)."""
+    old_id = add_memory(agent, "Target CPA is 40 euros for the spring campaign.")
+    superseded = api.post(
+        url("agent-memory-supersede", agent, pk=old_id),
+        {"content": "Target CPA is 35 euros for the spring campaign."},
+        format="json",
+    )
+    new_id = superseded.json()["memory"]["id"]
+    for status in ("active", "draft", "stale", "archived"):
+        response = api.post(url("agent-memory-status", agent, pk=old_id), {"status": status}, format="json")
+        assert response.status_code == 409, response.content
+        assert response.json()["error"]["code"] == "superseded"
+    old = api.get(url("agent-memory-detail", agent, pk=old_id)).json()
+    assert (old["status"], old["superseded_by_id"]) == ("superseded", new_id)
+    assert api.get(url("agent-memory-detail", agent, pk=new_id)).json()["status"] == "active"

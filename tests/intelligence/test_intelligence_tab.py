@@ -316,3 +316,35 @@ def test_budget_overrides_per_agent(operator, agent):
     assert "Using the default budgets" in reset.content.decode()
     agent.refresh_from_db()
     assert agent.budget_overrides == {}
+
+
+def test_editing_a_memory_into_another_ones_text_is_refused(operator, agent):
+    kept = add_memory(agent, "Pause ads that spend without conversions for three days.")
+    edited = add_memory(agent, "Report conversions weekly.", strength="preference", category="preference")
+    response = operator.post(
+        reverse("intelligence-memory-edit", args=[agent.pk, edited]),
+        {
+            "category": "instruction",
+            "strength": "hard_rule",
+            "content": "Pause ads that spend without conversions for three days.",
+        },
+    )
+    page = response.content.decode()
+    assert "The memory was not saved" in page and f"It repeats [mem:{kept}]" in page
+    record = agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=edited)
+    assert (record.text, record.strength) == ("Report conversions weekly.", "preference")
+
+
+def test_a_superseded_memory_cannot_be_reactivated_in_the_tab(operator, agent):
+    old_id = add_memory(agent, "Target CPA is 40 euros for the spring campaign.", status="draft")
+    operator.post(
+        reverse("intelligence-memory-supersede", args=[agent.pk, old_id]),
+        {"content": "Target CPA is 35 euros for the spring campaign.", "status": "active"},
+    )
+    url = reverse("intelligence-memory-status", args=[agent.pk, old_id])
+    response = operator.post(url, {"status": "active"}, follow=True)
+    assert f"[mem:{old_id}] was superseded" in response.content.decode()
+    assert (
+        agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=old_id).status
+        == "superseded"
+    )

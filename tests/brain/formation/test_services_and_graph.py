@@ -5,6 +5,7 @@ import pytest
 from brain.api import (
     GateRejected,
     MemoryNotFound,
+    MemorySuperseded,
     expand_one_hop,
     graph_neighbours,
     memory_history,
@@ -136,3 +137,46 @@ def test_expand_one_hop_returns_related_active_memories_not_superseded_ones(tena
     memory_set_status(tenant_id=tenant.pk, memory_id=b, status="archived", actor="user:1")
     assert expand_one_hop(tenant.pk, [a]) == []
     assert expand_one_hop(tenant.pk, [a], statuses=("active", "archived")) == [b]
+
+
+def test_memory_update_refuses_text_that_duplicates_another_memory_of_its_scope(tenant):
+    kept = add(tenant, "Refunds are issued within five days.", scope_kind="agent", scope_id="7")
+    edited = add(tenant, "Orders ship from the Berlin warehouse.", scope_kind="agent", scope_id="7")
+    elsewhere = add(tenant, "Invoices are sent monthly.", scope_kind="agent", scope_id="8")
+    with pytest.raises(GateRejected) as rejected:
+        memory_update(
+            tenant_id=tenant.pk, memory_id=edited, actor="user:1", text="Refunds are issued within five days."
+        )
+    assert (rejected.value.reason, rejected.value.duplicate_of) == ("backstop_duplicate", kept)
+    assert Memory.objects.for_tenant(tenant).get(pk=edited).text == "Orders ship from the Berlin warehouse."
+    entry = memory_history(tenant_id=tenant.pk, memory_id=edited)[0]
+    assert (entry.action, entry.reason) == ("rejected", "backstop_duplicate")
+    # Another scope's memory is no duplicate, and neither is the memory's own former wording.
+    memory_update(
+        tenant_id=tenant.pk, memory_id=elsewhere, actor="user:1", text="Refunds are issued within five days."
+    )
+    memory_update(
+        tenant_id=tenant.pk,
+        memory_id=kept,
+        actor="user:1",
+        text="Refunds are always issued within five days.",
+    )
+    assert (
+        Memory.objects.for_tenant(tenant).get(pk=kept).text == "Refunds are always issued within five days."
+    )
+
+
+def test_memory_set_status_refuses_to_revive_a_superseded_memory(tenant):
+    old_id = add(tenant, "The VIP discount is 10 percent.", scope_kind="agent", scope_id="4")
+    outcome = memory_supersede(
+        tenant_id=tenant.pk,
+        old_memory_id=old_id,
+        candidate=MemoryCandidate(
+            tenant_id=tenant.pk, type="fact", text="The VIP discount is 15 percent.", actor="user:1"
+        ),
+    )
+    for status in ("active", "draft", "stale", "archived"):
+        with pytest.raises(MemorySuperseded):
+            memory_set_status(tenant_id=tenant.pk, memory_id=old_id, status=status, actor="user:1")
+    old = Memory.objects.for_tenant(tenant).get(pk=old_id)
+    assert (old.status, old.superseded_by_id) == (MemoryStatus.SUPERSEDED, outcome.memory_id)
