@@ -130,7 +130,7 @@ _POLICY_WORD = re.compile(
     r"\b(offer|offers|ship|ships|shipping|deliver|delivers|delivery|warranty|guarantee|policy|return|returns|"
     r"refund|refunds|exchange|exchanges|free|open|hours|days|weeks|months|store|stores|plan|plans|price|"
     r"prices|available|support|stock|carry|carries|cover|covers|includes|include|billing|cancellations|"
-    r"contract|contracts|plan|transfers)\b",
+    r"contract|contracts|plan|transfers|discount|discounts)\b",
     re.I,
 )
 _RESOLUTION_WORD = re.compile(
@@ -195,6 +195,14 @@ def _body_sentences(body: str) -> list[str]:
     return result
 
 
+def _is_statement(sentence: str) -> bool:
+    """A complete statement: not a question, not a list's lead-in ("... such as:"), not a bullet fragment
+    ("Non-delivery of products") — it ends with a full stop or has five words or more."""
+    if sentence.endswith(("?", ":")):
+        return False
+    return sentence.endswith((".", "!")) or len(sentence.split()) >= 5
+
+
 def _voice(body: str) -> dict[str, str]:
     """The reply's formality, and the tone that goes with it, in the guard's supported voice fields.
 
@@ -255,7 +263,7 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
         if _POLICY_WORD.search(s)
         and not _SECOND_PERSON.search(s)
         and not _DONE_ON_THIS_TICKET.search(s)
-        and not s.endswith("?")
+        and _is_statement(s)
     ]
     for fact in facts[:MAX_BUSINESS_FACTS_PER_TICKET]:
         fact = _clip(fact)
@@ -264,7 +272,9 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     if reply.strip():
         memories.append({"type": typed.VOICE, "key": "voice:formality", "value": _voice(reply)})
 
-    resolution = [s for s in sentences if _RESOLUTION_WORD.search(s) and s not in facts][:2]
+    resolution = [s for s in sentences if _RESOLUTION_WORD.search(s) and s not in facts and _is_statement(s)][
+        :2
+    ]
     if topic and resolution:
         # One issue memory per classified topic; the subject of the latest ticket rides along so that recall,
         # which matches ticket words against a memory's key and value, finds "tent pole" under "damaged item".
@@ -306,7 +316,10 @@ def learning_unusable_reason() -> str | None:
     return get_provider().unusable_reason
 
 
-def _candidate(evidence: TicketEvidence, item: dict[str, Any], provider_name: str) -> MemoryCandidate:
+def candidate_from_item(
+    evidence: TicketEvidence, item: dict[str, Any], provider_name: str
+) -> MemoryCandidate:
+    """One extracted memory (already of a typed shape) as the candidate `promote()` receives."""
     memory_type, value = item["type"], item["value"]
     confidence = item.get("confidence", LOCAL_CONFIDENCE)
     if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0.5 <= confidence <= 1:
@@ -374,7 +387,7 @@ def learn_from_evidence(evidence: TicketEvidence) -> LearningResult:
                 CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
             )
             continue
-        candidate = _candidate(evidence, item, provider.name)
+        candidate = candidate_from_item(evidence, item, provider.name)
         with transaction.atomic():
             outcome = promote(candidate)
             if outcome.result == "reinforced":

@@ -124,10 +124,13 @@ def tainted_windows(messages: list[dict[str, Any]]) -> list[tuple[int, int]]:
     contents = [str(m.get("content", "")) for m in messages]
     windows: list[tuple[int, int]] = []
     for index, content in enumerate(contents):
+        previous_free = index > 0 and not find_instruction(contents[index - 1])
+        if previous_free and (not windows or windows[-1][1] < index - 1):
+            if find_instruction(f"{contents[index - 1]} {content}"):
+                windows.append((index - 1, index))  # the pair is the attack, whether or not this half is one
+                continue
         if find_instruction(content):
             windows.append((index, index))
-        elif index and find_instruction(f"{contents[index - 1]} {content}"):
-            windows.append((index - 1, index))
     return windows
 
 

@@ -64,7 +64,7 @@ def redact_card_numbers(text: str) -> str:
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)(?![\w-])")
 # Nine or more digits in a phone layout: "+44 20 7946 0958", "(555) 123-4567", "07700 900123", "555.123.4567".
 _PHONE = re.compile(
-    r"(?<![\w/.-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,5}){1,4}(?![\w/-])"
+    r"(?<![\w/.-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{1,6}(?:[\s.-]\d{2,8}){1,4}(?![\w/-])"
     r"|(?<![\w/.+-])\+\d{9,14}(?!\w)|(?<![\w/.-])0\d{9,10}(?!\w)"
 )
 # Toll-free and non-geographic business lines are a business's, never a customer's.
@@ -75,23 +75,23 @@ _PHONE_CONTEXT = re.compile(r"\b(?:phone|call|tel|mobile|cell|number|text|whatsa
 _DATE_LIKE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$")
 _ORDER = re.compile(
     r"\b(?:order|invoice|tracking|booking|reservation|confirmation|purchase|transaction|return|rma|shipment|parcel)"
-    r"(?:\s+(?:no\.?|number|num|id|code|#))?\s*(?:[:#]|is|was)?\s*#?\s*"
+    r"(?:\s+(?:no\.?|number|num|id|code|reference|ref|#))?\s*(?:[:#]|is|was)?\s*#?\s*"
     r"(?=[A-Z0-9-]*\d{3})[A-Z0-9][A-Z0-9-]{4,}\b",
     _I,
 )
 _HASH_ID = re.compile(r"(?<![\w&])#\s?[A-Z]{0,4}-?\d{4,}\b", _I)
 _CARD_TAIL = re.compile(
     r"\b(?:card|visa|mastercard|amex|debit|credit)\b[^.!?\n]{0,25}\b(?:ending|ends|ending\s+in|last\s+(?:four|4)(?:\s+digits)?)"
-    r"\s*(?:in|with|:|of|is)?\s*\d{4}\b|\biban\s*:?\s*[A-Z]{2}\d{2}[A-Z0-9 ]{10,}",
+    r"\s*(?:in|with|:|of|is)?\s*\d{4}\b|\blast\s+(?:four|4)\s+digits\s*(?:of|:|are|is)?\s*\d{4}\b|\biban\s*:?\s*[A-Z]{2}\d{2}[A-Z0-9 ]{10,}",
     _I,
 )
 _STREET_SUFFIX = (
-    r"(?:street|st|road|rd|avenue|ave|lane|ln|drive|dr|boulevard|blvd|way|court|ct|place|pl|terrace|close|crescent|"
+    r"(?i:street|st|road|rd|avenue|ave|lane|ln|drive|dr|boulevard|blvd|way|court|ct|place|pl|terrace|close|crescent|"
     r"square|sq|parkway|pkwy|highway|hwy|gardens|grove|mews|row|walk|hill)"
 )
 _STREET = re.compile(
     rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][a-z]+\s+){{1,3}}{_STREET_SUFFIX}\b\.?"
-    r"|\b(?:apt|apartment|flat|suite|unit)\s*#?\s*\d+[A-Za-z]?\b"
+    r"|\b(?i:apt|apartment|flat|suite|unit)\s*#?\s*\d+[A-Za-z]?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"  # UK postcode
     r"|\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|"
     r"PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY)\s+\d{5}(?:-\d{4})?\b"
@@ -111,7 +111,7 @@ _NAMES = (
         _I,
     ),
     re.compile(rf"\b(?:my|his|her|the\s+customer's|their)\s+name\s+is\s+{_NAME}", _I),
-    re.compile(rf"\b(?:customer|client|caller|user|member|subscriber|buyer)\s+{_NAME}\s+{_NAME}\b"),
+    re.compile(rf"\b(?i:customer|client|caller|user|member|subscriber|buyer)\s+{_NAME}\s+{_NAME}\b"),
     re.compile(
         rf"\b(?:spoke|talked|spoken|chatted)\s+(?:to|with)\s+{_NAME}\b(?!\s+(?:team|support|department))"
     ),
@@ -192,7 +192,7 @@ def find_personal_data(text: str, *, published: Iterable[str] = ()) -> PersonalD
             if match.group().lower() not in published_values:
                 return PersonalDataHit(PersonalDataKind.ORDER_NUMBER, match.group())
     for match in _STREET.finditer(text):
-        if not any(match.group().lower() in value for value in published_values):
+        if not any(match.group().lower().rstrip(".") in value for value in published_values):
             return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
     for pattern in _NAMES:
         match = pattern.search(text)

@@ -77,13 +77,15 @@ _DECODE_REQUEST = re.compile(
 )
 
 
-def _readable(data: bytes) -> str | None:
+def _readable(data: bytes, *, words: int = 2) -> str | None:
+    """The decoded text when it reads as prose (mostly letters; at least `words` words), else None."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
     letters = sum(ch.isalpha() or ch == " " for ch in text)
-    return text if text and letters / len(text) >= 0.8 and " " in text.strip() else None
+    readable = text and letters / len(text) >= 0.8 and len(re.findall(r"[A-Za-z]{2,}", text)) >= words
+    return text if readable else None
 
 
 def _decoded_payloads(text: str) -> list[str]:
@@ -112,7 +114,8 @@ def _decoded_payloads(text: str) -> list[str]:
             decoded = (
                 unquote(run) if pattern is _PERCENT_RUN else run.encode().decode("unicode_escape", "ignore")
             )
-            if _readable(decoded.encode()) is not None:
+            # An escaped run is an encoding nobody types by hand: one decoded word is enough.
+            if _readable(decoded.encode(), words=1) is not None:
                 found.append(decoded)
     return found
 
@@ -140,7 +143,8 @@ _OVERRIDE_PATTERNS = (
         _I,
     ),
     re.compile(
-        r"\b(?:system\s+prompt|system\s+message|developer\s+message|hidden\s+prompt|jailbreak|prompt\s+injection)\b",
+        r"\b(?:hidden\s+prompt|jailbreak|prompt\s+injection)\b"
+        r"|\b(?:system\s+prompt|instructions?|guardrails?)\s+(?:override|bypass|injection|leak|reset)\b",
         _I,
     ),
     re.compile(
@@ -249,7 +253,13 @@ _UNIVERSAL = (
     r"|without\s+(?:any\s+)?(?:proof|receipts?|verification|verifying|checks?|checking|approvals?|questions?|limits?|conditions?|review)"
     r"|in\s+all\s+cases|no\s+matter\s+(?:what|how|why)|always\s+and\s+everywhere|whoever\s+asks|anyone\s+who\s+asks"
 )
+_WIDENER = (
+    r"(?:regardless\s+of|no\s+matter\s+(?:what|how|why)|no\s+questions\s+asked|for\s+any\s+reason|unconditionally|without\s+exception"
+    r"|without\s+(?:any\s+)?(?:proof|receipts?|verification|checks?|approvals?|questions?|limits?))"
+)
 _WIDENING_PATTERNS = (
+    # "a full refund regardless of the return window", "a free upgrade no matter what"
+    re.compile(rf"\b{_GRANT}\b[^.!?\n]{{0,60}}{_WIDENER}|{_WIDENER}[^.!?\n]{{0,60}}\b{_GRANT}\b", _I),
     # "always offer customers a 100% refund on every order"
     re.compile(
         rf"\b(?:always|automatically|immediately|unconditionally)\b[^.!?\n]{{0,60}}\b{_GRANT}\b[^.!?\n]{{0,60}}(?:{_UNIVERSAL})",
@@ -291,7 +301,7 @@ _WIDENING_PATTERNS = (
         _I,
     ),
     re.compile(
-        r"\b(?:share|send|disclose|read\s+out|give\s+out|reveal)\s+(?:the\s+|their\s+|other\s+customers'?\s+|customer\s+|any\s+)?"
+        r"(?<!\bnever\s)(?<!\bnot\s)(?<!n't\s)\b(?:share|send|disclose|read\s+out|give\s+out|reveal)\s+(?:the\s+|their\s+|other\s+customers'?\s+|customer\s+|any\s+)?"
         r"(?:passwords?|api\s+keys?|credentials|card\s+(?:details|numbers)|personal\s+data|customer\s+data|account\s+details)\s+"
         r"(?:with|to)\s+(?:anyone|everyone|whoever|any\s+caller|the\s+caller|them|third\s+parties)",
         _I,
