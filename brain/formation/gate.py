@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from .personal_data import find_card_number, find_personal_data, redact_card_numbers
+from .personal_data import find_card_number, find_personal_data, redact_card_numbers, redact_contacts
 from .poisoning import find_instruction
 from .text import content_tokens, normalise, numbers_conflict, sentences
 
@@ -100,10 +100,11 @@ def find_secret(text: str) -> str | None:
 
 
 def redact(text: str) -> str:
-    """`text` with every secret pattern replaced, for history records of rejected candidates."""
+    """`text` with every secret, card number, e-mail address and phone number replaced, for history records
+    of rejected candidates: a refused customer's contact details are not kept there either."""
     for _kind, pattern in _SECRET_PATTERNS:
         text = pattern.sub("[redacted]", text)
-    return redact_card_numbers(text)
+    return redact_contacts(redact_card_numbers(text))
 
 
 # --- structure -----------------------------------------------------------------------------------------

@@ -208,6 +208,15 @@ def _only_common_words(value: str) -> bool:
     )
 
 
+def redact_contacts(text: str) -> str:
+    """`text` with e-mail addresses and phone numbers replaced by "[redacted]" (published ones too: this is for
+    records of refused candidates, where nothing needs them)."""
+    text = _EMAIL.sub("[redacted]", text)
+    for value in sorted(set(_phone_candidates(text)), key=len, reverse=True):
+        text = text.replace(value, "[redacted]")
+    return text
+
+
 def may_hold_contact(text: str) -> bool:
     """Cheap test before looking up the tenant's published contacts: an '@' or a run of digits."""
     return "@" in text or bool(re.search(r"\d{3}", text))
