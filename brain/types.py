@@ -42,6 +42,9 @@ class MemoryCandidate:
     system_prompt: str = ""
     injected_texts: list[str] = field(default_factory=list)
     injected_memory_ids: list[int] = field(default_factory=list)
+    # Untrusted text the candidate was derived from (a ticket's reply and subject): an instruction aimed at the
+    # model anywhere in it rejects the candidate, even when the sentence kept looks harmless on its own.
+    source_texts: list[str] = field(default_factory=list)
     # Operators' manual memories may skip the judge, never the gate.
     skip_judge: bool = False
     # A newer value for the same key supersedes the old memory (when the judge agrees).

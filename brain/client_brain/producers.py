@@ -19,6 +19,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from django.db import transaction
+
+from brain.activity import memories_record_activity
+from brain.formation.personal_data import strip_salutation
 from brain.models import BrainScopeKind, MemorySource, WriteSurface
 from brain.providers import ProviderError, get_provider, register_task
 from brain.types import MemoryCandidate
@@ -115,7 +119,8 @@ _GREETING = re.compile(
 )
 _SIGN_OFF = re.compile(
     r"^\s*(kind regards|best regards|warm regards|regards|sincerely|yours sincerely|yours faithfully|best|"
-    r"cheers|thanks|thank you|many thanks|talk soon|all the best)\b[^.!?\n]{0,40}[,.!]?\s*$",
+    r"cheers|thanks|thank you|many thanks|talk soon|all the best|warmly|take care|have a (?:great|nice|good|lovely) "
+    r"(?:day|week|weekend|evening)|hope this helps)\b[^.!?\n]{0,40}[,.!]?\s*$",
     re.I,
 )
 _CONTRACTION = re.compile(r"\b\w+'(?:s|re|ll|ve|d|m|t)\b|\b\w+n't\b", re.I)
@@ -125,7 +130,7 @@ _POLICY_WORD = re.compile(
     r"\b(offer|offers|ship|ships|shipping|deliver|delivers|delivery|warranty|guarantee|policy|return|returns|"
     r"refund|refunds|exchange|exchanges|free|open|hours|days|weeks|months|store|stores|plan|plans|price|"
     r"prices|available|support|stock|carry|carries|cover|covers|includes|include|billing|cancellations|"
-    r"contract|contracts|plan|transfers)\b",
+    r"contract|contracts|plan|transfers|discount|discounts)\b",
     re.I,
 )
 _RESOLUTION_WORD = re.compile(
@@ -162,7 +167,12 @@ def _humanize(label: str) -> str:
 
 
 def _body_sentences(body: str) -> list[str]:
-    """The reply's sentences without its greeting and sign-off lines (and the signature after it)."""
+    """The reply's sentences without its greeting and sign-off (and the signature after a sign-off line).
+
+    A greeting that opens a sentence goes with the name it addresses ("Hi Bob, I have reset it." keeps "I have
+    reset it."); a greeting or sign-off sentence inside a one-line reply ("... Kind regards, Acme Support") is
+    dropped too. Sentences of fewer than three words are fragments, not facts.
+    """
     lines = [line.strip() for line in (body or "").splitlines() if line.strip()]
     kept: list[str] = []
     for index, line in enumerate(lines):
@@ -171,7 +181,26 @@ def _body_sentences(body: str) -> list[str]:
         if _SIGN_OFF.match(line):
             break  # what follows a sign-off is the signature
         kept.append(line)
-    return [s.strip() for s in _SENTENCE_SPLIT.split("\n".join(kept)) if len(s.strip()) > 3]
+    result = []
+    for index, sentence in enumerate(s.strip() for s in _SENTENCE_SPLIT.split("\n".join(kept))):
+        if index == 0:
+            sentence = strip_salutation(sentence)
+        if (
+            _GREETING.match(sentence)
+            or _SIGN_OFF.match(sentence)
+            or len(re.findall(r"[^\W_]+", sentence)) < 3
+        ):
+            continue
+        result.append(sentence)
+    return result
+
+
+def _is_statement(sentence: str) -> bool:
+    """A complete statement: not a question, not a list's lead-in ("... such as:"), not a bullet fragment
+    ("Non-delivery of products") — it ends with a full stop or has five words or more."""
+    if sentence.endswith(("?", ":")):
+        return False
+    return sentence.endswith((".", "!")) or len(sentence.split()) >= 5
 
 
 def _voice(body: str) -> dict[str, str]:
@@ -234,7 +263,7 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
         if _POLICY_WORD.search(s)
         and not _SECOND_PERSON.search(s)
         and not _DONE_ON_THIS_TICKET.search(s)
-        and not s.endswith("?")
+        and _is_statement(s)
     ]
     for fact in facts[:MAX_BUSINESS_FACTS_PER_TICKET]:
         fact = _clip(fact)
@@ -243,7 +272,9 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     if reply.strip():
         memories.append({"type": typed.VOICE, "key": "voice:formality", "value": _voice(reply)})
 
-    resolution = [s for s in sentences if _RESOLUTION_WORD.search(s) and s not in facts][:2]
+    resolution = [s for s in sentences if _RESOLUTION_WORD.search(s) and s not in facts and _is_statement(s)][
+        :2
+    ]
     if topic and resolution:
         # One issue memory per classified topic; the subject of the latest ticket rides along so that recall,
         # which matches ticket words against a memory's key and value, finds "tent pole" under "damaged item".
@@ -285,7 +316,10 @@ def learning_unusable_reason() -> str | None:
     return get_provider().unusable_reason
 
 
-def _candidate(evidence: TicketEvidence, item: dict[str, Any], provider_name: str) -> MemoryCandidate:
+def candidate_from_item(
+    evidence: TicketEvidence, item: dict[str, Any], provider_name: str
+) -> MemoryCandidate:
+    """One extracted memory (already of a typed shape) as the candidate `promote()` receives."""
     memory_type, value = item["type"], item["value"]
     confidence = item.get("confidence", LOCAL_CONFIDENCE)
     if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0.5 <= confidence <= 1:
@@ -312,7 +346,19 @@ def _candidate(evidence: TicketEvidence, item: dict[str, Any], provider_name: st
             }
         ],
         actor=LEARNER_ACTOR,
+        source_texts=_untrusted_texts(evidence),
     )
+
+
+def _untrusted_texts(evidence: TicketEvidence) -> list[str]:
+    """The evidence's free text an attacker could write (subject, reply, classification, proposed actions):
+    the gate rejects every candidate of a ticket whose text carries an instruction aimed at the model."""
+    classification = evidence.classification or {}
+    texts = [evidence.subject, (evidence.latest_reply or {}).get("body") or ""]
+    texts += [_humanize(str(classification.get(name) or "")) for name in ("category", "intent")]
+    texts += [_humanize(str(label)) for label in classification.get("labels") or []]
+    texts += [str(a.get("proposed_action") or "") for a in evidence.approvals]
+    return [text for text in texts if text]
 
 
 def learn_from_evidence(evidence: TicketEvidence) -> LearningResult:
@@ -320,7 +366,8 @@ def learn_from_evidence(evidence: TicketEvidence) -> LearningResult:
 
     Raises `ProviderError` when the provider fails or answers without a `memories` list (transient:
     the caller may retry). Idempotent in effect: learning the same evidence again produces the same
-    candidates, which `promote()` reinforces rather than adds.
+    candidates, which `promote()` reinforces rather than adds. A reinforcement counts one recorded activity
+    on the reinforced row, in the same transaction.
     """
     from brain.api import promote  # the public formation entry point (imported late: brain.api imports us)
 
@@ -340,8 +387,13 @@ def learn_from_evidence(evidence: TicketEvidence) -> LearningResult:
                 CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
             )
             continue
-        candidate = _candidate(evidence, item, provider.name)
-        outcome = promote(candidate)
+        candidate = candidate_from_item(evidence, item, provider.name)
+        with transaction.atomic():
+            outcome = promote(candidate)
+            if outcome.result == "reinforced":
+                # Recorded activity is a mixed contribution/selection counter (spec): a ticket that reinforces
+                # a row contributes to it, as recall's selection into a prompt does.
+                memories_record_activity(tenant_id=evidence.tenant_id, memory_ids=[outcome.memory_id])
         counts[outcome.result] += 1
         outcomes.append(
             CandidateOutcome(

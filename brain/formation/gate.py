@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from .personal_data import find_card_number, find_personal_data, redact_card_numbers, redact_contacts
+from .poisoning import find_instruction
 from .text import content_tokens, normalise, numbers_conflict, sentences
 
 
@@ -34,6 +36,14 @@ class GateReason:
     MALFORMED_TEMPLATE = "malformed_template"
     RESTATES_SYSTEM_PROMPT = "restates_system_prompt"
     ECHOES_INJECTED_MEMORY = "echoes_injected_memory"
+    # Poisoning (brain/formation/poisoning.py): one code per family of instruction aimed at the model.
+    INSTRUCTION_OVERRIDE = "instruction_override"
+    ROLE_PLAY = "role_play"
+    WIDENING_DIRECTIVE = "widening_directive"
+    HIDDEN_TEXT = "hidden_text"
+    ENCODED_PAYLOAD = "encoded_payload"
+    # A customer's personal data (brain/formation/personal_data.py); the detail names its kind.
+    PERSONAL_DATA = "personal_data"
 
 
 ALL_REASONS = tuple(v for k, v in vars(GateReason).items() if k.isupper())
@@ -78,40 +88,23 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 
-_CARD_CANDIDATE = re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])")
-
-
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        n = int(ch)
-        if i % 2 == 1:
-            n *= 2
-            if n > 9:
-                n -= 9
-        total += n
-    return total % 10 == 0
-
 
 def find_secret(text: str) -> str | None:
     """The kind of the first secret found in `text` ("openai_key", "card_number", ...), or None."""
     for kind, pattern in _SECRET_PATTERNS:
         if pattern.search(text):
             return kind
-    for match in _CARD_CANDIDATE.finditer(text):
-        digits = re.sub(r"\D", "", match.group())
-        if 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn_ok(digits):
-            return "card_number"
+    if find_card_number(text):
+        return "card_number"
     return None
 
 
 def redact(text: str) -> str:
-    """`text` with every secret pattern replaced, for history records of rejected candidates."""
+    """`text` with every secret, card number, e-mail address and phone number replaced, for history records
+    of rejected candidates: a refused customer's contact details are not kept there either."""
     for _kind, pattern in _SECRET_PATTERNS:
         text = pattern.sub("[redacted]", text)
-    return _CARD_CANDIDATE.sub(
-        lambda m: "[redacted]" if _luhn_ok(re.sub(r"\D", "", m.group())) else m.group(), text
-    )
+    return redact_contacts(redact_card_numbers(text))
 
 
 # --- structure -----------------------------------------------------------------------------------------
@@ -165,7 +158,9 @@ def template_fields(template: str) -> list[str]:
     return list(dict.fromkeys(_TEMPLATE_FIELD.findall(template)))
 
 
-def template_is_well_formed(template: str) -> bool:
+def template_is_well_formed(template: str, text: str | None = None) -> bool:
+    """Balanced braces, at most two deep, and either {fields} or, for a plain lesson without placeholders,
+    a rendered `text` that is the template itself (when `text` is given)."""
     depth = 0
     for ch in template:
         if ch == "{":
@@ -176,7 +171,11 @@ def template_is_well_formed(template: str) -> bool:
             depth -= 1
             if depth < 0:
                 return False
-    return depth == 0 and bool(template_fields(template))
+    if depth != 0:
+        return False
+    if template_fields(template):
+        return True
+    return text is not None and normalise(text) == normalise(template) and bool(normalise(text))
 
 
 def _is_table_row(text: str) -> bool:
@@ -251,6 +250,8 @@ def gate_check(
     values: dict | None = None,
     system_prompt: str = "",
     injected_texts: Sequence[str] | Iterable[str] = (),
+    published_contacts: Sequence[str] = (),
+    source_texts: Sequence[str] = (),
 ) -> GateVerdict:
     """Decide whether `text` may become a memory. Deterministic and side-effect free.
 
@@ -258,11 +259,23 @@ def gate_check(
     `text` must not keep placeholders, and every field must have a non-empty value).
     `system_prompt`: the proposing agent's system prompt or policy; `injected_texts`: the memories
     injected into the proposing run. A candidate restating either is rejected.
+    `published_contacts`: the business's own published contact details, which stay learnable while a
+    customer's personal data is rejected (`personal_data`, its kind as the detail).
+    An instruction aimed at the model is rejected with its family as the reason (`poisoning.py`), in `text`
+    or in `source_texts` (the untrusted text it was derived from: an attack split over two sentences).
     """
     raw = text or ""
     stripped = raw.strip()
     if not stripped:
         return GateVerdict(False, GateReason.EMPTY, "the text is empty")
+    # First, before the length, template and structure checks: an attack must be named as one whatever its shape.
+    poison = find_instruction(raw)
+    if poison:
+        return GateVerdict(False, poison, "an instruction aimed at the model")
+    for source in source_texts:
+        poison = find_instruction(source or "")
+        if poison:
+            return GateVerdict(False, poison, "derived from text carrying an instruction aimed at the model")
     max_chars = _setting("MAX_CHARS", 1000)
     if len(stripped) > max_chars:
         return GateVerdict(
@@ -272,6 +285,10 @@ def gate_check(
     secret = find_secret(stripped)
     if secret:
         return GateVerdict(False, GateReason.SECRET, secret)
+
+    personal = find_personal_data(stripped, published=published_contacts)
+    if personal:
+        return GateVerdict(False, GateReason.PERSONAL_DATA, personal.kind)
 
     if _MEM_TAG.search(stripped):
         return GateVerdict(False, GateReason.ECHOES_INJECTED_MEMORY, "carries a [mem:ID] tag")
@@ -290,8 +307,10 @@ def gate_check(
         )
 
     if template is not None:
-        if not template_is_well_formed(template):
-            return GateVerdict(False, GateReason.MALFORMED_TEMPLATE, "unbalanced braces or no {fields}")
+        if not template_is_well_formed(template, stripped):
+            return GateVerdict(
+                False, GateReason.MALFORMED_TEMPLATE, "unbalanced braces, or no {fields} and not the text"
+            )
         values = values or {}
         missing = [f for f in template_fields(template) if not str(values.get(f, "") or "").strip()]
         if missing:

@@ -48,6 +48,7 @@ from .judge import (
     recall_neighbour_ids,
     recent_note_duplicate,
 )
+from .personal_data import may_hold_contact, published_contacts
 from .text import normalise, numbers_conflict
 
 logger = logging.getLogger(__name__)
@@ -378,6 +379,8 @@ def promote(candidate: MemoryCandidate) -> PromoteOutcome:
             values=values if isinstance(values, dict) else None,
             system_prompt=candidate.system_prompt,
             injected_texts=_injected_texts(candidate),
+            published_contacts=published_contacts(candidate.tenant_id) if may_hold_contact(text) else (),
+            source_texts=candidate.source_texts,
         )
         if not verdict.passed:
             return _reject(candidate, verdict.reason, verdict.detail)

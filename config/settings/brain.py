@@ -54,6 +54,8 @@ BRAIN_BENCHMARKS = {
     "scale": "brain.benchmarks.scale",
     "context": "intelligence.benchmarks.context",
     "formation": "brain.benchmarks.formation",
+    "poisoning": "brain.benchmarks.poisoning",
+    "extraction": "brain.benchmarks.extraction",
 }
 
 # --- Client Brain (spec: client_brain.txt; decision 3) ----------------------------------------------------

@@ -1,0 +1,253 @@
+"""The personal-data filter: a customer's name, e-mail address, phone number, order or card number or street
+address must not become a memory (pure functions).
+
+The gate calls `find_personal_data()` for every write surface and rejects a hit with reason `personal_data`
+(its kind as the detail); the Client Brain producers first remove what can go without changing the meaning
+(`strip_salutation()`: "Hi Bob, I have reset it." keeps "I have reset it."). Contact details the business
+publishes itself stay learnable: `published` lists them (Tenant.settings["published_contacts"]: e-mail
+addresses, phone numbers, a domain such as "acme.test" or "@acme.test" for every address of it, or a
+street address), and a detail found there is not personal.
+
+Patterns, not a named-entity model, on this hot path: promote() runs the filter once per candidate and a
+model costs milliseconds per call (the README's benchmark section has the comparison on the corpus).
+Names are found where support text puts them: after a salutation or a title, in "my name is", before a
+possessive order or account.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class PersonalDataKind:
+    EMAIL = "email"
+    PHONE = "phone"
+    NAME = "name"
+    ORDER_NUMBER = "order_number"
+    CARD_NUMBER = "card_number"
+    STREET_ADDRESS = "street_address"
+
+
+_I = re.IGNORECASE
+
+_CARD_CANDIDATE = re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])")
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        n = int(ch)
+        if i % 2 == 1:
+            n *= 2
+            if n > 9:
+                n -= 9
+        total += n
+    return total % 10 == 0
+
+
+def _is_card(candidate: str) -> bool:
+    digits = re.sub(r"\D", "", candidate)
+    return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn_ok(digits)
+
+
+def find_card_number(text: str) -> str | None:
+    """The first payment card number (13-19 digits passing the Luhn check) in `text`, or None."""
+    return next((m.group() for m in _CARD_CANDIDATE.finditer(text) if _is_card(m.group())), None)
+
+
+def redact_card_numbers(text: str) -> str:
+    return _CARD_CANDIDATE.sub(lambda m: "[redacted]" if _is_card(m.group()) else m.group(), text)
+
+
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)(?![\w-])")
+# Nine or more digits in a phone layout: "+44 20 7946 0958", "(555) 123-4567", "07700 900123", "555.123.4567".
+_PHONE = re.compile(
+    r"(?<![\w/.-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{1,6}(?:[\s.-]\d{2,8}){1,4}(?![\w/-])"
+    r"|(?<![\w/.+-])\+\d{9,14}(?!\w)|(?<![\w/.-])0\d{9,10}(?!\w)"
+)
+# Toll-free and non-geographic business lines are a business's, never a customer's.
+_BUSINESS_LINE = re.compile(
+    r"^(?:\+?1[\s.-]?)?\(?8(?:00|33|44|55|66|77|88)\)?[\s.-]|^\+?0?8(?:00|08)\b|^\+?800\b|^03[0-9]{2}\b"
+)
+_PHONE_CONTEXT = re.compile(r"\b(?:phone|call|tel|mobile|cell|number|text|whatsapp|sms|ring|reach)\b", _I)
+_DATE_LIKE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$")
+_ORDER = re.compile(
+    r"\b(?:order|invoice|tracking|booking|reservation|confirmation|purchase|transaction|return|rma|shipment|parcel)"
+    r"(?:\s+(?:no\.?|number|num|id|code|reference|ref|#))?\s*(?:[:#]|is|was)?\s*#?\s*"
+    r"(?=[A-Z0-9-]*\d{3})[A-Z0-9][A-Z0-9-]{4,}\b",
+    _I,
+)
+_HASH_ID = re.compile(r"(?<![\w&])#\s?[A-Z]{0,4}-?\d{4,}\b", _I)
+_CARD_TAIL = re.compile(
+    r"\b(?:card|visa|mastercard|amex|debit|credit)\b[^.!?\n]{0,25}\b(?:ending|ends|ending\s+in|last\s+(?:four|4)(?:\s+digits)?)"
+    r"\s*(?:in|with|:|of|is)?\s*\d{4}\b|\blast\s+(?:four|4)\s+digits\s*(?:of|:|are|is)?\s*\d{4}\b|\biban\s*:?\s*[A-Z]{2}\d{2}[A-Z0-9 ]{10,}",
+    _I,
+)
+_STREET_SUFFIX = (
+    r"(?i:street|st|road|rd|avenue|ave|lane|ln|drive|dr|boulevard|blvd|way|court|ct|place|pl|terrace|close|crescent|"
+    r"square|sq|parkway|pkwy|highway|hwy|gardens|grove|mews|row|walk|hill)"
+)
+_STREET = re.compile(
+    rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][a-z]+\s+){{1,3}}{_STREET_SUFFIX}\b\.?"
+    r"|\b(?i:apt|apartment|flat|suite|unit)\s*#?\s*\d+[A-Za-z]?\b"
+    r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"  # UK postcode
+    r"|\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|"
+    r"PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY)\s+\d{5}(?:-\d{4})?\b"
+)
+_NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
+_TITLE = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam)\.?"
+# A word after a salutation that is not a name: "Hi there", "Dear customer", "Thanks again".
+_NOT_A_NAME = frozenset(
+    """there all everyone team folks guys customer customers sir madam friend friends again so very for you
+    a the and again both in advance valued support again""".split()
+)
+_NAMES = (
+    re.compile(rf"\b{_TITLE}\s+{_NAME}(?:\s+{_NAME})?"),
+    re.compile(
+        rf"(?:^|[.!?]\s+|\n)(?:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening)|greetings|thanks|thank\s+you|"
+        rf"thanks\s+again|cheers|sorry)\s*,?\s+(?!{'|'.join(sorted(_NOT_A_NAME))}\b)({_NAME})\b",
+        _I,
+    ),
+    re.compile(rf"\b(?:my|his|her|the\s+customer's|their)\s+name\s+is\s+{_NAME}", _I),
+    re.compile(rf"\b(?i:customer|client|caller|user|member|subscriber|buyer)\s+{_NAME}\s+{_NAME}\b"),
+    re.compile(
+        rf"\b(?:spoke|talked|spoken|chatted)\s+(?:to|with)\s+{_NAME}\b(?!\s+(?:team|support|department))"
+    ),
+    re.compile(
+        rf"\b{_NAME}\s+{_NAME}'s\s+(?:order|account|parcel|package|refund|booking|subscription|card|address)\b"
+    ),
+    re.compile(rf"(?:^|[.!?]\s+),?\s*{_NAME}\s*,\s+(?:your|you|we|i|thanks|thank|please|sorry)\b"),
+)
+_CAPITALISED_COMMON = frozenset(
+    """Hi Hello Hey Dear Thanks Thank Cheers Sorry Our We You Your The This That Please Customers Customer
+    Orders Order Refunds Refund Returns Shipping Delivery Support Team Monday Tuesday Wednesday Thursday Friday
+    Saturday Sunday January February March April May June July August September October November December
+    Acme Note Also Yes No Okay Ok Great Sure Just Any All Every Each Good Morning Afternoon Evening""".split()
+)
+
+
+@dataclass(frozen=True)
+class PersonalDataHit:
+    kind: str
+    value: str
+
+
+def _published_sets(published: Iterable[str]) -> tuple[set[str], set[str], set[str]]:
+    """(addresses, domains, digit strings) of what the business publishes itself."""
+    addresses, domains, digits, texts = set(), set(), set(), set()
+    for entry in published or ():
+        entry = str(entry).strip().lower()
+        if not entry:
+            continue
+        if "@" in entry and not entry.startswith("@"):
+            addresses.add(entry)
+        elif re.fullmatch(r"@?[a-z0-9-]+(?:\.[a-z0-9-]+)+", entry):
+            domains.add(entry.lstrip("@"))
+        if len(only := re.sub(r"\D", "", entry)) >= 7:
+            digits.add(only)
+        texts.add(entry)
+    return addresses, domains, digits | texts
+
+
+def _email_is_published(address: str, domain: str, addresses: set[str], domains: set[str]) -> bool:
+    domain = domain.lower()
+    return address.lower() in addresses or any(domain == d or domain.endswith("." + d) for d in domains)
+
+
+def _phone_candidates(text: str) -> Iterable[str]:
+    for match in _PHONE.finditer(text):
+        value = match.group().strip()
+        digits = re.sub(r"\D", "", value)
+        if len(digits) < 9 or len(digits) > 15 or _DATE_LIKE.match(value) or _BUSINESS_LINE.match(value):
+            continue
+        # "1,299.00", "10 000 units" and "12 14 16" are not phone layouts; an explicit "+", a bracketed area
+        # code, a leading 0 with 10-11 digits or a phone word near it is.
+        strong = value.startswith(("+", "(")) or re.match(r"0\d", value) or "-" in value or "." in value
+        window = text[max(0, match.start() - 40) : match.start()]
+        if strong or _PHONE_CONTEXT.search(window):
+            yield value
+
+
+def find_personal_data(text: str, *, published: Iterable[str] = ()) -> PersonalDataHit | None:
+    """The first customer personal detail in `text`, or None. Deterministic; no database, no network.
+
+    `published`: the business's own published contact details, which are not personal data.
+    """
+    if not text:
+        return None
+    addresses, domains, published_values = _published_sets(published)
+    for match in _EMAIL.finditer(text):
+        if not _email_is_published(match.group(), match.group(1), addresses, domains):
+            return PersonalDataHit(PersonalDataKind.EMAIL, match.group())
+    card = find_card_number(text) or _CARD_TAIL.search(text)
+    if card:
+        return PersonalDataHit(PersonalDataKind.CARD_NUMBER, card if isinstance(card, str) else card.group())
+    for value in _phone_candidates(text):
+        if re.sub(r"\D", "", value) not in published_values:
+            return PersonalDataHit(PersonalDataKind.PHONE, value)
+    for pattern in (_ORDER, _HASH_ID):
+        for match in pattern.finditer(text):
+            if match.group().lower() not in published_values:
+                return PersonalDataHit(PersonalDataKind.ORDER_NUMBER, match.group())
+    for match in _STREET.finditer(text):
+        if not any(match.group().lower().rstrip(".") in value for value in published_values):
+            return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
+    for pattern in _NAMES:
+        match = pattern.search(text)
+        if match and not _only_common_words(match.group(match.lastindex or 0)):
+            return PersonalDataHit(PersonalDataKind.NAME, match.group().strip())
+    return None
+
+
+def _only_common_words(value: str) -> bool:
+    words = re.findall(r"[A-Za-z]+", value)
+    return bool(words) and all(
+        w.capitalize() in _CAPITALISED_COMMON or w.lower() in _NOT_A_NAME for w in words
+    )
+
+
+def redact_contacts(text: str) -> str:
+    """`text` with e-mail addresses and phone numbers replaced by "[redacted]" (published ones too: this is for
+    records of refused candidates, where nothing needs them)."""
+    text = _EMAIL.sub("[redacted]", text)
+    for value in sorted(set(_phone_candidates(text)), key=len, reverse=True):
+        text = text.replace(value, "[redacted]")
+    return text
+
+
+def may_hold_contact(text: str) -> bool:
+    """Cheap test before looking up the tenant's published contacts: an '@' or a run of digits."""
+    return "@" in text or bool(re.search(r"\d{3}", text))
+
+
+_SALUTATION = re.compile(
+    rf"^\s*(?:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening)|greetings)\b(?:\s+(?:{_TITLE}\s+)?{_NAME}"
+    rf"(?:\s+{_NAME})?|\s+there|\s+all|\s+team)?\s*[,!:.\-–—]+\s*",
+    _I,
+)
+
+
+def strip_salutation(text: str) -> str:
+    """`text` without a leading greeting and the name it addresses: "Hi Bob, I have reset it." → "I have reset
+    it." The rest keeps its words; its first letter is capitalised."""
+    match = _SALUTATION.match(text or "")
+    if not match or match.end() >= len(text):
+        return text
+    rest = text[match.end() :]
+    return rest[0].upper() + rest[1:]
+
+
+def published_contacts(tenant_id: int) -> list[str]:
+    """The tenant's own published contact details (Tenant.settings["published_contacts"]); one query."""
+    from django.apps import apps
+
+    tenant_settings = (
+        apps.get_model("tickets", "Tenant")
+        .objects.filter(pk=tenant_id)
+        .values_list("settings", flat=True)
+        .first()
+    )
+    contacts = tenant_settings.get("published_contacts") if isinstance(tenant_settings, dict) else None
+    return [str(c) for c in contacts if isinstance(c, str)] if isinstance(contacts, list) else []
