@@ -11,7 +11,7 @@ from django.db import connection, transaction
 
 from brain.memory_state import memory_state
 
-from .backends import MEMORY_BACKEND, POSTGRES_BACKEND, get_search_backend
+from .backends import MEMORY_BACKEND, POSTGRES_BACKEND, SearchBackend, get_search_backend
 from .fuse import fuse_results, fuse_scores
 from .plan import RecallPlan, filters_for, plan_lexical, vector_literal
 from .post import expand_graph, get_reranker, mmr, rerank
@@ -101,8 +101,9 @@ def plan_recall(
     return plan
 
 
-def execute(plan: RecallPlan) -> list[Hit]:
-    """The lexical part of the plan (statistics cached under the memory state), then its backend's hits."""
+def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]:
+    """The lexical part of the plan (statistics cached under the memory state), then the hits of `backend`
+    (default: the one the rule picks, `get_search_backend`)."""
     # A transaction for the backend's SET LOCALs; inside a caller's transaction no savepoint is needed (they
     # last until that transaction ends, harmlessly) and none is taken.
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
@@ -121,7 +122,7 @@ def execute(plan: RecallPlan) -> list[Hit]:
             plan.drop_empty_lexical_tiers()
         if not plan.tiers:
             return []
-        return get_search_backend(plan).search(cursor, plan)
+        return (backend or get_search_backend(plan)).search(cursor, plan)
 
 
 def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any) -> RecallScores:

@@ -26,7 +26,8 @@ class ContainmentPlan:
     """Rows of one tenant holding any of `terms`. `live` narrows a queryset of memories to the rows that
     may be returned (it must not filter on the tenant: the plan does, once); `fields` are read per row
     and must start with id, type, key, text, payload, confidence and end with created_at; `prepare` turns
-    a row's values (without created_at) into what is returned (kept in the window: build it once)."""
+    a row's values (without created_at) into what is returned, a value with `id`, `key` and `text`
+    attributes (kept in the window: build it once)."""
 
     tenant_id: int
     terms: list[str]
