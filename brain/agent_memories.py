@@ -16,7 +16,8 @@ from django.db.models import Count, Q
 
 from config.tenancy import TenantScopedManager
 
-from .memory_state import StateCache, memory_state
+from .caches import StateCache
+from .memory_state import memory_state
 from .models import BrainScopeKind, Memory, MemoryStatus, MemoryType
 
 AGENT_MEMORY_TYPE = MemoryType.AGENT_MEMORY
@@ -173,8 +174,14 @@ def agent_memory_chain(*, tenant_id: int, agent_id: int, memory_id: int) -> list
 
 # On the request path of every runtime-context call: cached per process under the agents' memory state
 # (brain.memory_state), so a write to an agent's memories is seen by the next call, in every process.
-_ACTIVE = StateCache("agent-memories-active", size=256)
-_STATUS_COUNTS = StateCache("agent-memory-status-counts", size=256)
+_ACTIVE = StateCache(
+    "agent-memories-active", size=256, keyed_on="(tenant, agent) and the memory state of that agent's scope"
+)
+_STATUS_COUNTS = StateCache(
+    "agent-memory-status-counts",
+    size=256,
+    keyed_on="(tenant, agent ids) and the memory state of those agents' scopes",
+)
 
 
 def _agents_state(tenant_id: int, agent_ids) -> str:

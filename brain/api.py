@@ -22,6 +22,9 @@ from brain.agent_memories import (  # noqa: E402,F401
 )
 from brain.ask import AskAnswer, brain_ask, validate_citations  # noqa: E402,F401
 
+# The registry of per-process caches: intelligence registers its own into it (brain/caches.py).
+from brain.caches import DerivedCache, memoize  # noqa: E402,F401
+
 # Client Brain learning (tickets → evidence → producers → promote()); recall, continuation, the copilot
 # memory tool (brain/client_brain/).
 from brain.client_brain.copilot import client_brain_copilot  # noqa: E402,F401
@@ -74,5 +77,5 @@ from brain.models import (  # noqa: E402,F401
 # Errors of the configured LLM provider.
 from brain.providers import ProviderError  # noqa: E402,F401
 
-# Recall: hybrid retrieval with explanations (brain/retrieval.py).
-from brain.retrieval import RecalledMemory, RecallInputError, Reranker, recall, recall_scores  # noqa: E402,F401
+# Recall: hybrid retrieval with explanations (brain/search/, the retrieval engine).
+from brain.search import RecalledMemory, RecallInputError, Reranker, recall, recall_scores  # noqa: E402,F401

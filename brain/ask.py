@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .providers import get_provider, register_task
-from .retrieval import RecalledMemory, RecallInputError, recall
+from .search import RecalledMemory, RecallInputError, recall
 
 ASK_TASK = "brain.ask"
 TAG = re.compile(r"\[mem:([^\]]*)\]")

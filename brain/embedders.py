@@ -27,7 +27,6 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from functools import lru_cache
 from typing import Any
 
 import httpx
@@ -35,6 +34,8 @@ import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.utils.module_loading import import_string
+
+from .caches import BoundedDict, memoize
 
 EMBEDDING_DIMENSIONS = 384
 
@@ -151,7 +152,7 @@ class HashingEmbedder(Embedder):
         return out
 
 
-@lru_cache(maxsize=262_144)
+@memoize("hashing-embedder-buckets", maxsize=262_144, keyed_on="a feature and the dimensions (never stale)")
 def _bucket(feature: str, dimensions: int) -> tuple[int, float]:
     """Feature -> (dimension, sign). Cached: words and trigrams repeat across texts."""
     digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
@@ -161,7 +162,7 @@ def _bucket(feature: str, dimensions: int) -> tuple[int, float]:
 # --- all-MiniLM-L6-v2, offline on the CPU -----------------------------------------------------------------
 
 _MODEL_LOCK = threading.Lock()
-_MODELS: dict[str, Any] = {}
+_MODELS = BoundedDict("minilm-models", bound=4, keyed_on="the model folder (a loaded model never changes)")
 
 
 def minilm_model_path() -> str:
@@ -279,7 +280,7 @@ class OpenAICompatibleEmbedder(Embedder):
 # --- Choosing one -------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=8)
+@memoize("embedder", maxsize=8, keyed_on="the BRAIN_EMBEDDER backend and its options (JSON)")
 def _load(backend: str, options_json: str) -> Embedder:
     embedder = import_string(backend)(**json.loads(options_json))
     if embedder.dimensions != EMBEDDING_DIMENSIONS:

@@ -8,21 +8,20 @@ bulk load). Readers must take the state BEFORE they read the data they cache: da
 at least as new as the state, so an entry is never older than its key says. An entry filled inside a
 transaction that later rolls back is keyed by stamps no other transaction will ever see.
 
-`StateCache` is a small per-process LRU (each gunicorn or Celery process keeps its own). Cached values
-are shared between callers: treat them as read-only.
+`StateCache` (brain.caches, the registry of every per-process cache) is a small per-process LRU keyed
+this way. Cached values are shared between callers: treat them as read-only.
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
 
 from django.db import connection
+
+from .caches import StateCache  # noqa: F401  (where callers have always found it)
 
 ScopeSpec = tuple[str | None, Sequence[str] | None]  # (scope kind or None for all, scope ids or None for all)
 
@@ -100,50 +99,3 @@ def states_read_once(tenant_id: int, scopes: Sequence[ScopeSpec]):
         yield
     finally:
         _READ_ONCE.reset(token)
-
-
-class StateCache:
-    """A thread-safe LRU of at most `size` entries, each stored under (key, memory state)."""
-
-    def __init__(self, name: str, size: int):
-        self.name = name
-        self.size = size
-        self._entries: OrderedDict[tuple, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = self.misses = 0
-
-    def get(self, key: tuple, state: str, load: Callable[[], Any]) -> Any:
-        """The value cached for (key, state), or `load()` stored under it."""
-        entry_key = (*key, state)
-        with self._lock:
-            if entry_key in self._entries:
-                self._entries.move_to_end(entry_key)
-                self.hits += 1
-                return self._entries[entry_key]
-            self.misses += 1
-        value = load()
-        self.put(key, state, value)
-        return value
-
-    def peek(self, key: tuple, state: str, default: Any = None) -> Any:
-        with self._lock:
-            entry_key = (*key, state)
-            if entry_key in self._entries:
-                self._entries.move_to_end(entry_key)
-                return self._entries[entry_key]
-        return default
-
-    def put(self, key: tuple, state: str, value: Any) -> None:
-        with self._lock:
-            self._entries[(*key, state)] = value
-            self._entries.move_to_end((*key, state))
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.hits = self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)

@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import httpx
 from django.conf import settings
 from django.utils.module_loading import import_string
+
+from .caches import memoize
 
 
 class ProviderError(Exception):
@@ -133,7 +134,7 @@ class OpenAICompatibleProvider(LLMProvider):
         return answer
 
 
-@lru_cache(maxsize=8)
+@memoize("llm-provider", maxsize=8, keyed_on="the BRAIN_LLM_PROVIDER backend and its options (JSON)")
 def _load(backend: str, options_json: str) -> LLMProvider:
     return import_string(backend)(**json.loads(options_json))
 

@@ -31,13 +31,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from brain.api import AgentMemoryRecord, MemoryStrength
+from brain.api import AgentMemoryRecord, MemoryStrength, memoize
 
 # The strengths whose memories are injected, in the order their tiers are filled (notes never are).
 TIER_ORDER = (MemoryStrength.HARD_RULE.value, MemoryStrength.PREFERENCE.value, MemoryStrength.HEURISTIC.value)
@@ -286,7 +286,8 @@ SECTION_TITLES = {
 }
 
 
-@lru_cache(maxsize=65_536)  # the same memories are rendered on every call of their agent
+# The same memories are rendered on every call of their agent.
+@memoize("runtime-memory-lines", maxsize=65_536, keyed_on="a memory's id and text (never stale)")
 def render_memory_line(memory_id: int, text: str) -> str:
     """One memory, one line: `[mem:ID] text` + newline. Its length is what the memory costs in its tier."""
     flat = " ".join(str(text).split()).replace("[mem:", "(mem:")

@@ -295,19 +295,19 @@ def _brand_renderer(agent: Agent, request: ContextRequest):
 # Per process: the runtime's candidates of an agent (relevance 0), built once for as long as brain keeps
 # the same tuple of active memories (a new tuple comes with a new memory state); each call re-creates
 # only the candidates recall found relevant.
-_BASE_CANDIDATES: dict[tuple[int, int], tuple[tuple, list[CandidateMemory]]] = {}
-_BASE_CANDIDATES_MAX = 1024
+_BASE_CANDIDATES = brain_api.DerivedCache(
+    "runtime-base-candidates",
+    bound=1024,
+    keyed_on="(tenant, agent), rebuilt when brain's cached tuple of the agent's active memories (one per"
+    " memory state of the agent's scope) is another object",
+)
 
 
 def _base_candidates(agent: Agent, records: tuple) -> list[CandidateMemory]:
-    key = (agent.tenant_id, agent.pk)
-    entry = _BASE_CANDIDATES.get(key)
-    if entry is None or entry[0] is not records:
-        candidates = [CandidateMemory.of(r) for r in records]
-        if len(_BASE_CANDIDATES) >= _BASE_CANDIDATES_MAX:
-            _BASE_CANDIDATES.clear()
-        entry = _BASE_CANDIDATES[key] = (records, candidates)
-    return entry[1]
+    def build() -> list[CandidateMemory]:
+        return [CandidateMemory.of(r) for r in records]
+
+    return _BASE_CANDIDATES.get((agent.tenant_id, agent.pk), records, build)
 
 
 def agent_context_assemble(

@@ -27,7 +27,7 @@ from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
 from brain.embedders import get_embedder
 from brain.embedding import memories_embed
 from brain.models import Memory, WriteSurface
-from brain.retrieval import recall
+from brain.search import recall
 
 KS = (5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import connection
 
 from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
-from brain.retrieval import recall
+from brain.search import recall
 
 MODEL = "synthetic-384"
 SEARCH_INDEXES = ("memory_tenant_fts", "memory_tenant_trgm", "memory_embedding_hnsw")

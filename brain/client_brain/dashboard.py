@@ -19,7 +19,8 @@ from django.conf import settings
 from django.db.models import Count, Q, Sum
 
 from brain.activity import activity_count_expression
-from brain.memory_state import StateCache, memory_state
+from brain.caches import StateCache
+from brain.memory_state import memory_state
 from brain.models import BrainScopeKind, Memory, MemoryActivity, MemoryType
 
 from . import typed
@@ -65,7 +66,9 @@ class DashboardStats:
 
 
 # Per process: the tenant's row aggregates (all but recorded activity), under the tenant scope's state.
-_ROW_TOTALS = StateCache("client-brain-dashboard-totals", size=64)
+_ROW_TOTALS = StateCache(
+    "client-brain-dashboard-totals", size=64, keyed_on="(tenant,) and the memory state of its tenant scope"
+)
 
 
 def client_brain_stats(*, tenant_id: int) -> DashboardStats:

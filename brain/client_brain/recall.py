@@ -4,9 +4,9 @@ The pipeline, in the spec's order:
 1. Two bounded tiers inside the finite 0.5–1 confidence range. The fallback tier fetches up to 200
    candidates ordered by confidence, newest row, then id. When the ticket subject or latest customer
    message has words of at least three characters, the keyword tier fetches up to 200 candidates whose
-   key or value (`text`) contains any of them case-insensitively (see `_keyword_tier`: the first rows
-   in confidence order are searched in memory, the rest through the tenant-led trigram index
-   `memory_tenant_trgm`), so a matching memory is not lost to the fallback window.
+   key or value (`text`) contains any of them case-insensitively (a containment plan of the retrieval
+   engine, brain.search: the first rows in confidence order are searched in memory, the rest through the
+   tenant-led trigram index `memory_tenant_trgm`), so a matching memory is not lost to the fallback window.
 2. Merge: the fallback order, then keyword hits not already fetched (deduplicated by id).
 3. Voice memories first. Each non-voice memory gets the count of normalized words shared with the
    ticket text; positive overlap ranks first (more shared words first), then higher confidence, then the
@@ -22,23 +22,22 @@ memory state (brain.memory_state), which any write to a Client Brain row changes
 
 from __future__ import annotations
 
-from array import array
-from bisect import bisect_right
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db.models import BooleanField
-from django.db.models.expressions import RawSQL
 
 from brain.activity import memories_record_activity
-from brain.memory_state import StateCache, memory_state
+from brain.memory_state import memory_state
 from brain.models import BrainScopeKind, Memory, MemoryStatus
+from brain.search import ContainmentPlan, contained, window_rows
+from brain.search.backends.postgres import containing
+from brain.search.scoped import CONTAINMENT_ORDER
 
 from . import typed
 from .render import render_context
 from .types import ClientBrainContext, ContextMemory, Mode
-from .words import kept_words, keyword_terms, runs, words
+from .words import kept_words, keyword_terms, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
 
@@ -95,167 +94,68 @@ def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1
 def keyword_candidates(*, tenant_id: int, terms: list[str], low: float = 0.5, high: float = 1.0):
     """`client_brain_candidates()` whose key or value contains any of `terms`, case-insensitively
     (`ILIKE ANY`, which pg_trgm's tenant-led GIN index `memory_tenant_trgm` serves)."""
-    patterns = like_patterns(terms)
-    condition = RawSQL(
-        '("brain_memory"."tenant_id" = %s::bigint'
-        ' AND ("brain_memory"."key" ILIKE ANY(%s) OR "brain_memory"."text" ILIKE ANY(%s)))',
-        [int(tenant_id), patterns, patterns],
-        output_field=typed.BooleanField(),
+    return containing(tenant_id=tenant_id, terms=terms, live=lambda rows: _live_within(rows, low, high))
+
+
+ORDER = CONTAINMENT_ORDER  # confidence, newest, id, all descending: the order of both tiers
+
+
+class KeptRow(NamedTuple):
+    """A live row as both tiers return it, with what ranking and admission need of it, computed once
+    while the row is kept in the window (thousands per tenant: a named tuple)."""
+
+    id: int
+    type: str
+    key: str
+    text: str
+    payload: Any
+    confidence: float
+    words: tuple[str, ...]  # kept_words(key, value): what the overlap count compares against
+    typed: bool  # typed.is_typed(type, payload): passes typed admission
+
+
+def _kept(values: tuple) -> KeptRow:
+    """A row read with FIELDS as a `KeptRow`."""
+    return KeptRow(*values, kept_words(values[2], values[3]), typed.is_typed(values[1], values[4]))
+
+
+def _live(rows):
+    return _live_within(rows, 0.5, 1.0)
+
+
+def _tier_plan(tenant_id: int, terms: list[str], state: str) -> ContainmentPlan:
+    limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
+    return ContainmentPlan(
+        tenant_id=int(tenant_id),
+        terms=terms,
+        limit=limit,
+        window_size=max(int(settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW), limit),
+        live=_live,
+        fields=(*FIELDS, "created_at"),
+        prepare=_kept,
+        state=state,
+        name="client-brain",
     )
-    return _live_within(Memory.objects.all_tenants().filter(condition), low, high)
-
-
-def like_patterns(terms: list[str]) -> list[str]:
-    """`%term%` per term, with LIKE's wildcards escaped (`_` is a word character)."""
-    return ["%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for t in terms]
-
-
-ORDER = ("-confidence", "-created_at", "-id")
-
-
-def _row(values: tuple) -> tuple:
-    """(id, type, key, text, payload, confidence, words of key and value, typed) from FIELDS' values:
-    what ranking and admission need of a row, computed once while the row is kept."""
-    return (*values, kept_words(values[2], values[3]), typed.is_typed(values[1], values[4]))
-
-
-# Terms whose matches a window remembers (bounds what one tenant's varied tickets can make a process hold).
-MAX_REMEMBERED_TERMS = 5_000
-
-
-@dataclass
-class _Window:
-    """The tenant's first live rows in tier order (confidence, newest, id), and per term what matched.
-
-    `beyond[term]` holds the term's first `limit` matches among the rows after the window, with their
-    order keys: the keyword tier's first `limit` rows are always among the union of those lists.
-    """
-
-    rows: tuple[tuple, ...]  # as `_row` gives them
-    edge: tuple | None  # (confidence, created_at, id) of the last row, when rows may follow it
-    # (term, limit) -> the first `limit` positions in `rows` of the rows holding the term
-    matches: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
-    beyond: dict[str, tuple[tuple, ...]] = field(default_factory=dict)  # term -> ((order key, row), ...)
-
-    # What the keyword tier searches, the rows' key and value lowercased, indexed by word: every distinct
-    # `\w+` run of them (`vocabulary`, joined by NUL, where `word_starts` says each one begins) and the rows
-    # holding it (`postings`, in the same order). A term is all word characters, so a row's text contains
-    # it exactly when one of the row's words does: a term is looked for in the distinct words, a tenth of
-    # the text, at C speed.
-    vocabulary: str = field(init=False, repr=False)
-    word_starts: array = field(init=False, repr=False)
-    postings: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
-
-    def __post_init__(self):
-        rows_of: dict[str, list[int]] = {}
-        for position, row in enumerate(self.rows):
-            for word in set(runs(f"{row[2]} {row[3]}".lower())):
-                rows_of.setdefault(word, []).append(position)
-        self.vocabulary = "\0".join(rows_of)
-        starts, offset = array("q"), 0
-        for word in rows_of:
-            starts.append(offset)
-            offset += len(word) + 1
-        self.word_starts = starts
-        self.postings = tuple(map(tuple, rows_of.values()))
-
-    def positions(self, term: str, limit: int) -> tuple[int, ...]:
-        """The first `limit` positions of rows whose text contains `term`, in order (remembered): the
-        first `limit` rows matching any of several terms are always among their first `limit` each."""
-        found = self.matches.get((term, limit))
-        if found is None:
-            hits: set[int] = set()
-            vocabulary, starts = self.vocabulary, self.word_starts
-            at = vocabulary.find(term)
-            while at != -1:
-                word = bisect_right(starts, at) - 1
-                hits.update(self.postings[word])
-                at = vocabulary.find(term, starts[word + 1]) if word + 1 < len(starts) else -1
-            found = tuple(sorted(hits)[:limit])
-            if len(self.matches) < MAX_REMEMBERED_TERMS:  # a benign race: threads store the same positions
-                self.matches[(term, limit)] = found
-        return found
-
-
-# Per process, under the tenant scope's memory state (brain.memory_state): both tiers start from the same
-# first rows for every ticket until a Client Brain row of the tenant changes.
-_WINDOWS = StateCache("client-brain-window", size=16)
-
-
-def _load_window(tenant_id: int, size: int) -> _Window:
-    fetched = list(
-        client_brain_candidates(tenant_id=tenant_id)
-        .order_by(*ORDER)
-        .values_list(*FIELDS, "created_at")[:size]
-    )
-    rows = tuple(_row(values[:6]) for values in fetched)
-    return _Window(
-        rows=rows,
-        edge=(fetched[-1][5], fetched[-1][6], fetched[-1][0]) if len(fetched) == size else None,
-    )
-
-
-def _beyond(tenant_id: int, window: _Window, terms: list[str], limit: int) -> dict[str, tuple[tuple, ...]]:
-    """Per term, its first `limit` matches after the window, through the trigram index; remembered."""
-    missing = [t for t in terms if t not in window.beyond]
-    found = {t: window.beyond[t] for t in terms if t in window.beyond}
-    after_edge = RawSQL(
-        '("brain_memory"."confidence", "brain_memory"."created_at", "brain_memory"."id") < (%s, %s, %s)',
-        list(window.edge or ()),
-        output_field=BooleanField(),
-    )
-    for term in missing:
-        # One statement per term, its pattern a constant: the planner weighs the index scan against
-        # walking the order by how common that one term is.
-        fetched = (
-            keyword_candidates(tenant_id=tenant_id, terms=[term])
-            .filter(after_edge)
-            .order_by(*ORDER)
-            .values_list(*FIELDS, "created_at")[:limit]
-        )
-        found[term] = tuple(((values[5], values[6], values[0]), _row(values[:6])) for values in fetched)
-        if len(window.beyond) < MAX_REMEMBERED_TERMS:
-            window.beyond[term] = found[term]
-    return found
-
-
-def _keyword_tier(tenant_id: int, window: _Window, terms: list[str], limit: int) -> list[tuple]:
-    """Up to `limit` live rows whose key or value contains any term, case-insensitively, in tier order.
-
-    The window's rows come first in that order, so its matches (found in memory) are the tier's first
-    rows. Only when they are fewer than `limit` and rows follow the window are those searched: each
-    term's first matches there (remembered per term), merged in the same order.
-    """
-    positions = sorted({i for term in terms for i in window.positions(term, limit)})
-    found = [window.rows[i] for i in positions[:limit]]
-    if len(found) >= limit or window.edge is None:
-        return found
-    after: dict[int, tuple] = {}
-    for matches in _beyond(tenant_id, window, terms, limit).values():
-        for key, row in matches:
-            after[row[0]] = (key, row)
-    # The tier order is confidence, newest, id, all descending: the order keys sorted in reverse.
-    ordered = sorted(after.values(), key=lambda item: item[0], reverse=True)
-    return found + [row for _, row in ordered[: limit - len(found)]]
 
 
 def fetch_tiers(
     *, tenant_id: int, subject: str, latest_customer_message: str
 ) -> tuple[list[Candidate], dict]:
-    """Both tiers, merged: fallback order, then keyword hits not already fetched (deduplicated by id)."""
-    limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
-    size = max(int(settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW), limit)
-    # Taken before the rows are read: a cached window is at least as new as this state.
-    state = memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT)
-    window = _WINDOWS.get((int(tenant_id), size), state, lambda: _load_window(tenant_id, size))
-    fallback = window.rows[:limit]
+    """Both tiers, merged: fallback order, then keyword hits not already fetched (deduplicated by id).
+
+    Both are plans of the retrieval engine (brain.search): the fallback tier is the beginning of the
+    containment window, the keyword tier a containment plan over the window and the rows after it.
+    """
     terms = keyword_terms(subject, latest_customer_message)
-    keyword = _keyword_tier(tenant_id, window, terms, limit) if terms else []
+    # Taken before the rows are read: a cached window is at least as new as this state.
+    plan = _tier_plan(tenant_id, terms, memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT))
+    fallback = window_rows(plan)[: plan.limit]
+    keyword = contained(plan) if terms else []
     merged: dict[int, Candidate] = {}
     for tier, rows in (("fallback", fallback), ("keyword", keyword)):
         for row in rows:
-            if row[0] not in merged:
-                merged[row[0]] = Candidate(*row, tier=tier, position=len(merged))
+            if row.id not in merged:
+                merged[row.id] = Candidate(*row, tier=tier, position=len(merged))
     stats = {
         "fallback": len(fallback),
         "keyword": len(keyword),
@@ -289,7 +189,7 @@ def select(
 ) -> tuple[dict[str, list[Candidate]], dict[str, int], int]:
     """Typed admission, then the caps. Returns the sections, omitted valid rows per family, and how many
     fetched rows failed admission."""
-    admitted = [candidate for candidate in ranked if candidate.typed]  # typed.is_typed, computed in _row
+    admitted = [candidate for candidate in ranked if candidate.typed]  # typed.is_typed, computed in _kept
     sections: dict[str, list[Candidate]] = {family: [] for family in typed.PROMPT_ORDER}
     omitted = dict.fromkeys(typed.FAMILIES, 0)
     for candidate in admitted:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+
+from brain.caches import memoize
 
 from . import typed
 from .types import ContextMemory
@@ -72,7 +73,8 @@ def _notes(omitted: dict[str, int], budget_omitted: dict[str, int]) -> str:
     )
 
 
-@lru_cache(maxsize=4096)  # the budget loop asks once per memory; the same small counts recur across calls
+# The budget loop asks once per memory; the same small counts recur across calls.
+@memoize("client-brain-omitted-notes", maxsize=4096, keyed_on="the omitted counts per family (never stale)")
 def _notes_for(over_cap: tuple[int, ...], for_length: tuple[int, ...]) -> str:
     capped = zip(typed.FAMILIES, over_cap, strict=True)
     cut = zip(typed.FAMILIES, for_length, strict=True)

@@ -66,12 +66,6 @@ def kept_words(*texts: str) -> tuple[str, ...]:
     return tuple(map(sys.intern, word_set(*texts)))
 
 
-def runs(text: str) -> list[str]:
-    """The `\\w+` runs of `text` as it is (not normalized): any occurrence in `text` of a term made of word
-    characters lies inside one of them."""
-    return _WORD.findall(text)
-
-
 def shared_in(wanted: frozenset[str] | set[str], text_words: Collection[str]) -> tuple[str, ...]:
     """`shared_words` against a text's `word_set` or `kept_words`."""
     if not wanted or wanted.isdisjoint(text_words):  # most rows share nothing: no set, no sort for them

@@ -20,11 +20,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.postgres.search import TrigramSimilarity
-from pgvector.django import CosineDistance
 
 from ..models import Memory, MemoryStatus
 from ..providers import ProviderError, get_provider, register_task
+from ..search import NeighbourPlan, NeighbourRow, neighbours, recall
 from .text import normalise, numbers_conflict, token_jaccard
 
 logger = logging.getLogger(__name__)
@@ -86,21 +85,21 @@ def _scope_rows(tenant_id: int, scope_kind: str, scope_id: str):
     )
 
 
-def _score(rows, text: str, vector) -> list[Neighbour]:
+def _score(rows: list[NeighbourRow], text: str, vector) -> list[Neighbour]:
     out = []
     for row in rows:
         cosine = None
-        if vector is not None and row.get("distance") is not None:
-            cosine = 1.0 - float(row["distance"])
+        if vector is not None and row.distance is not None:
+            cosine = 1.0 - float(row.distance)
         out.append(
             Neighbour(
-                id=row["id"],
-                key=row["key"],
-                text=row["text"],
-                status=row["status"],
+                id=row.id,
+                key=row.key,
+                text=row.text,
+                status=row.status,
                 cosine=cosine,
-                lexical=float(row.get("trgm") or 0.0),
-                token_overlap=token_jaccard(text, row["text"]),
+                lexical=float(row.trgm or 0.0),
+                token_overlap=token_jaccard(text, row.text),
             )
         )
     return out
@@ -119,51 +118,30 @@ def _direct_neighbours(
     extra_ids=(),
 ) -> list[Neighbour]:
     """Nearest rows of the scope by pg_trgm similarity, by pgvector cosine, by same key, and `extra_ids`."""
-    rows = _scope_rows(tenant_id, scope_kind, scope_id)
-    annotations: dict[str, Any] = {"trgm": TrigramSimilarity("text", text)}
-    if vector is not None:
-        annotations["distance"] = CosineDistance("embedding", vector)
-    fields = ["id", "key", "text", "status", *annotations]
-    found: dict[int, dict] = {}
-    # `text % candidate` uses the (tenant, key, text) trigram GIN index.
-    for row in (
-        rows.filter(text__trigram_similar=text)
-        .annotate(**annotations)
-        .order_by("-trgm")
-        .values(*fields)[:limit]
-    ):
-        found[row["id"]] = row
-    if vector is not None:
-        vq = (
-            rows.filter(embedding__isnull=False, embedding_model=model)
-            .annotate(**annotations)
-            .order_by("distance")
-            .values(*fields)[:limit]
-        )
-        for row in vq:
-            found.setdefault(row["id"], row)
-    if key:
-        for row in rows.filter(key=key).annotate(**annotations).values(*fields)[:limit]:
-            found.setdefault(row["id"], row)
-    if extra_ids:
-        for row in rows.filter(pk__in=list(extra_ids)).annotate(**annotations).values(*fields):
-            found.setdefault(row["id"], row)
-    neighbours = _score(found.values(), text, vector)
-    neighbours.sort(key=lambda n: (-n.closeness, n.id))
-    return neighbours
+    plan = NeighbourPlan(
+        tenant_id=tenant_id,
+        scope_kind=scope_kind,
+        scope_id=scope_id,
+        statuses=LIVE_STATUSES,
+        text=text,
+        limit=limit,
+        vector=vector,
+        model=model,
+        key=key,
+        ids=tuple(extra_ids),
+    )
+    found = _score(neighbours(plan), text, vector)
+    found.sort(key=lambda n: (-n.closeness, n.id))
+    return found
 
 
 def _recall_ids(
     *, tenant_id: int, scope_kind: str, scope_id: str, text: str, limit: int, vector=None, model: str = ""
 ) -> list[int]:
-    """Neighbour ids from retrieval's hybrid `recall`, when it is installed; [] otherwise.
+    """Neighbour ids from the retrieval engine's hybrid `recall`.
 
     Retrieval ranking only widens what the judge sees; the backstop never depends on it.
     """
-    try:
-        from ..retrieval import recall
-    except ImportError:
-        return []
     try:
         hits = recall(
             tenant_id=tenant_id,
@@ -325,31 +303,21 @@ def backstop_duplicate(
     different numbers (an update is not a duplicate). Keys are not consulted: a key derived from wording
     must not let the same fact in twice.
     """
-    rows = _scope_rows(tenant_id, scope_kind, scope_id)
-    annotations: dict[str, Any] = {"trgm": TrigramSimilarity("text", text)}
-    if vector is not None:
-        annotations["distance"] = CosineDistance("embedding", vector)
-    fields = ["id", "key", "text", "status", *annotations]
-    found: dict[int, dict] = {}
-    for row in (
-        rows.filter(text__trigram_similar=text)
-        .annotate(**annotations)
-        .order_by("-trgm", "id")
-        .values(*fields)[:20]
-    ):
-        found[row["id"]] = row
-    if vector is not None:
-        max_distance = 1.0 - formation_setting("BACKSTOP_COSINE")
-        near = (
-            rows.filter(embedding__isnull=False, embedding_model=model)
-            .annotate(**annotations)
-            .filter(distance__lte=max_distance)
-        )
-        for row in near.order_by("distance", "id").values(*fields)[:20]:
-            found.setdefault(row["id"], row)
+    plan = NeighbourPlan(
+        tenant_id=tenant_id,
+        scope_kind=scope_kind,
+        scope_id=scope_id,
+        statuses=LIVE_STATUSES,
+        text=text,
+        limit=20,
+        vector=vector,
+        model=model,
+        max_distance=1.0 - formation_setting("BACKSTOP_COSINE"),
+        by_id=True,
+    )
     norm = normalise(text)
     best: Neighbour | None = None
-    for n in _score(found.values(), text, vector):
+    for n in _score(neighbours(plan), text, vector):
         exact = normalise(n.text) == norm
         if not exact and numbers_conflict(text, n.text):
             continue
@@ -369,8 +337,9 @@ def recent_note_duplicate(*, tenant_id: int, scope_kind: str, scope_id: str, tex
     recent = (
         _scope_rows(tenant_id, scope_kind, scope_id)
         .order_by("-created_at", "-id")
-        .values("id", "key", "text", "status")[: formation_setting("RECENT_NOTES")]
+        .values_list("id", "key", "text", "status")[: formation_setting("RECENT_NOTES")]
     )
+    recent = [NeighbourRow(*values, trgm=None, distance=None) for values in recent]
     threshold = formation_setting("RECENT_NOTE_OVERLAP")
     norm = normalise(text)
     for n in _score(recent, text, None):

@@ -102,8 +102,8 @@ BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "fulltext")
 BRAIN_LEARNING_MAX_RETRIES = env_int("BRAIN_LEARNING_MAX_RETRIES", 3)
 BRAIN_LEARNING_RETRY_BACKOFF = env_int("BRAIN_LEARNING_RETRY_BACKOFF", 10)
 
-# --- Recall (brain/retrieval.py) -----------------------------------------------------------------------
-# Overrides of brain.retrieval.DEFAULTS: RRF_K, WEIGHTS {fts, trigram, vector}, CANDIDATES,
+# --- Recall (brain/search/) --------------------------------------------------------------------------
+# Overrides of brain.search.DEFAULTS: RRF_K, WEIGHTS {fts, trigram, vector}, CANDIDATES,
 # CONFIDENCE_WEIGHT, RECENCY_WEIGHT, RECENCY_HALF_LIFE_DAYS, MMR_LAMBDA (None = no MMR unless asked),
 # VECTOR_STRATEGY ("hnsw" iterative index scans | "exact" per-tenant scan), HNSW_EF_SEARCH,
 # HNSW_MAX_SCAN_TUPLES, TRIGRAM_MAX_WORDS, TRIGRAM_THRESHOLD.

@@ -4,7 +4,7 @@ import pytest
 
 from brain.api import brain_ask, validate_citations
 from brain.ask import NO_ANSWER
-from tests.brain.test_retrieval import remember
+from tests.brain.search.test_recall import remember
 from tests.loopback import LoopbackOpenAI
 
 URL = "/api/v1/brain/ask"

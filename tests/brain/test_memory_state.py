@@ -4,9 +4,10 @@ import pytest
 from django.db import connection, transaction
 
 from brain import api as brain_api
-from brain.memory_state import StateCache, memory_state, states_read_once
+from brain.caches import StateCache
+from brain.memory_state import memory_state, states_read_once
 from brain.models import BrainScopeKind, Memory
-from brain.retrieval import recall
+from brain.search import recall
 
 
 def remember(tenant, text, **fields):

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from tests.brain.test_retrieval import remember
+from tests.brain.search.test_recall import remember
 from tests.conftest import api_client_for_key
 from tickets import services
 from tickets.models import Role

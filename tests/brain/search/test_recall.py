@@ -227,7 +227,7 @@ class ReverseReranker(Reranker):
 
 def test_configured_reranker_reorders_and_says_so(tenant, settings, shop):
     plain = recall(tenant_id=tenant.pk, query="refund shipping greet", mode="lexical", limit=3, rerank=False)
-    settings.BRAIN_RERANKER = {"BACKEND": "tests.brain.test_retrieval.ReverseReranker"}
+    settings.BRAIN_RERANKER = {"BACKEND": "tests.brain.search.test_recall.ReverseReranker"}
     reranked = recall(tenant_id=tenant.pk, query="refund shipping greet", mode="lexical", limit=3)
     assert ids(reranked) == list(reversed(ids(plain)))
     assert reranked[0].explanation["rerank"]["reranker"] == "reverse"

@@ -1,0 +1,61 @@
+"""The retrieval engine: one engine over the memory table, with a backend per storage (as Wagtail's
+search backends; issue 12, DESIGN.md decision 12).
+
+A query is planned (`plan.py`: the caller's arguments checked, the filters as SQL, the lexical plan:
+each query word's lexemes, their frequencies and IDF in the filtered rows, which words need typo
+matching), executed by a backend (`backends/`: the tiers' hits with their ranks and scores, as `Hit`
+values), fused (`fuse.py`: weighted reciprocal rank fusion plus confidence and recency features, as
+`RecalledMemory` results or, in `recall_scores`, as scores alone) and post-processed (`post.py`: the
+graph tier, MMR, the optional reranker). `engine.py` holds the entry points. Beside ranked retrieval,
+two scoped plans (`scoped.py`): containment, the Client Brain keyword tier (case-insensitive
+containment in the two bounded tiers of the spec), and neighbours, the formation judge's neighbour and
+backstop queries.
+
+Tiers: `fts` (full text on `search_vector`, BM25 over lexeme presence or `ts_rank_cd`), `trigram`
+(pg_trgm `word_similarity` of the words full text found nowhere: typos, partial words), `vector`
+(pgvector cosine distance; HNSW with iterative scans, or an exact scan: `VECTOR_STRATEGY`).
+
+The backend rule (`backends.get_search_backend`), explicit:
+- The in-memory backend (`backends/memory.py`) serves a recall plan when (1) its only tier is full text,
+  (2) scored by BM25 (`LEXICAL_SCORING`), and (3) the filtered rows number fewer than `BM25_SAMPLE`, so
+  the planner's statistics, cached per process under the rows' memory state, hold every row (an agent's
+  memories, a small tenant: the runtime context path). It serves every containment plan over the
+  window, the tenant's first `BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW` rows in containment order (cached the
+  same way); the rows after the window go to PostgreSQL.
+- PostgreSQL (`backends/postgres.py`) serves every other plan: any trigram or vector tier, full text over
+  a scope of `BM25_SAMPLE` rows or more, `ts_rank_cd` scoring, the rows after a containment window, and
+  the judge's neighbour queries (the backstop must read the stored rows, never a cache).
+- `BRAIN_RECALL["IN_MEMORY"] = False` sends every recall plan to PostgreSQL: the in-memory backend is a
+  speed-up only; both backends give the same results, which the contract tests
+  (tests/brain/search/test_backends.py) hold every backend to.
+
+Contract: read-only, tenant-scoped (every tier filters on `tenant_id`; a row of another tenant can never
+be returned), never returns a row whose confidence is NaN, infinite or outside the range. Raises
+`RecallInputError` (a `ValueError`) for input a caller must fix.
+"""
+
+from .backends import get_search_backend
+from .engine import contained, neighbours, recall, recall_scores, window_rows
+from .post import Reranker, get_reranker
+from .scoped import ContainmentPlan, NeighbourPlan, NeighbourRow
+from .types import DEFAULTS, MODES, RecalledMemory, RecallInputError, RecallScores, recall_settings
+
+__all__ = [
+    "DEFAULTS",
+    "MODES",
+    "ContainmentPlan",
+    "NeighbourPlan",
+    "NeighbourRow",
+    "RecallInputError",
+    "RecallScores",
+    "RecalledMemory",
+    "Reranker",
+    "contained",
+    "get_reranker",
+    "get_search_backend",
+    "neighbours",
+    "recall",
+    "recall_scores",
+    "recall_settings",
+    "window_rows",
+]

@@ -1,0 +1,283 @@
+"""The PostgreSQL backend: every tier of a recall plan in ONE statement, and the rows after the Client
+Brain window through the trigram index.
+
+- `fts`: full text on the generated `search_vector`, scored by BM25 over lexeme presence (IDF from the
+  plan) or `ts_rank_cd`; served by the GIN index led by `tenant_id`.
+- `trigram`: pg_trgm `word_similarity` of the plan's typo words against `text` and `key`; served by the
+  trigram GIN index led by `tenant_id`.
+- `vector`: pgvector cosine distance to the query embedding, over rows embedded by the same model:
+  the HNSW index with iterative scans under the filters, or an exact scan (`VECTOR_STRATEGY`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib.postgres.search import TrigramSimilarity
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
+from pgvector.django import CosineDistance
+
+from brain.models import Memory
+
+from ..plan import RecallPlan
+from ..scoped import (
+    CONTAINMENT_ORDER,
+    MAX_REMEMBERED_TERMS,
+    ContainmentPlan,
+    NeighbourPlan,
+    NeighbourRow,
+    order_key,
+)
+from ..types import MEMORY_COLUMNS, Hit
+from .base import SearchBackend
+
+_COLUMNS = ", ".join(f"m.{column}" for column in MEMORY_COLUMNS)
+_NO_TIER = "NULL::bigint, NULL::float8"
+
+
+def hit_select(tiers, with_embedding: bool) -> str:
+    """The select list of statements that return hits, in `Hit`'s field order."""
+    ranks = ", ".join(
+        f"{tier}.rank, {tier}.score" if tier in tiers else _NO_TIER for tier in ("fts", "trigram", "vector")
+    )
+    embedding = "m.embedding::text" if with_embedding else "NULL"
+    return f"m.id, m.confidence, m.created_at, {ranks}, {_COLUMNS}, {embedding}"
+
+
+def hits_by_id(
+    cursor, *, where: str, params: dict, ids: list[int], with_embedding: bool, ranks=None
+) -> list[Hit]:
+    """The filtered rows of `ids` as hits with their columns (one primary-key read); `ranks` gives each
+    id its full-text (rank, score) when the in-memory backend scored it."""
+    cursor.execute(
+        f"SELECT {hit_select((), with_embedding)} FROM brain_memory m WHERE {where} AND m.id = ANY(%(hit_ids)s)",
+        {**params, "hit_ids": ids},
+    )
+    hits = [Hit._make(row) for row in cursor.fetchall()]
+    if ranks is None:
+        return hits
+    return [hit._replace(fts_rank=ranks[hit.id][0], fts_score=ranks[hit.id][1]) for hit in hits]
+
+
+def tsquery_literal(lexeme: str) -> str:
+    """One lexeme quoted for tsquery input: it is matched as is, never parsed as an operator."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _fts_cte(plan: RecallPlan, params: dict) -> str:
+    lexical, where = plan.lexical, plan.filters.where
+    scored = lexical.scored
+    # OR semantics: a memory matching some of the query's lexemes is found. The parameters are tsquery
+    # literals (built from the lexemes in Python), so they are constants in the plan.
+    params["tsq"] = (" | " if lexical.match == "or" else " & ").join(
+        map(tsquery_literal, lexical.match_lexemes)
+    )
+    if plan.config["LEXICAL_SCORING"] == "bm25":
+        params.update(avg_len=lexical.avg_len, bm25_k1=plan.config["BM25_K1"], bm25_b=plan.config["BM25_B"])
+        numbers = [f"{i:02d}" for i in range(len(scored))]
+        params.update(
+            {f"lex_{n}": tsquery_literal(lexeme) for n, lexeme in zip(numbers, scored, strict=True)}
+        )
+        params.update({f"idf_{n}": lexical.idf[lexeme] for n, lexeme in zip(numbers, scored, strict=True)})
+        # BM25 over lexeme presence (a memory is short; repeats matter little): each matched lexeme adds its
+        # IDF, damped by the memory's length. The terms are summed in the order of their names (past 100
+        # lexemes, "lex_100" comes after "lex_10"); the in-memory backend sums in lexeme order, the same
+        # order below that.
+        terms = " + ".join(
+            f"(m.search_vector @@ %(lex_{n})s::tsquery)::int * %(idf_{n})s::float8" for n in sorted(numbers)
+        )
+        score = (
+            f"({terms}) * (%(bm25_k1)s::float8 + 1) / (1 + %(bm25_k1)s::float8 * (1 - %(bm25_b)s::float8 + "
+            "%(bm25_b)s::float8 * length(m.search_vector) / %(avg_len)s::float8))"
+        )
+    else:
+        score = "ts_rank_cd(m.search_vector, %(tsq)s::tsquery)"
+    source, matched = "brain_memory m", f"{where} AND m.search_vector @@ %(tsq)s::tsquery"
+    if lexical.and_limit is not None:
+        # Every lexeme is common, so every match holds the same lexemes and only its length tells
+        # them apart: score at most AND_MATCH_LIMIT of them, not the tens of thousands that match.
+        params["and_limit"] = lexical.and_limit
+        source, matched = (
+            f"(SELECT m.id, m.search_vector FROM {source} WHERE {matched} LIMIT %(and_limit)s) m",
+            "TRUE",
+        )
+    return f"""fts AS (
+  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
+    SELECT m.id, {score} AS score
+    FROM {source}
+    WHERE {matched}
+    ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
+
+
+def _trigram_cte(plan: RecallPlan, params: dict) -> str:
+    words = [f"word_{i:02d}" for i in range(len(plan.lexical.trigram_words))]
+    params.update(zip(words, plan.lexical.trigram_words, strict=True))
+    # One condition per query word, so a typo in one word still finds the memory (a whole-query
+    # similarity is diluted by the other words). The score is the words' mean best similarity.
+    # Candidates come word by word, so each lookup is one trigram-index scan (a single OR over the
+    # words made the planner filter every tenant row through word_similarity, 100x slower); the
+    # costly similarity is then computed only for the candidates.
+    candidates = " UNION ".join(
+        f"(SELECT m.id FROM brain_memory m WHERE {plan.filters.where} AND (%({w})s <%% m.text OR %({w})s <%% m.key)"
+        " LIMIT %(pool)s)"
+        for w in words
+    )
+    score = " + ".join(
+        f"greatest(word_similarity(%({w})s, m.text), word_similarity(%({w})s, m.key))" for w in words
+    )
+    return f"""trigram AS (
+  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
+    SELECT m.id, ({score}) / {len(words)} AS score
+    FROM brain_memory m JOIN ({candidates}) c ON c.id = m.id
+    ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
+
+
+def _vector_cte(plan: RecallPlan, params: dict) -> str:
+    params.update(qvec=plan.query_vector, embedding_model=plan.embedding_model)
+    # "+ 0" hides the operator from the planner: the exact strategy never walks the HNSW graph.
+    distance = "(m.embedding <=> %(qvec)s::vector)" + (" + 0" if plan.strategy == "exact" else "")
+    return f"""vector AS (
+  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
+    SELECT m.id, 1 - {distance} AS score
+    FROM brain_memory m
+    WHERE {plan.filters.where} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s
+    ORDER BY {distance}, m.id LIMIT %(pool)s) s)"""
+
+
+_CTES = {"fts": _fts_cte, "trigram": _trigram_cte, "vector": _vector_cte}
+
+
+def recall_statement(plan: RecallPlan) -> tuple[str, dict]:
+    """The plan's tiers as one statement, and its parameters."""
+    params = {**plan.filters.params, "query": plan.query, "pool": plan.pool}
+    ctes = [_CTES[tier](plan, params) for tier in ("fts", "trigram", "vector") if tier in plan.tiers]
+    union = " UNION ".join(f"SELECT id FROM {tier}" for tier in plan.tiers)
+    joins = " ".join(f"LEFT JOIN {tier} ON {tier}.id = m.id" for tier in plan.tiers)
+    # The ids come from tiers that all filter on the tenant; the final re-check stays as a belt, and its
+    # "+ 0" keeps it from steering the plan (on stale statistics a tenant index scan per id was chosen
+    # over the primary key).
+    sql = (
+        "WITH "
+        + ",\n".join(ctes)
+        + f"""
+SELECT {hit_select(plan.tiers, plan.with_embedding)}
+FROM ({union}) ids JOIN brain_memory m ON m.id = ids.id {joins}
+WHERE m.tenant_id + 0 = %(tenant_id)s::bigint"""
+    )
+    return sql, params
+
+
+class PostgresBackend(SearchBackend):
+    name = "postgres"
+
+    def supports(self, plan) -> bool:
+        return True
+
+    def search(self, cursor, plan: RecallPlan) -> list[Hit]:
+        sql, params = recall_statement(plan)
+        config = plan.config
+        if "vector" in plan.tiers and plan.strategy == "hnsw":
+            # Iterative scans keep walking the graph until enough rows pass the tenant/scope filters.
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            cursor.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+                [str(max(config["HNSW_EF_SEARCH"], plan.pool)), str(config["HNSW_MAX_SCAN_TUPLES"])],
+            )
+        if "trigram" in plan.tiers:
+            cursor.execute(
+                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true),"
+                " set_config('pg_trgm.similarity_threshold', %s, true)",
+                [str(config["TRIGRAM_THRESHOLD"]), str(config["TRIGRAM_THRESHOLD"])],
+            )
+        cursor.execute(sql, params)
+        return [Hit._make(row) for row in cursor.fetchall()]
+
+    def contains(self, plan: ContainmentPlan) -> list:
+        """The first `plan.limit` rows (after `plan.after` when set) holding any term, in order.
+
+        One statement per term, its pattern a constant: the planner weighs the index scan against walking
+        the order by how common that one term is. Each term's first `limit` matches are kept in
+        `plan.memo` when the plan has one (the window's, valid for its memory state)."""
+        merged: dict[int, tuple] = {}
+        for term in plan.terms:
+            matches = plan.memo.get(term) if plan.memo is not None else None
+            if matches is None:
+                matches = self._term_matches(plan, term)
+                if plan.memo is not None and len(plan.memo) < MAX_REMEMBERED_TERMS:
+                    plan.memo[term] = matches  # a benign race: threads store the same rows
+            for key, row in matches:
+                merged[row.id] = (key, row)
+        # The order is confidence, newest, id, all descending: the order keys sorted in reverse.
+        ordered = sorted(merged.values(), key=lambda item: item[0], reverse=True)
+        return [row for _, row in ordered[: plan.limit]]
+
+    def _term_matches(self, plan: ContainmentPlan, term: str) -> tuple[tuple[tuple, Any], ...]:
+        rows = containing(tenant_id=plan.tenant_id, terms=[term], live=plan.live)
+        if plan.after is not None:
+            rows = rows.filter(
+                RawSQL(
+                    '("brain_memory"."confidence", "brain_memory"."created_at", "brain_memory"."id") < (%s, %s, %s)',
+                    list(plan.after),
+                    output_field=BooleanField(),
+                )
+            )
+        fetched = rows.order_by(*CONTAINMENT_ORDER).values_list(*plan.fields)[: plan.limit]
+        return tuple((order_key(values), plan.prepare(values[:-1])) for values in fetched)
+
+    def neighbours(self, plan: NeighbourPlan) -> list[NeighbourRow]:
+        """The plan's rows, each once, in the order they were found (trigram, vector, key, ids)."""
+        rows = Memory.objects.for_tenant(plan.tenant_id).filter(
+            scope_kind=plan.scope_kind, scope_id=plan.scope_id, status__in=plan.statuses
+        )
+        annotations: dict[str, Any] = {"trgm": TrigramSimilarity("text", plan.text)}
+        if plan.vector is not None:
+            annotations["distance"] = CosineDistance("embedding", plan.vector)
+        fields = ["id", "key", "text", "status", *annotations]
+        tie = ("id",) if plan.by_id else ()
+        # `text % candidate` uses the (tenant, key, text) trigram GIN index.
+        queries = [
+            rows.filter(text__trigram_similar=plan.text).annotate(**annotations).order_by("-trgm", *tie)
+        ]
+        if plan.vector is not None:
+            near = rows.filter(embedding__isnull=False, embedding_model=plan.model).annotate(**annotations)
+            if plan.max_distance is not None:
+                near = near.filter(distance__lte=plan.max_distance)
+            queries.append(near.order_by("distance", *tie))
+        if plan.key:
+            queries.append(rows.filter(key=plan.key).annotate(**annotations))
+        found: dict[int, NeighbourRow] = {}
+        for query in queries:
+            for values in query.values_list(*fields)[: plan.limit]:
+                found.setdefault(values[0], _neighbour_row(values, plan.vector is not None))
+        if plan.ids:
+            for values in rows.filter(pk__in=list(plan.ids)).annotate(**annotations).values_list(*fields):
+                found.setdefault(values[0], _neighbour_row(values, plan.vector is not None))
+        return list(found.values())
+
+
+def _neighbour_row(values: tuple, with_distance: bool) -> NeighbourRow:
+    return NeighbourRow._make(values if with_distance else (*values, None))
+
+
+def like_patterns(terms: list[str]) -> list[str]:
+    """`%term%` per term, with LIKE's wildcards escaped (`_` is a word character)."""
+    return ["%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for t in terms]
+
+
+def containing(*, tenant_id: int, terms: list[str], live: Callable[[Any], Any]):
+    """`live(rows of the tenant)` whose key or value contains any of `terms`, case-insensitively (`ILIKE ANY`, which
+    pg_trgm's tenant-led GIN index `memory_tenant_trgm` serves; the tenant compared as bigint, the
+    index's type, and only once)."""
+    patterns = like_patterns(terms)
+    condition = RawSQL(
+        '("brain_memory"."tenant_id" = %s::bigint'
+        ' AND ("brain_memory"."key" ILIKE ANY(%s) OR "brain_memory"."text" ILIKE ANY(%s)))',
+        [int(tenant_id), patterns, patterns],
+        output_field=BooleanField(),
+    )
+    return live(Memory.objects.all_tenants().filter(condition))
+
+
+POSTGRES_BACKEND = PostgresBackend()

@@ -1,0 +1,131 @@
+"""Fusion: the tiers' ranks into one score per memory (weighted reciprocal rank fusion plus small
+confidence and recency features), as full results with their explanation or as scores alone."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from django.utils import timezone
+
+from .plan import RecallPlan
+from .types import Hit, RecalledMemory, RecallScores
+
+
+def final_score(fused: float, confidence, created_at, *, now, config: dict) -> tuple[float, float, float]:
+    """The ranking score: fused tiers plus the confidence and recency features, in units of the best
+    possible single-tier contribution. Returns (final, confidence feature, recency feature)."""
+    unit = 1.0 / (config["RRF_K"] + 1)
+    confidence_feature = float(confidence) if confidence is not None else 0.5
+    age_days = max((now - created_at).total_seconds() / 86400.0, 0.0)
+    half_life = float(config["RECENCY_HALF_LIFE_DAYS"])
+    recency_feature = 0.5 ** (age_days / half_life) if half_life > 0 else 0.0
+    final = (
+        fused
+        + config["CONFIDENCE_WEIGHT"] * unit * confidence_feature
+        + config["RECENCY_WEIGHT"] * unit * recency_feature
+    )
+    return final, confidence_feature, recency_feature
+
+
+def _tiers(hit: Hit) -> tuple[tuple[str, int | None, float | None], ...]:
+    return (
+        ("fts", hit.fts_rank, hit.fts_score),
+        ("trigram", hit.trigram_rank, hit.trigram_score),
+        ("vector", hit.vector_rank, hit.vector_score),
+    )
+
+
+def fuse_scores(hits: list[Hit], plan: RecallPlan, limit: int) -> RecallScores:
+    """{memory id: final score} of the best `limit` hits, best first (ties by id)."""
+    config = plan.config
+    k, weights, now = config["RRF_K"], config["WEIGHTS"], timezone.now()
+    fts, trigram, vector = weights["fts"], weights["trigram"], weights["vector"]
+    scores = []
+    for hit in hits:  # _tiers(), unrolled: the runtime's relevance check scores hundreds of hits per call
+        fused = 0.0
+        if hit.fts_rank is not None:
+            fused += fts / (k + hit.fts_rank)
+        if hit.trigram_rank is not None:
+            fused += trigram / (k + hit.trigram_rank)
+        if hit.vector_rank is not None:
+            fused += vector / (k + hit.vector_rank)
+        final, _, _ = final_score(fused, hit.confidence, hit.created_at, now=now, config=config)
+        scores.append((final, hit.id))
+    return {mid: final for final, mid in sorted(scores, key=lambda item: (-item[0], item[1]))[:limit]}
+
+
+def fuse_results(hits: list[Hit], plan: RecallPlan) -> list[RecalledMemory]:
+    """Every hit as a `RecalledMemory` with its explanation, best first (ties by id)."""
+    config = plan.config
+    k, weights, now = config["RRF_K"], config["WEIGHTS"], timezone.now()
+    query = plan.explanation()
+    results = []
+    for hit in hits:
+        found = {}
+        fused = 0.0
+        for tier, rank, score in _tiers(hit):
+            if rank is None:
+                continue
+            contribution = weights[tier] / (k + rank)
+            fused += contribution
+            found[tier] = {"rank": int(rank), "score": round(float(score), 6), "rrf": round(contribution, 6)}
+        memory = recalled_memory(
+            hit, fused=fused, tiers=found, now=now, config=config, mode=plan.mode, query=query
+        )
+        memory.explanation["vector_strategy"] = plan.strategy if "vector" in found else None
+        results.append(memory)
+    results.sort(key=lambda r: (-r.score, r.id))
+    return results
+
+
+def recalled_memory(
+    hit: Hit, *, fused: float, tiers: dict, now, config: dict, mode: str | None, query: Any
+) -> RecalledMemory:
+    """A hit with its columns as a result scored `fused` plus its features, with its explanation."""
+    final, confidence_feature, recency_feature = final_score(
+        fused, hit.confidence, hit.created_at, now=now, config=config
+    )
+    return RecalledMemory(
+        id=hit.id,
+        type=hit.type,
+        key=hit.key,
+        text=hit.text,
+        payload=_json(hit.payload),
+        confidence=hit.confidence,
+        status=hit.status,
+        strength=hit.strength,
+        category=hit.category,
+        scope_kind=hit.scope_kind,
+        scope_id=hit.scope_id,
+        provider=hit.provider,
+        campaign_ids=list(hit.campaign_ids or []),
+        tags=list(hit.tags or []),
+        created_at=hit.created_at,
+        score=final,
+        explanation={
+            "mode": mode,
+            "tiers": tiers,
+            "fused_score": round(fused, 6),
+            "confidence_feature": round(confidence_feature, 4),
+            "recency_feature": round(recency_feature, 4),
+            "final_score": round(final, 6),
+            "mmr": None,
+            "rerank": None,
+            "vector_strategy": None,
+            "query": query,
+        },
+        embedding=_parse_vector(hit.embedding),
+    )
+
+
+def _json(value: Any) -> Any:
+    """A jsonb column read through a raw cursor arrives as text (Django's psycopg setup): parse it."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _parse_vector(text: str | None) -> np.ndarray | None:
+    if not text:
+        return None
+    return np.fromstring(text.strip("[]"), sep=",", dtype=np.float32)

@@ -1,0 +1,336 @@
+"""Planning a recall: the caller's arguments checked, the filters as SQL, and what the lexical tiers search
+for (each query word's lexemes, their frequencies and IDF in the filtered rows, which words need typo
+matching). A plan is a value; a backend executes it (brain.search.backends)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from brain.caches import BoundedDict, StateCache
+from brain.models import SEARCH_CONFIG
+
+from .types import RecallInputError
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Question words carry no trigram evidence and would match half the memories.
+_TRIGRAM_STOP = frozenset(
+    "about after again also been before being could does doing from have having here into just more most "
+    "only other over same should some such than that their them then there these they this those through "
+    "under very what when where which while whom will with would your yours".split()
+)
+
+# --- Input checks ------------------------------------------------------------------------------------------
+
+
+def finite_range(confidence_range: Sequence[float] | None) -> tuple[float, float] | None:
+    if confidence_range is None:
+        return None
+    try:
+        low, high = (float(v) for v in confidence_range)
+    except (TypeError, ValueError):
+        raise RecallInputError("confidence_range must be two numbers [low, high], e.g. [0.5, 1].") from None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RecallInputError("confidence_range bounds must be finite numbers (no NaN or infinity).")
+    if low > high:
+        raise RecallInputError(f"confidence_range low ({low}) is above high ({high}); swap them.")
+    return low, high
+
+
+def string_list(name: str, values: Sequence[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [values]
+    values = [str(v) for v in values]
+    if not values:
+        raise RecallInputError(f"{name} is empty: omit it to mean 'any', or list at least one value.")
+    return values
+
+
+# --- Filters -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which rows a plan may return, as a SQL condition on `brain_memory m` with its parameters."""
+
+    tenant_id: int
+    scope_kind: str | None
+    scope_ids: list[str] | None
+    statuses: list[str] | None
+    where: str
+    params: dict[str, Any]
+
+    @property
+    def key(self) -> tuple:
+        """What the scope's lexical statistics depend on: the condition and its parameters."""
+        return (
+            self.where,
+            tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in self.params.items())),
+        )
+
+
+def filters_for(*, tenant_id: int, scope_kind: str | None, confidence_range, **lists: Any) -> Filters:
+    """The filters of `recall`: each list of `scope_ids`, `types`, `statuses`, `strengths`, `categories`
+    (None = any) and the confidence range (None = null or within 0–1)."""
+    checked = {name: string_list(name, values) for name, values in lists.items()}
+    # bigint, as the column: btree_gin's int8_ops has no int8 = int4, and the GIN indexes need the tenant.
+    clauses = ["m.tenant_id = %(tenant_id)s::bigint"]
+    params: dict[str, Any] = {"tenant_id": int(tenant_id)}
+    if scope_kind is not None:
+        clauses.append("m.scope_kind = %(scope_kind)s")
+        params["scope_kind"] = scope_kind
+    for name, column in (
+        ("scope_ids", "scope_id"),
+        ("types", "type"),
+        ("statuses", "status"),
+        ("strengths", "strength"),
+        ("categories", "category"),
+    ):
+        if checked[name] is not None:
+            clauses.append(f"m.{column} = ANY(%({name})s)")
+            params[name] = checked[name]
+    confidence_range = finite_range(confidence_range)
+    if confidence_range is None:
+        # Ungraded (null) rows are admitted; legacy NaN / infinite / out-of-range values never are
+        # (in PostgreSQL NaN sorts above every number, so BETWEEN with finite bounds excludes it).
+        clauses.append("(m.confidence IS NULL OR m.confidence BETWEEN 0 AND 1)")
+    else:
+        clauses.append("m.confidence BETWEEN %(confidence_low)s AND %(confidence_high)s")
+        params["confidence_low"], params["confidence_high"] = confidence_range
+    return Filters(
+        tenant_id=int(tenant_id),
+        scope_kind=scope_kind,
+        scope_ids=checked["scope_ids"],
+        statuses=checked["statuses"],
+        where=" AND ".join(clauses),
+        params=params,
+    )
+
+
+# --- Lexical statistics (cached) ---------------------------------------------------------------------------
+
+
+class ScopeRow(NamedTuple):
+    """One filtered row as the in-memory backend scores it: thousands are kept per scope."""
+
+    id: int
+    length: int  # the number of lexemes in its search vector
+    lexemes: frozenset[str]
+    confidence: float | None
+    created_at: Any
+
+
+@dataclass
+class ScopeStatistics:
+    """The filtered rows' statistics: `n` (counted up to the sample), `avg_len`, and per lexeme the rows
+    holding it (`df`). Under the sample, every row (`rows`) and per lexeme its positions in `rows`
+    (`postings`): what the in-memory backend scores."""
+
+    n: int
+    avg_len: float
+    df: dict[str, int] = field(default_factory=dict)
+    rows: tuple[ScopeRow, ...] | None = None
+    postings: dict[str, list[int]] | None = None
+
+
+WORD_LEXEMES = BoundedDict(
+    "search-word-lexemes",
+    bound=50_000,
+    keyed_on=f"a query word (its lexemes under {SEARCH_CONFIG} never change)",
+)
+LEXICAL_STATS = StateCache(
+    "search-lexical-statistics",
+    size=512,
+    keyed_on="the filters (SQL and parameters) and BM25_SAMPLE, and the memory state of the searched scopes",
+)
+_LEXEMES_PER_ENTRY = (
+    20_000  # counted lexemes one statistics entry keeps (a large scope counts them one by one)
+)
+
+
+def word_lexemes(cursor, words: list[str]) -> dict[str, tuple[str, ...]]:
+    missing = [w for w in words if w not in WORD_LEXEMES]
+    if missing:
+        cursor.execute(
+            f"SELECT w, tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', w)) FROM unnest(%s::text[]) w",
+            [missing],
+        )
+        for w, lexemes in cursor.fetchall():
+            WORD_LEXEMES[w] = tuple(lexemes or ())
+    return {w: WORD_LEXEMES[w] for w in words}
+
+
+def _read_statistics(cursor, filters: Filters, sample: int) -> ScopeStatistics:
+    where, params = filters.where, filters.params
+    cursor.execute(
+        f"""SELECT
+  (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} LIMIT %(sample)s) c),
+  (SELECT coalesce(avg(length(c.search_vector)), 1) FROM
+     (SELECT m.search_vector FROM brain_memory m WHERE {where} LIMIT 500) c)""",
+        {**params, "sample": sample},
+    )
+    n, avg_len = cursor.fetchone()
+    stats = ScopeStatistics(n=int(n), avg_len=float(avg_len or 1))
+    if n < sample:
+        # Each row's lexemes and length: the frequencies, and what full text scores in memory.
+        cursor.execute(
+            f"SELECT m.id, length(m.search_vector), tsvector_to_array(m.search_vector), m.confidence,"
+            f" m.created_at FROM brain_memory m WHERE {where}",
+            params,
+        )
+        stats.rows = tuple(
+            ScopeRow(i, length, frozenset(ls or ()), confidence, created_at)
+            for i, length, ls, confidence, created_at in cursor.fetchall()
+        )
+        postings: dict[str, list[int]] = {}
+        for position, row in enumerate(stats.rows):
+            for lexeme in row.lexemes:
+                postings.setdefault(lexeme, []).append(position)
+        stats.df = {lexeme: len(rows) for lexeme, rows in postings.items()}
+        stats.postings = postings  # lexeme -> positions in `rows`: full text visits only matches
+    return stats
+
+
+def scope_statistics(
+    cursor, *, lexemes: list[str], filters: Filters, sample: int, state: str
+) -> tuple[ScopeStatistics, dict[str, int]]:
+    """The filtered rows' statistics and each lexeme's document frequency; cached under the memory state.
+
+    Fewer rows than `sample` under the filters (an agent's memories, a small tenant): each row's id,
+    length, lexemes, confidence and creation time are read in one pass, once per state, and the
+    frequencies counted from them. More: `rows` is None and each new lexeme is counted through the
+    full-text index, stopping at `sample`.
+    """
+    key = ("lexical", *filters.key, sample)
+    stats = LEXICAL_STATS.peek(key, state)
+    if stats is None:
+        stats = _read_statistics(cursor, filters, sample)
+        LEXICAL_STATS.put(key, state, stats)
+    known = stats.df
+    if stats.rows is not None:
+        return stats, {lexeme: known.get(lexeme, 0) for lexeme in lexemes}
+    missing = [lexeme for lexeme in lexemes if lexeme not in known]
+    counted = {}
+    if missing:
+        cursor.execute(
+            f"""SELECT ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {filters.where}
+                  AND m.search_vector @@ to_tsquery('simple', quote_literal(u.l)) LIMIT %(sample)s) c)
+        FROM unnest(%(lexemes)s::text[]) WITH ORDINALITY u(l, o) ORDER BY u.o)""",
+            {**filters.params, "lexemes": missing, "sample": sample},
+        )
+        counted = dict(zip(missing, cursor.fetchone()[0] or [], strict=True))
+        if len(known) + len(counted) <= _LEXEMES_PER_ENTRY:
+            known.update(counted)  # a benign race: every writer stores the same counts for this state
+    return stats, {lexeme: counted.get(lexeme, known.get(lexeme)) for lexeme in lexemes}
+
+
+# --- The lexical plan --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LexicalPlan:
+    """What the lexical tiers search for (see `plan_lexical`)."""
+
+    lexemes: list[str]  # every lexeme of the query's words
+    idf: dict[str, float]  # per lexeme found in some row
+    match_lexemes: list[str]  # what pulls rows into the full-text tier
+    match: str  # "or" | "and"
+    common_lexemes: list[str]
+    trigram_words: list[str]
+    avg_len: float
+    and_limit: int | None  # every lexeme is common: full text scores at most this many matches
+    statistics: ScopeStatistics  # `rows` set: the scope can be scored in memory
+
+    @property
+    def scored(self) -> list[str]:
+        return sorted(self.idf)
+
+    def explanation(self) -> dict[str, Any]:
+        return {
+            "lexemes": self.lexemes,
+            "match_lexemes": self.match_lexemes,
+            "match": self.match,
+            "common_lexemes": self.common_lexemes,
+            "trigram_words": self.trigram_words,
+        }
+
+
+def plan_lexical(cursor, *, query: str, filters: Filters, config: dict, state: str) -> LexicalPlan:
+    """Decide what the lexical tiers search for.
+
+    Needs each query word's lexemes and, per lexeme, its document frequency among the tenant's filtered
+    rows (counts stop at BM25_SAMPLE, so a large tenant costs bounded work); both are cached per process
+    (the frequencies under the memory `state` of the searched scopes, so a write is seen at once).
+    - IDF per lexeme for the BM25 score.
+    - Matching: lexemes in fewer than COMMON_ROWS rows are "selective" and matched with OR; a common
+      lexeme still scores but does not pull rows in (on a 100k-row tenant a word in half the rows
+      would make every search score 50,000 rows). With no selective lexeme, all lexemes are ANDed.
+    - Trigram words: query words whose lexemes occur in no row (typos, partial words): only those
+      need fuzzy matching; a word found as it is already matched by full text.
+    """
+    words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3})
+    lexemes_of = word_lexemes(cursor, words)
+    lexemes = sorted({lexeme for ls in lexemes_of.values() for lexeme in ls})
+    stats, df = scope_statistics(
+        cursor, lexemes=lexemes, filters=filters, sample=int(config["BM25_SAMPLE"]), state=state
+    )
+    n = stats.n
+    idf = {lexeme: math.log(1 + (n - d + 0.5) / (d + 0.5)) for lexeme, d in df.items() if d > 0}
+    selective = [lexeme for lexeme in idf if df[lexeme] < config["COMMON_ROWS"]]
+    scored = sorted(idf)
+    trigram_words = [
+        w
+        for w, ls in sorted(lexemes_of.items())
+        if ls and len(w) >= 4 and w not in _TRIGRAM_STOP and all(df.get(lexeme, 0) == 0 for lexeme in ls)
+    ][: config["TRIGRAM_MAX_WORDS"]]
+    return LexicalPlan(
+        lexemes=lexemes,
+        idf=idf,
+        match_lexemes=sorted(selective) if selective else scored,
+        match="or" if selective else "and",
+        common_lexemes=sorted(set(idf) - set(selective)),
+        trigram_words=trigram_words,
+        avg_len=float(stats.avg_len or 1),
+        and_limit=int(config["AND_MATCH_LIMIT"]) if not selective and scored else None,
+        statistics=stats,
+    )
+
+
+# --- The recall plan ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class RecallPlan:
+    """One recall query, planned: the tiers to run over the filtered rows, each returning `pool` rows."""
+
+    query: str
+    mode: str
+    tiers: list[str]
+    pool: int
+    filters: Filters
+    config: dict[str, Any]
+    strategy: str
+    with_embedding: bool
+    details: bool  # False: scores only, no memory columns
+    lexical: LexicalPlan | None = None
+    query_vector: str | None = None  # a pgvector literal
+    embedding_model: str | None = None
+
+    def explanation(self) -> dict[str, Any]:
+        return self.lexical.explanation() if self.lexical is not None else {}
+
+    def drop_empty_lexical_tiers(self) -> None:
+        """Only stop words: nothing for full text to match; every word found as a word: nothing to correct."""
+        if "fts" in self.tiers and not self.lexical.match_lexemes:
+            self.tiers.remove("fts")
+        if "trigram" in self.tiers and not self.lexical.trigram_words:
+            self.tiers.remove("trigram")
+
+
+def vector_literal(vector: Sequence[float]) -> str:
+    return "[" + ",".join(repr(float(x)) for x in vector) + "]"

@@ -1,0 +1,152 @@
+"""The contract every search backend passes (brain.search.backends): one class, run against each backend.
+
+The generalisation of "full text in memory gives what the SQL gives": a plan a backend supports gives
+the same hits (ids, ranks, scores) on every backend, and containment gives the spec's Client Brain rows.
+"""
+
+import random
+from typing import NamedTuple
+
+import pytest
+
+from brain.memory_state import memory_state
+from brain.models import Memory
+from brain.search import ContainmentPlan
+from brain.search.backends import BACKENDS, MEMORY_BACKEND
+from brain.search.engine import execute, plan_recall
+from brain.search.types import recall_settings
+from tests.brain.search.test_recall import remember
+
+VOCABULARY = "refund parcel leeds courier invoice damaged warranty screen battery tracking late".split()
+
+
+def full_text_plan(tenant, query, **config):
+    return plan_recall(
+        tenant_id=tenant.pk,
+        query=query,
+        limit=30,
+        mode="fulltext",
+        details=True,
+        with_embedding=False,
+        config={**recall_settings(), **config},
+    )
+
+
+def ranked(hits):
+    return sorted(((h.fts_rank, h.id, h.fts_score, h.text) for h in hits), key=lambda h: (h[0], h[1]))
+
+
+class Row(NamedTuple):
+    id: int
+    type: str
+    key: str
+    text: str
+    payload: dict
+    confidence: float
+
+
+def ids(rows):
+    return [row.id for row in rows]
+
+
+def containment_plan(tenant, terms, *, limit=200, after=None):
+    return ContainmentPlan(
+        tenant_id=tenant.pk,
+        terms=terms,
+        limit=limit,
+        window_size=10_000,  # every row of the test is in the window
+        live=lambda rows: rows.filter(scope_kind="tenant", status="active"),
+        fields=("id", "type", "key", "text", "payload", "confidence", "created_at"),
+        prepare=Row._make,
+        state=memory_state(tenant.pk, scope_kind="tenant"),
+        name="contract-test",
+        after=after,
+    )
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def backend(request):
+    return BACKENDS[request.param]
+
+
+class TestSearchBackendContract:
+    def test_full_text_gives_every_backend_the_same_rows_ranks_and_scores(self, backend, tenant):
+        rng = random.Random(3)
+        for i in range(40):
+            remember(
+                tenant, " ".join(rng.choices(VOCABULARY, k=rng.randint(2, 8))) + f" note {i}", embed=False
+            )
+        queries = [" ".join(rng.sample(VOCABULARY, rng.randint(1, 4))) for _ in range(15)] + ["note refund"]
+        found = []
+        for common_rows in (500, 8):  # 8: some queries have only common lexemes (all ANDed)
+            for query in queries:
+                got = ranked(execute(full_text_plan(tenant, query, COMMON_ROWS=common_rows), backend))
+                reference = ranked(
+                    execute(full_text_plan(tenant, query, COMMON_ROWS=common_rows), BACKENDS["postgres"])
+                )
+                assert got == reference, query
+                found.append(got)
+        assert sum(len(hits) > 5 for hits in found) > 5 and all(hits[0][0] == 1 for hits in found if hits)
+
+    def test_full_text_ranks_more_matched_words_first_and_ties_share_a_rank(self, backend, tenant):
+        both = remember(tenant, "Refund for a damaged parcel", embed=False)
+        twins = [remember(tenant, f"Damaged screen {i}", embed=False) for i in range(2)]
+        remember(tenant, "Courier tracking", embed=False)
+        hits = ranked(execute(full_text_plan(tenant, "damaged refund"), backend))
+        assert [h[1] for h in hits] == [both.id, *sorted(t.id for t in twins)]
+        assert [h[0] for h in hits] == [1, 2, 2]  # rank(): ties share the first rank of them
+        assert hits[0][3] == "Refund for a damaged parcel"  # details: the memory's columns
+
+    def test_scores_only_hits_carry_no_columns(self, backend, tenant):
+        remember(tenant, "Refund for a damaged parcel", embed=False)
+        plan = full_text_plan(tenant, "refund")
+        plan.details = False
+        (hit,) = execute(plan, backend)
+        assert hit.fts_rank == 1 and hit.confidence == 0.7 and hit.created_at is not None
+        if backend is MEMORY_BACKEND:
+            assert hit.text is None  # no row was read
+
+    def test_full_text_never_returns_another_tenants_rows_or_invalid_confidence(
+        self, backend, tenant, other_tenant
+    ):
+        mine = remember(tenant, "Warranty claims need a photo", embed=False)
+        remember(tenant, "Warranty claims by letter", embed=False, confidence=float("nan"))
+        remember(other_tenant, "Warranty claims need a receipt", embed=False)
+        assert [h.id for h in execute(full_text_plan(tenant, "warranty claims"), backend)] == [mine.id]
+
+    def test_containment_is_case_insensitive_in_confidence_order_and_bounded(
+        self, backend, tenant, other_tenant
+    ):
+        rows = [
+            Memory.objects.create(
+                tenant=tenant, scope_kind="tenant", type="business", text=text, confidence=c
+            )
+            for text, c in [
+                ("Das Café SCHLIESST um 18 Uhr", 0.6),
+                ("Key_code on the parcel", 0.9),
+                ("Invoices go out monthly", 0.7),
+                ("Invoice copies on request", 0.8),
+                ("Keyxcode is not a key_code", 0.5),
+            ]
+        ]
+        Memory.objects.create(
+            tenant=other_tenant, scope_kind="tenant", type="business", text="Invoice", confidence=1
+        )
+        Memory.objects.create(
+            tenant=tenant, scope_kind="tenant", type="business", text="Invoice", status="archived"
+        )
+
+        def contains(plan):
+            return ids(backend.contains(plan))
+
+        assert contains(containment_plan(tenant, ["invoice"])) == [rows[3].id, rows[2].id]
+        assert contains(containment_plan(tenant, ["invoice"], limit=1)) == [rows[3].id]
+        assert contains(containment_plan(tenant, ["café", "schliesst"])) == [rows[0].id]
+        # "_" is a word character, not LIKE's any-character wildcard.
+        assert contains(containment_plan(tenant, ["key_code"])) == [rows[1].id, rows[4].id]
+        assert contains(containment_plan(tenant, ["nothing"])) == []
+
+    def test_only_the_in_memory_backend_declines_plans(self, backend, tenant):
+        plan = full_text_plan(tenant, "refund")
+        plan.tiers = ["fts", "trigram"]
+        assert backend.supports(plan) is (backend is not MEMORY_BACKEND)

@@ -1,0 +1,25 @@
+"""Every per-process cache is in one registry, named, bounded and documented with what keys it (issue 12)."""
+
+import brain.api  # noqa: F401  (imports every brain module that keeps a cache)
+import intelligence.services  # noqa: F401
+from brain.caches import StateCache, clear_all, registry
+
+EXPECTED = {
+    "agent-memories-active", "agent-memory-status-counts", "client-brain-dashboard-totals", "containment-windows",
+    "search-lexical-statistics", "search-word-lexemes", "minilm-models", "runtime-base-candidates", "llm-provider",
+    "client-brain-omitted-notes", "reranker", "hashing-embedder-buckets", "embedder", "runtime-memory-lines",
+}  # fmt: skip
+
+
+def test_every_per_process_cache_is_registered_named_bounded_and_documented():
+    caches = {info.name: info for info in registry()}
+    assert EXPECTED <= set(caches)
+    for info in caches.values():
+        assert info.bound > 0 and info.keyed_on and info.kind in {"state", "dict", "derived", "lru"}
+
+
+def test_clear_all_empties_every_cache():
+    cache = StateCache("test-clear-all", size=2, keyed_on="a test key and state")
+    cache.put(("k",), "s", 1)
+    clear_all()
+    assert {info.name: info.entries for info in registry()}["test-clear-all"] == 0
