@@ -15,7 +15,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from config.api import Pagination
-from tickets.api_base import TenantAPIView, TenantGenericAPIView
+from tickets.tenancy.drf import TenantAPIView, TenantGenericAPIView
 
 from . import api as brain_api
 from .formation.miner import mine_conversation

@@ -9,8 +9,8 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from config.api import error_response
-from tickets.api_base import TenantAPIView
-from tickets.models import Role
+from tickets.tenancy.drf import TenantAPIView
+from tickets.tenancy.models import Role
 
 from . import api as brain_api
 from .search_serializers import (

@@ -16,8 +16,8 @@ from rest_framework.viewsets import GenericViewSet
 
 from brain import api as brain_api
 from config.api import error_response
-from tickets.api_base import TenantAPIView, TenantScopedMixin
-from tickets.models import ApiKey
+from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
+from tickets.tenancy.models import ApiKey
 
 from . import selectors, services
 from .models import Agent

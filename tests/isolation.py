@@ -23,9 +23,9 @@ class Route:
 
 
 def _api_key(tenant):
-    from tickets import services
+    from tickets.tenancy import services as tenancy_services
 
-    key, _ = services.api_key_create(tenant=tenant, name="victim key")
+    key, _ = tenancy_services.api_key_create(tenant=tenant, name="victim key")
     return {"pk": key.pk}
 
 

@@ -15,7 +15,6 @@ from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
 from . import services
-from .api_base import TenantGenericAPIView, TenantScopedMixin
 from .helpdesk_serializers import (
     ApprovalSerializer,
     ClassificationSerializer,
@@ -27,6 +26,7 @@ from .helpdesk_serializers import (
 )
 from .models import Approval, Classification, LearningAttempt, Message, Ticket
 from .selectors import ticket_get
+from .tenancy.drf import TenantGenericAPIView, TenantScopedMixin
 
 
 def _service_call(fn, **kwargs):

@@ -25,8 +25,8 @@ from brain import api as brain_api
 from brain.activity import activity_count_expression
 from brain.models import Memory
 from config.api import error_response
-from tickets.api_base import TenantAPIView, TenantScopedMixin
-from tickets.models import Role
+from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
+from tickets.tenancy.models import Role
 
 from . import typed
 from .dashboard import OTHER_SURFACE_TYPES, client_brain_stats, dashboard_ordered, to_row

@@ -6,8 +6,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from tests.conftest import api_client_for_key, make_member
-from tickets import services
-from tickets.models import ApiKey, Role
+from tickets.tenancy import services
+from tickets.tenancy.models import ApiKey, Role
 
 
 def test_api_key_secret_is_stored_only_as_a_hash(tenant):
@@ -117,7 +117,7 @@ def test_a_user_without_a_tenant_is_refused(db):
 
 
 def test_viewsets_cannot_override_get_queryset():
-    from tickets.api_base import TenantModelViewSet
+    from tickets.tenancy.drf import TenantModelViewSet
 
     with pytest.raises(TypeError, match="refine_queryset"):
         type("Leaky", (TenantModelViewSet,), {"get_queryset": lambda self: None})

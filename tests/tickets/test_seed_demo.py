@@ -5,7 +5,7 @@ from io import StringIO
 
 from django.core.management import call_command
 
-from tickets.models import ApiKey, Membership, Tenant
+from tickets.tenancy.models import ApiKey, Membership, Tenant
 
 
 def test_seed_demo_is_idempotent_and_prints_keys_once(db):

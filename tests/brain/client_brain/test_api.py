@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from brain.models import Memory
 from tests.conftest import api_client_for_key
-from tickets import services
+from tickets.tenancy import services
 
 from .factories import fact, issue, memory, voice
 

@@ -9,7 +9,7 @@ from django.test import Client
 from brain.models import Memory, MemoryActivity
 from tests.browser import chromium_page
 from tests.conftest import make_member
-from tickets.models import Role
+from tickets.tenancy.models import Role
 
 from .factories import set_activity
 

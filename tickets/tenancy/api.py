@@ -10,7 +10,7 @@ from rest_framework.viewsets import GenericViewSet
 from config.api import error_response
 
 from . import services
-from .api_base import TenantAPIView, TenantScopedMixin
+from .drf import TenantAPIView, TenantScopedMixin
 from .models import ApiKey, Membership, Role
 from .serializers import (
     ApiKeyCreatedSerializer,

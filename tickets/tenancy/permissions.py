@@ -2,8 +2,8 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
+from .context import resolve_api_tenant
 from .models import Role, role_at_least
-from .tenancy import resolve_api_tenant
 
 
 class TenantRolePermission(BasePermission):
