@@ -7,8 +7,7 @@ from .health import healthz
 api_v1 = [
     path("", include("tickets.tenancy.urls_api")),
     path("", include("tickets.urls_api")),
-    path("", include("brain.urls_api")),
-    path("", include("brain.client_brain.urls_api")),
+    path("", include("brain.endpoints.urls")),
     path("", include("intelligence.urls_api")),
 ]
 

@@ -19,7 +19,7 @@ from config.api import error_response
 from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
 from tickets.tenancy.models import ApiKey
 
-from . import selectors, services
+from . import services
 from .models import Agent
 from .runtime import OMITTED_DETAIL_LIMIT
 from .serializers import (
@@ -74,11 +74,10 @@ class AgentViewSet(
 
 
 class _AgentScoped(TenantAPIView):
-    def get_agent(self, agent_pk: int) -> Agent:
-        agent = selectors.agent_for_tenant(self.request.tenant, agent_pk)
-        if agent is None:
-            raise Http404
-        return agent
+    """The URL's agent is resolved by the tenancy base before the handler runs (one statement:
+    `selectors.agent_for_tenant`, registered in IntelligenceConfig.ready()); handlers get `agent`."""
+
+    url_parents = {"agent_pk": "agent"}
 
     def get_record(self, agent: Agent, memory_pk: int):
         record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_pk)
@@ -117,8 +116,7 @@ class AgentMemoryListView(_AgentScoped):
     """GET: the agent's memories, filtered and paginated. POST: add one (through promote's gate)."""
 
     @extend_schema(parameters=[AgentMemoryFilterSerializer], responses=AgentMemorySerializer(many=True))
-    def get(self, request, agent_pk: int):
-        agent = self.get_agent(agent_pk)
+    def get(self, request, agent: Agent):
         params = AgentMemoryFilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         f = params.validated_data
@@ -144,8 +142,7 @@ class AgentMemoryListView(_AgentScoped):
         )
 
     @extend_schema(request=AgentMemoryWriteSerializer, responses={201: OpenApiResponse(description="added")})
-    def post(self, request, agent_pk: int):
-        agent = self.get_agent(agent_pk)
+    def post(self, request, agent: Agent):
         data = AgentMemoryWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
@@ -170,8 +167,7 @@ class AgentMemoryDetailView(_AgentScoped):
     """GET one memory with its supersede chain; PATCH its content, taxonomy or scope."""
 
     @extend_schema(responses=AgentMemorySerializer)
-    def get(self, request, agent_pk: int, pk: int):
-        agent = self.get_agent(agent_pk)
+    def get(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         chain = brain_api.agent_memory_chain(
             tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=record.id
@@ -179,8 +175,7 @@ class AgentMemoryDetailView(_AgentScoped):
         return Response({**AgentMemorySerializer(record).data, "chain": [m.id for m in chain]})
 
     @extend_schema(request=AgentMemoryEditSerializer, responses=AgentMemorySerializer)
-    def patch(self, request, agent_pk: int, pk: int):
-        agent = self.get_agent(agent_pk)
+    def patch(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         current = {
             "category": record.category,
@@ -216,8 +211,7 @@ class AgentMemoryStatusView(_AgentScoped):
     """POST {"status": "active" | "stale" | "archived" | "draft"}."""
 
     @extend_schema(request=AgentMemoryStatusSerializer, responses=AgentMemorySerializer)
-    def post(self, request, agent_pk: int, pk: int):
-        agent = self.get_agent(agent_pk)
+    def post(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemoryStatusSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -239,8 +233,7 @@ class AgentMemorySupersedeView(_AgentScoped):
     @extend_schema(
         request=AgentMemorySupersedeSerializer, responses={201: OpenApiResponse(description="superseded")}
     )
-    def post(self, request, agent_pk: int, pk: int):
-        agent = self.get_agent(agent_pk)
+    def post(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemorySupersedeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -284,8 +277,7 @@ class AgentContextView(_AgentScoped):
     """POST: what the agent's prompt gets for this conversation, within budget, with a stored trace id."""
 
     @extend_schema(request=ContextRequestSerializer, responses={200: OpenApiResponse(description="context")})
-    def post(self, request, agent_pk: int):
-        agent = self.get_agent(agent_pk)
+    def post(self, request, agent: Agent):
         data = ContextRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         assembly, inactive, trace = services.agent_context_build(

@@ -142,7 +142,7 @@ ROUTES: dict[str, Route] = {
     "agent-memory-detail": Route(("GET", "PATCH"), _agent_memory, body={"content": "taken over"}),
     "agent-memory-status": Route(("POST",), _agent_memory, body={"status": "archived"}),
     "agent-memory-supersede": Route(("POST",), _agent_memory, body={"content": "replaced by intruder"}),
-    # Formation write surfaces and the graph (brain/formation_views.py). Bodies never name the victim.
+    # Formation write surfaces and the graph (brain/endpoints/formation.py). Bodies never name the victim.
     "brain-memory-append": Route(
         ("POST",),
         lambda t: _victim_formed_memory(t) and {},
@@ -177,7 +177,7 @@ def register(name: str, route: Route) -> None:
     ROUTES[name] = route
 
 
-# --- Client Brain (brain/client_brain/urls_api.py) ------------------------------------------------------
+# --- Client Brain (brain/endpoints/urls.py) ------------------------------------------------------
 def _client_brain_memory(tenant):
     from brain.models import Memory
 

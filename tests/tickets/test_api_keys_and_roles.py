@@ -121,3 +121,12 @@ def test_viewsets_cannot_override_get_queryset():
 
     with pytest.raises(TypeError, match="refine_queryset"):
         type("Leaky", (TenantModelViewSet,), {"get_queryset": lambda self: None})
+
+
+@pytest.mark.parametrize("method", ["get_object", "get_permissions", "get_authenticators"])
+def test_the_tenancy_base_refuses_subclasses_that_override_what_it_owns(method):
+    from tickets.tenancy.drf import TenantAPIView, TenantModelViewSet
+
+    for base in (TenantModelViewSet, TenantAPIView):
+        with pytest.raises(TypeError, match=method):
+            type("Leaky", (base,), {method: lambda self: None})

@@ -7,8 +7,8 @@ import math
 
 from rest_framework import serializers
 
-from .models import BrainScopeKind, MemoryCategory, MemoryStatus, MemoryStrength
-from .retrieval import MODES
+from brain.models import BrainScopeKind, MemoryCategory, MemoryStatus, MemoryStrength
+from brain.retrieval import MODES
 
 MAX_SEARCH_LIMIT = 50
 MAX_ASK_LIMIT = 20
