@@ -93,7 +93,7 @@ def _agent_memory(tenant):
     from intelligence.models import Agent
     from intelligence.services import agent_memory_add
 
-    agent = Agent.objects.get(pk=_agent(tenant)["pk"])
+    agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
     outcome = agent_memory_add(
         agent=agent, actor="process:test", category="fact", strength="hard_rule", status="active",
         text=f"{tenant.name} never discounts premium plans.",

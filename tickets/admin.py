@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from config.tenancy import AllTenantsAdminMixin
+
 from . import services
 from .models import Approval, Classification, LearningAttempt, Message, Ticket
 from .tenancy import admin as tenancy_admin  # noqa: F401  (registers the tenancy models' admin)
@@ -7,7 +9,7 @@ from .tenancy import admin as tenancy_admin  # noqa: F401  (registers the tenanc
 # --- Tickets, their evidence and learning attempts -------------------------------------------------
 
 
-class MessageInline(admin.TabularInline):
+class MessageInline(AllTenantsAdminMixin, admin.TabularInline):
     model = Message
     extra = 0
     fields = ["direction", "is_note", "author", "body", "sent_at", "external_id"]
@@ -16,7 +18,7 @@ class MessageInline(admin.TabularInline):
     show_change_link = True
 
 
-class ClassificationInline(admin.TabularInline):
+class ClassificationInline(AllTenantsAdminMixin, admin.TabularInline):
     model = Classification
     extra = 0
     fields = ["category", "intent", "labels", "confidence", "created_at"]
@@ -24,7 +26,7 @@ class ClassificationInline(admin.TabularInline):
     can_delete = False
 
 
-class ApprovalInline(admin.TabularInline):
+class ApprovalInline(AllTenantsAdminMixin, admin.TabularInline):
     model = Approval
     extra = 0
     fields = ["proposed_action", "kind", "decision", "decided_by", "decided_at"]
@@ -32,7 +34,7 @@ class ApprovalInline(admin.TabularInline):
     can_delete = False
 
 
-class LearningAttemptInline(admin.TabularInline):
+class LearningAttemptInline(AllTenantsAdminMixin, admin.TabularInline):
     model = LearningAttempt
     extra = 0
     fields = [
@@ -51,7 +53,7 @@ class LearningAttemptInline(admin.TabularInline):
 
 
 @admin.register(Ticket)
-class TicketAdmin(admin.ModelAdmin):
+class TicketAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     """Read-mostly: status changes made here go through ticket_transition, so they trigger learning."""
 
     list_display = ["external_id", "subject", "tenant", "status", "requester", "updated_at"]
@@ -82,7 +84,7 @@ class TicketAdmin(admin.ModelAdmin):
 
 
 @admin.register(Message)
-class MessageAdmin(admin.ModelAdmin):
+class MessageAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["ticket", "tenant", "direction", "is_note", "author", "sent_at"]
     list_filter = ["tenant", "direction", "is_note"]
     search_fields = ["body", "author", "external_id", "ticket__external_id"]
@@ -91,7 +93,7 @@ class MessageAdmin(admin.ModelAdmin):
 
 
 @admin.register(Classification)
-class ClassificationAdmin(admin.ModelAdmin):
+class ClassificationAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["ticket", "tenant", "category", "intent", "confidence", "created_at"]
     list_filter = ["tenant", "category"]
     search_fields = ["category", "intent", "ticket__external_id"]
@@ -100,7 +102,7 @@ class ClassificationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Approval)
-class ApprovalAdmin(admin.ModelAdmin):
+class ApprovalAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["ticket", "tenant", "kind", "decision", "decided_by", "decided_at"]
     list_filter = ["tenant", "decision", "kind"]
     search_fields = ["proposed_action", "decided_by", "ticket__external_id"]
@@ -109,7 +111,7 @@ class ApprovalAdmin(admin.ModelAdmin):
 
 
 @admin.register(LearningAttempt)
-class LearningAttemptAdmin(admin.ModelAdmin):
+class LearningAttemptAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     """What each learning attempt did: skipped (and why), failed (and the error), or what it promoted."""
 
     list_display = [

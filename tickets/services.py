@@ -82,7 +82,7 @@ def ticket_transition(*, ticket: Ticket, status: str) -> Ticket:
     """
     if status not in TicketStatus.values:
         raise ValueError(f"status must be one of {', '.join(TicketStatus.values)}")
-    locked = Ticket.objects.select_for_update().get(pk=ticket.pk, tenant_id=ticket.tenant_id)
+    locked = Ticket.objects.for_tenant(ticket.tenant_id).select_for_update().get(pk=ticket.pk)
     previous = locked.status
     if previous == status:
         return locked

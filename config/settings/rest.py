@@ -34,8 +34,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
-        "MemberRoleEnum": "tickets.models.Role",
-        "ApiKeyRoleEnum": "tickets.models.API_KEY_ROLES",
+        "MemberRoleEnum": "tickets.tenancy.models.Role",
+        "ApiKeyRoleEnum": "tickets.tenancy.models.API_KEY_ROLES",
         "TicketStatusEnum": "tickets.models.TicketStatus",
         "LearningStatusEnum": "tickets.models.LearningStatus",
         "AgentMemorySettableStatusEnum": "intelligence.services.SETTABLE_STATUSES",

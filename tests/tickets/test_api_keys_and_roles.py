@@ -24,7 +24,7 @@ def test_a_valid_key_authenticates_and_records_last_use(tenant, api_key):
     response = api_client_for_key(api_key).get(reverse("current-tenant"))
     assert response.status_code == 200
     assert response.json()["slug"] == "acme"
-    assert ApiKey.objects.get(tenant=tenant).last_used_at is not None
+    assert ApiKey.objects.all_tenants().get(tenant=tenant).last_used_at is not None
 
 
 def test_a_revoked_key_gets_401(tenant):

@@ -97,7 +97,7 @@ def test_admins_add_members_and_change_roles(client, tenant):
     UserFactory(username="newbie")
     response = client.post(reverse("tenant-members"), {"username": "newbie", "role": "viewer"}, follow=True)
     assert "newbie is now viewer" in response.content.decode()
-    membership = Membership.objects.get(user__username="newbie")
+    membership = Membership.objects.all_tenants().get(user__username="newbie")
     response = client.post(
         reverse("tenant-member-change", args=[membership.pk]), {"role": "operator"}, follow=True
     )

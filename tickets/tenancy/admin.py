@@ -2,18 +2,20 @@
 
 from django.contrib import admin, messages
 
+from config.tenancy import AllTenantsAdminMixin
+
 from . import services
 from .models import ApiKey, Membership, Tenant
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(AllTenantsAdminMixin, admin.TabularInline):
     model = Membership
     extra = 0
     autocomplete_fields = ["user"]
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["name", "slug", "created_at"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
@@ -21,7 +23,7 @@ class TenantAdmin(admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["user", "tenant", "role", "created_at"]
     list_filter = ["tenant", "role"]
     search_fields = ["user__username", "user__email", "tenant__name"]
@@ -29,7 +31,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     """Creating a key here shows its full secret once, in the confirmation message."""
 
     list_display = ["name", "tenant", "prefix", "role", "created_at", "last_used_at", "revoked_at"]

@@ -11,7 +11,10 @@ from .models import ApiKey, Membership, Tenant
 def memberships_for_user(user) -> QuerySet[Membership]:
     if not getattr(user, "is_authenticated", False) or not getattr(user, "pk", None):
         return Membership.objects.none()
-    return Membership.objects.filter(user=user).select_related("tenant").order_by("tenant__name")
+    # A user's places in every tenant (the switcher's choices): cross-tenant by nature.
+    return (
+        Membership.objects.all_tenants().filter(user=user).select_related("tenant").order_by("tenant__name")
+    )
 
 
 # Every API request reads its key and the key's tenant: one statement written once (config.rawsql).

@@ -18,7 +18,9 @@ def membership_set(*, tenant: Tenant, user, role: str) -> Membership:
     """Add `user` to `tenant` with `role`, or change the role of an existing member. Idempotent."""
     if role not in Role.values:
         raise ValueError(f"role must be one of {', '.join(Role.values)}")
-    membership, created = Membership.objects.get_or_create(tenant=tenant, user=user, defaults={"role": role})
+    membership, created = Membership.objects.for_tenant(tenant).get_or_create(
+        tenant=tenant, user=user, defaults={"role": role}
+    )
     if not created and membership.role != role:
         membership.role = role
         membership.save(update_fields=["role"])
