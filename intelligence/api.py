@@ -61,7 +61,7 @@ class AgentViewSet(
     def perform_create(self, serializer):
         try:
             serializer.instance = services.agent_create(
-                tenant=self.request.tenant, **serializer.validated_data
+                tenant=self.tenant, **serializer.validated_data
             )
         except DjangoValidationError as exc:
             _raise_validation(exc)

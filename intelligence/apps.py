@@ -6,7 +6,7 @@ class IntelligenceConfig(AppConfig):
     verbose_name = "Intelligence (agents)"
 
     def ready(self) -> None:
-        from tickets.tenancy.drf import register_parent
+        from tickets.tenancy.parents import register_parent
 
         from .selectors import agent_for_tenant
 

@@ -57,7 +57,7 @@ class TicketViewSet(
         data = serializer.validated_data
         ticket, created = _service_call(
             services.ticket_upsert,
-            tenant=request.tenant,
+            tenant=self.tenant,
             external_id=data["external_id"],
             subject=data.get("subject"),
             requester=data.get("requester"),
@@ -74,7 +74,7 @@ class TicketViewSet(
         data = serializer.validated_data
         ticket, _ = _service_call(
             services.ticket_upsert,
-            tenant=request.tenant,
+            tenant=self.tenant,
             external_id=ticket.external_id,
             subject=data.get("subject"),
             requester=data.get("requester"),

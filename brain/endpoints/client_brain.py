@@ -92,12 +92,12 @@ class ClientBrainContextView(TenantAPIView):
             # The ticket's text comes from the tickets app through a settings-named function (brain
             # never imports tickets); a missing ticket and another tenant's answer the same 404.
             text = import_string(settings.BRAIN_TICKET_TEXT_RESOLVER)(
-                tenant_id=request.tenant.pk, ticket_id=ticket_id
+                tenant_id=self.tenant.pk, ticket_id=ticket_id
             )
             if text is None:
                 raise NotFound(f"No ticket with id {ticket_id!r}.")
             params.update(text)
-        context = client_brain_context(tenant_id=request.tenant.pk, **params)
+        context = client_brain_context(tenant_id=self.tenant.pk, **params)
         data = context.as_dict()
         data.pop("tenant_id")
         return Response(ClientBrainContextResponseSerializer(data).data)
@@ -114,7 +114,7 @@ class ClientBrainCopilotView(TenantAPIView):
         query = request.query_params.get("q", "")
         if len(query) > 1000:
             raise ValidationError({"q": "Keep the query under 1000 characters."})
-        rows = client_brain_copilot(tenant_id=request.tenant.pk, query=query)
+        rows = client_brain_copilot(tenant_id=self.tenant.pk, query=query)
         data = [{**asdict(row), "tag": row.tag} for row in rows]
         return Response(
             {"count": len(data), "results": ClientBrainCopilotMemorySerializer(data, many=True).data}
@@ -184,5 +184,5 @@ class ClientBrainMemoryViewSet(
     @action(detail=False, methods=["get"])
     def stats(self, request):
         return Response(
-            ClientBrainStatsSerializer(asdict(client_brain_stats(tenant_id=request.tenant.pk))).data
+            ClientBrainStatsSerializer(asdict(client_brain_stats(tenant_id=self.tenant.pk))).data
         )

@@ -9,8 +9,8 @@ Before any handler runs, `initial()` resolves, in this order:
    tenant's agent, handed to the handler as its `agent` argument, or answers 404. A parent named in a
    body (memory-append's `agent_id`) goes through the same resolvers with `self.parent(name, value)`.
 
-Parent resolvers are registered by name by the app that owns the model (`register_parent()` in its
-AppConfig.ready()), so this layer imports no app and an app can resolve another app's objects (brain
+Parent resolvers are registered by name by the app that owns the model (`parents.register_parent()` in
+its AppConfig.ready()), so this layer imports no app and an app can resolve another app's objects (brain
 resolves agents) without importing it. A missing object and another tenant's give the same 404.
 
 Every queryset is built from the tenant: a subclass cannot override `get_queryset`, `get_object`,
@@ -18,49 +18,13 @@ Every queryset is built from the tenant: a subclass cannot override `get_queryse
 applied after the refinement). Another tenant's object is therefore simply not found: 404.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
-from django.http import Http404
 from rest_framework import generics, views, viewsets
 
 from .context import resolve_api_tenant
+from .parents import parent_get
 from .permissions import TenantRolePermission
 
 SEALED_METHODS = ("get_queryset", "get_object", "get_permissions", "get_authenticators")
-
-
-@dataclass(frozen=True)
-class ParentResolver:
-    """`lookup(tenant, value)` returns the tenant's object or None; `convert` turns a URL or body value
-    into what `lookup` takes (a value it cannot convert is a missing object)."""
-
-    lookup: Callable[[Any, Any], Any]
-    convert: Callable[[Any], Any] = str
-
-
-_PARENT_RESOLVERS: dict[str, ParentResolver] = {}
-
-
-def register_parent(
-    name: str, lookup: Callable[[Any, Any], Any], convert: Callable[[Any], Any] = str
-) -> None:
-    """Register how to find the tenant's `name` (e.g. "agent") by its id. Called from AppConfig.ready()."""
-    _PARENT_RESOLVERS[name] = ParentResolver(lookup, convert)
-
-
-def parent_get(name: str, tenant, value):
-    """The tenant's `name` object with id `value`; Http404 when it is missing or another tenant's."""
-    resolver = _PARENT_RESOLVERS[name]
-    try:
-        key = resolver.convert(value)
-    except (TypeError, ValueError):
-        raise Http404 from None
-    found = resolver.lookup(tenant, key)
-    if found is None:
-        raise Http404
-    return found
 
 
 class TenantScopedMixin:
