@@ -1,4 +1,4 @@
-"""REST for agents, their memories and the runtime context (all on tickets/api_base: tenant from the key).
+"""REST for agents, their memories and the runtime context (all on tickets/tenancy/drf: tenant from the key).
 
 Agent memories live in `brain`; these views reach them only through `brain.api` (dataclasses) and
 `intelligence.services` (which writes through promote() and brain's memory services).
@@ -60,9 +60,7 @@ class AgentViewSet(
 
     def perform_create(self, serializer):
         try:
-            serializer.instance = services.agent_create(
-                tenant=self.tenant, **serializer.validated_data
-            )
+            serializer.instance = services.agent_create(tenant=self.tenant, **serializer.validated_data)
         except DjangoValidationError as exc:
             _raise_validation(exc)
 

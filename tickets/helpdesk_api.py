@@ -3,7 +3,7 @@ approval evidence, status changes (which start learning), and the learning attem
 
 Tickets are addressed by `external_id` (the helpdesk's id). `POST /tickets` is an upsert: sending the
 same ticket again updates it (200) instead of creating a second one (201). Every queryset comes from the
-tenant of the key or session (tickets.api_base), so another tenant's ticket is simply not found.
+tenant of the key or session (tickets.tenancy.drf), so another tenant's ticket is simply not found.
 """
 
 from drf_spectacular.utils import extend_schema

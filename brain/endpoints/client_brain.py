@@ -183,6 +183,4 @@ class ClientBrainMemoryViewSet(
     @extend_schema(responses=ClientBrainStatsSerializer)
     @action(detail=False, methods=["get"])
     def stats(self, request):
-        return Response(
-            ClientBrainStatsSerializer(asdict(client_brain_stats(tenant_id=self.tenant.pk))).data
-        )
+        return Response(ClientBrainStatsSerializer(asdict(client_brain_stats(tenant_id=self.tenant.pk))).data)
