@@ -9,6 +9,8 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import Count
 
+from config.tenancy import AllTenantsAdminMixin
+
 from .formation.services import memory_set_status
 from .models import BrainEdge, BrainNode, Memory, MemoryActivity, MemoryHistory, MemoryStatus
 
@@ -22,7 +24,7 @@ class _ReadOnly:
 
 
 @admin.register(Memory)
-class MemoryAdmin(_ReadOnly, admin.ModelAdmin):
+class MemoryAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "tenant",
@@ -76,7 +78,7 @@ class MemoryAdmin(_ReadOnly, admin.ModelAdmin):
 
 
 @admin.register(MemoryHistory)
-class MemoryHistoryAdmin(_ReadOnly, admin.ModelAdmin):
+class MemoryHistoryAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     """Every formation outcome and edit. Filter action=rejected to see what the gate kept out, and why."""
 
     list_display = ["at", "tenant", "action", "surface", "reason", "memory", "actor"]
@@ -104,7 +106,7 @@ class MemoryHistoryAdmin(_ReadOnly, admin.ModelAdmin):
 
 
 @admin.register(MemoryActivity)
-class MemoryActivityAdmin(_ReadOnly, admin.ModelAdmin):
+class MemoryActivityAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     """Recorded activity per memory (counted by Client Brain recall); no row means none recorded."""
 
     list_display = ["memory", "tenant", "count", "last_at"]
@@ -117,7 +119,7 @@ class MemoryActivityAdmin(_ReadOnly, admin.ModelAdmin):
 
 
 @admin.register(BrainNode)
-class BrainNodeAdmin(_ReadOnly, admin.ModelAdmin):
+class BrainNodeAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["id", "tenant", "kind", "ref", "label", "scope_kind", "scope_id", "created_at"]
     list_filter = ["tenant", "kind", "scope_kind"]
     search_fields = ["ref", "label"]
@@ -125,7 +127,7 @@ class BrainNodeAdmin(_ReadOnly, admin.ModelAdmin):
 
 
 @admin.register(BrainEdge)
-class BrainEdgeAdmin(_ReadOnly, admin.ModelAdmin):
+class BrainEdgeAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "tenant",

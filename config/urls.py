@@ -5,9 +5,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from .health import healthz
 
 api_v1 = [
+    path("", include("tickets.tenancy.urls_api")),
     path("", include("tickets.urls_api")),
-    path("", include("brain.urls_api")),
-    path("", include("brain.client_brain.urls_api")),
+    path("", include("brain.endpoints.urls")),
     path("", include("intelligence.urls_api")),
 ]
 
@@ -20,5 +20,5 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("", include("brain.client_brain.urls")),
     path("", include("intelligence.urls")),
-    path("", include("tickets.urls")),
+    path("", include("tickets.tenancy.urls")),
 ]

@@ -7,6 +7,8 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
+from config.tenancy import AllTenantsAdminMixin
+
 from .learning import learning_config_clean
 from .models import Agent, AgentRun, ContextTrace, Conversation
 from .runtime import budget_clean
@@ -31,7 +33,7 @@ class AgentAdminForm(forms.ModelForm):
 
 
 @admin.register(Agent)
-class AgentAdmin(admin.ModelAdmin):
+class AgentAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     form = AgentAdminForm
     list_display = ["id", "name", "tenant", "kind", "created_at"]
     list_filter = ["tenant", "kind"]
@@ -48,14 +50,14 @@ class _ReadOnly:
 
 
 @admin.register(ContextTrace)
-class ContextTraceAdmin(_ReadOnly, admin.ModelAdmin):
+class ContextTraceAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["id", "tenant", "agent", "origin", "total_chars", "created_at"]
     list_filter = ["tenant", "origin"]
     search_fields = ["agent__name"]
     list_select_related = ["tenant", "agent"]
 
 
-class FeedbackAdmin(admin.ModelAdmin):
+class FeedbackAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_filter = ["tenant", "feedback_rating"]
     list_select_related = ["tenant", "agent"]
     raw_id_fields = ["agent", "context_trace"]

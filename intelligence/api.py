@@ -1,4 +1,4 @@
-"""REST for agents, their memories and the runtime context (all on tickets/api_base: tenant from the key).
+"""REST for agents, their memories and the runtime context (all on tickets/tenancy/drf: tenant from the key).
 
 Agent memories live in `brain`; these views reach them only through `brain.api` (dataclasses) and
 `intelligence.services` (which writes through promote() and brain's memory services).
@@ -16,10 +16,10 @@ from rest_framework.viewsets import GenericViewSet
 
 from brain import api as brain_api
 from config.api import error_response
-from tickets.api_base import TenantAPIView, TenantScopedMixin
-from tickets.models import ApiKey
+from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
+from tickets.tenancy.models import ApiKey
 
-from . import selectors, services
+from . import services
 from .models import Agent
 from .runtime import OMITTED_DETAIL_LIMIT
 from .serializers import (
@@ -60,9 +60,7 @@ class AgentViewSet(
 
     def perform_create(self, serializer):
         try:
-            serializer.instance = services.agent_create(
-                tenant=self.request.tenant, **serializer.validated_data
-            )
+            serializer.instance = services.agent_create(tenant=self.tenant, **serializer.validated_data)
         except DjangoValidationError as exc:
             _raise_validation(exc)
 
@@ -74,11 +72,10 @@ class AgentViewSet(
 
 
 class _AgentScoped(TenantAPIView):
-    def get_agent(self, agent_pk: int) -> Agent:
-        agent = selectors.agent_for_tenant(self.request.tenant, agent_pk)
-        if agent is None:
-            raise Http404
-        return agent
+    """The URL's agent is resolved by the tenancy base before the handler runs (one statement:
+    `selectors.agent_for_tenant`, registered in IntelligenceConfig.ready()); handlers get `agent`."""
+
+    url_parents = {"agent_pk": "agent"}
 
     def get_record(self, agent: Agent, memory_pk: int):
         record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_pk)
@@ -117,8 +114,7 @@ class AgentMemoryListView(_AgentScoped):
     """GET: the agent's memories, filtered and paginated. POST: add one (through promote's gate)."""
 
     @extend_schema(parameters=[AgentMemoryFilterSerializer], responses=AgentMemorySerializer(many=True))
-    def get(self, request, agent_pk: int):
-        agent = self.get_agent(agent_pk)
+    def get(self, request, agent: Agent):
         params = AgentMemoryFilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         page = brain_api.agent_memory_list(
@@ -134,8 +130,7 @@ class AgentMemoryListView(_AgentScoped):
         )
 
     @extend_schema(request=AgentMemoryWriteSerializer, responses={201: OpenApiResponse(description="added")})
-    def post(self, request, agent_pk: int):
-        agent = self.get_agent(agent_pk)
+    def post(self, request, agent: Agent):
         data = AgentMemoryWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -149,8 +144,7 @@ class AgentMemoryDetailView(_AgentScoped):
     """GET one memory with its supersede chain; PATCH its content, taxonomy or scope."""
 
     @extend_schema(responses=AgentMemorySerializer)
-    def get(self, request, agent_pk: int, pk: int):
-        agent = self.get_agent(agent_pk)
+    def get(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         chain = brain_api.agent_memory_chain(
             tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=record.id
@@ -158,8 +152,7 @@ class AgentMemoryDetailView(_AgentScoped):
         return Response({**AgentMemorySerializer(record).data, "chain": [m.id for m in chain]})
 
     @extend_schema(request=AgentMemoryEditSerializer, responses=AgentMemorySerializer)
-    def patch(self, request, agent_pk: int, pk: int):
-        agent = self.get_agent(agent_pk)
+    def patch(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemoryEditSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
@@ -178,8 +171,7 @@ class AgentMemoryStatusView(_AgentScoped):
     """POST {"status": "active" | "stale" | "archived" | "draft"}; a superseded memory keeps its status (409)."""
 
     @extend_schema(request=AgentMemoryStatusSerializer, responses=AgentMemorySerializer)
-    def post(self, request, agent_pk: int, pk: int):
-        agent = self.get_agent(agent_pk)
+    def post(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemoryStatusSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -205,8 +197,7 @@ class AgentMemorySupersedeView(_AgentScoped):
     @extend_schema(
         request=AgentMemorySupersedeSerializer, responses={201: OpenApiResponse(description="superseded")}
     )
-    def post(self, request, agent_pk: int, pk: int):
-        agent = self.get_agent(agent_pk)
+    def post(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemorySupersedeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -246,8 +237,7 @@ class AgentContextView(_AgentScoped):
     """POST: what the agent's prompt gets for this conversation, within budget, with a stored trace id."""
 
     @extend_schema(request=ContextRequestSerializer, responses={200: OpenApiResponse(description="context")})
-    def post(self, request, agent_pk: int):
-        agent = self.get_agent(agent_pk)
+    def post(self, request, agent: Agent):
         data = ContextRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         assembly, inactive, trace = services.agent_context_build(

@@ -4,3 +4,13 @@ from django.apps import AppConfig
 class IntelligenceConfig(AppConfig):
     name = "intelligence"
     verbose_name = "Intelligence (agents)"
+
+    def ready(self) -> None:
+        from tickets.tenancy.parents import register_parent
+
+        from .selectors import agent_for_tenant
+
+        # The tenancy base resolves "agent" (a URL's agent_pk, memory-append's agent_id) with the same
+        # one-statement lookup the runtime context always used; brain reaches agents this way without
+        # importing intelligence.
+        register_parent("agent", agent_for_tenant, convert=int)

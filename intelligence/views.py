@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views import View
 
 from brain import api as brain_api
-from tickets.tenancy import TenantViewMixin
+from tickets.tenancy.context import TenantViewMixin
 
 from . import selectors, services
 from .forms import (
@@ -59,13 +59,10 @@ def _form_errors_from(form, exc: ValidationError) -> None:
 
 
 class AgentScopedView(TenantViewMixin, View):
-    """Resolves `self.agent` inside the request's tenant: another tenant's agent is a 404 like a missing one."""
+    """The URL's agent is resolved in the request's tenant before the handler runs (the tenancy base's
+    "agent" resolver) and handed to it as `agent`: another tenant's agent is a 404 like a missing one."""
 
-    def get_agent(self, pk: int):
-        agent = selectors.agent_for_tenant(self.tenant, pk)
-        if agent is None:
-            raise Http404("No such agent in this tenant.")
-        return agent
+    url_parents = {"pk": "agent"}
 
     def get_memory(self, agent, memory_id: int):
         record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id)
@@ -112,8 +109,7 @@ class AgentListView(TenantViewMixin, View):
 class IntelligenceTabView(AgentScopedView):
     """The agent's memories (filters, search, pages), Add Memory, learning settings and the budget preview."""
 
-    def get(self, request, pk: int):
-        agent = self.get_agent(pk)
+    def get(self, request, agent):
         return render(request, "intelligence/intelligence_tab.html", self.tab_context(request, agent))
 
     def tab_context(self, request, agent, *, learning_form=None, budget_form=None) -> dict:
@@ -157,16 +153,14 @@ class IntelligenceTabView(AgentScopedView):
 class AgentMemoryAddView(AgentScopedView):
     """Spec: Creating Memories. Through promote(): operators' manual memories skip the judge, not the gate."""
 
-    def get(self, request, pk: int, form=None):
-        agent = self.get_agent(pk)
+    def get(self, request, agent, form=None):
         return render(
             request,
             "intelligence/memory_form.html",
             {"agent": agent, "form": form or AgentMemoryForm(), "mode": "add", "nav_agents": True},
         )
 
-    def post(self, request, pk: int):
-        agent = self.get_agent(pk)
+    def post(self, request, agent):
         form = AgentMemoryForm(request.POST)
         if form.is_valid():
             try:
@@ -182,14 +176,13 @@ class AgentMemoryAddView(AgentScopedView):
                     return HttpResponseRedirect(tab_url(agent))
                 form.add_error("content", f"The formation gate rejected this memory ({outcome.reason}).")
         messages.error(request, "The memory was not added; fix the errors below.")
-        return self.get(request, pk, form=form)
+        return self.get(request, agent, form=form)
 
 
 class AgentMemoryDetailView(AgentScopedView):
     """One memory: its taxonomy and scope, the supersede chain, its history, and the actions."""
 
-    def get(self, request, pk: int, memory_id: int, edit_form=None, supersede_form=None):
-        agent = self.get_agent(pk)
+    def get(self, request, agent, memory_id: int, edit_form=None, supersede_form=None):
         memory = self.get_memory(agent, memory_id)
         chain = brain_api.agent_memory_chain(
             tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory.id
@@ -213,8 +206,7 @@ class AgentMemoryDetailView(AgentScopedView):
 
 
 class AgentMemoryEditView(AgentMemoryDetailView):
-    def post(self, request, pk: int, memory_id: int):
-        agent = self.get_agent(pk)
+    def post(self, request, agent, memory_id: int):
         memory = self.get_memory(agent, memory_id)
         form = AgentMemoryEditForm(request.POST)
         if form.is_valid():
@@ -233,14 +225,13 @@ class AgentMemoryEditView(AgentMemoryDetailView):
                 messages.success(request, f"Saved [mem:{memory.id}]." if changed else "Nothing changed.")
                 return HttpResponseRedirect(reverse("intelligence-memory", args=[agent.pk, memory.id]))
         messages.error(request, "The memory was not saved; fix the errors below.")
-        return self.get(request, pk, memory_id, edit_form=form)
+        return self.get(request, agent, memory_id, edit_form=form)
 
 
 class AgentMemoryStatusView(AgentScopedView):
     """POST status=active|stale|archived|draft; back to where the operator came from."""
 
-    def post(self, request, pk: int, memory_id: int):
-        agent = self.get_agent(pk)
+    def post(self, request, agent, memory_id: int):
         memory = self.get_memory(agent, memory_id)
         status = request.POST.get("status", "")
         if status not in STATUS_ACTIONS:
@@ -261,8 +252,7 @@ class AgentMemoryStatusView(AgentScopedView):
 
 
 class AgentMemorySupersedeView(AgentMemoryDetailView):
-    def post(self, request, pk: int, memory_id: int):
-        agent = self.get_agent(pk)
+    def post(self, request, agent, memory_id: int):
         memory = self.get_memory(agent, memory_id)
         form = SupersedeForm(request.POST)
         if memory.status == "superseded":
@@ -284,14 +274,13 @@ class AgentMemorySupersedeView(AgentMemoryDetailView):
                     "content", f"The newer memory was not written ({outcome.reason or outcome.result})."
                 )
         messages.error(request, "The memory was not superseded; fix the errors below.")
-        return self.get(request, pk, memory_id, supersede_form=form)
+        return self.get(request, agent, memory_id, supersede_form=form)
 
 
 class AgentLearningView(AgentScopedView):
     """The learning settings form (spec: Learning Configuration), stored as the agent's learning config."""
 
-    def post(self, request, pk: int):
-        agent = self.get_agent(pk)
+    def post(self, request, agent):
         form = LearningConfigForm(request.POST)
         if form.is_valid():
             try:
@@ -312,8 +301,7 @@ class AgentLearningView(AgentScopedView):
 class AgentBudgetView(AgentScopedView):
     """The agent's budget overrides (spec budgets are the settings; an agent may override any of them)."""
 
-    def post(self, request, pk: int):
-        agent = self.get_agent(pk)
+    def post(self, request, agent):
         form = BudgetOverridesForm(request.POST, defaults=default_budget().as_dict())
         if form.is_valid():
             try:
@@ -340,8 +328,7 @@ class BudgetPreviewView(AgentScopedView):
     A GET (viewers may use it too); it reads only and stores no trace.
     """
 
-    def get(self, request, pk: int):
-        agent = self.get_agent(pk)
+    def get(self, request, agent):
         form = BudgetPreviewForm(request.GET or None)
         context = {"agent": agent, "form": form, "nav_agents": True, "strength_labels": STRENGTH_LABELS}
         if form.is_valid():

@@ -11,8 +11,8 @@ from urllib.parse import urlparse
 import pytest
 from rest_framework.test import APIClient
 
-from tickets import services
-from tickets.models import Role
+from tickets.tenancy import services
+from tickets.tenancy.models import Role
 
 from .factories import MembershipFactory, TenantFactory, UserFactory
 

@@ -3,7 +3,7 @@
 import factory
 from django.contrib.auth import get_user_model
 
-from tickets.models import Membership, Role, Tenant
+from tickets.tenancy.models import Membership, Role, Tenant
 
 
 class TenantFactory(factory.django.DjangoModelFactory):

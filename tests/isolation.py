@@ -23,9 +23,9 @@ class Route:
 
 
 def _api_key(tenant):
-    from tickets import services
+    from tickets.tenancy import services as tenancy_services
 
-    key, _ = services.api_key_create(tenant=tenant, name="victim key")
+    key, _ = tenancy_services.api_key_create(tenant=tenant, name="victim key")
     return {"pk": key.pk}
 
 
@@ -93,7 +93,7 @@ def _agent_memory(tenant):
     from intelligence.models import Agent
     from intelligence.services import agent_memory_add
 
-    agent = Agent.objects.get(pk=_agent(tenant)["pk"])
+    agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
     outcome = agent_memory_add(
         agent=agent, actor="process:test", category="fact", strength="hard_rule", status="active",
         text=f"{tenant.name} never discounts premium plans.",
@@ -142,7 +142,7 @@ ROUTES: dict[str, Route] = {
     "agent-memory-detail": Route(("GET", "PATCH"), _agent_memory, body={"content": "taken over"}),
     "agent-memory-status": Route(("POST",), _agent_memory, body={"status": "archived"}),
     "agent-memory-supersede": Route(("POST",), _agent_memory, body={"content": "replaced by intruder"}),
-    # Formation write surfaces and the graph (brain/formation_views.py). Bodies never name the victim.
+    # Formation write surfaces and the graph (brain/endpoints/formation.py). Bodies never name the victim.
     "brain-memory-append": Route(
         ("POST",),
         lambda t: _victim_formed_memory(t) and {},
@@ -177,7 +177,7 @@ def register(name: str, route: Route) -> None:
     ROUTES[name] = route
 
 
-# --- Client Brain (brain/client_brain/urls_api.py) ------------------------------------------------------
+# --- Client Brain (brain/endpoints/urls.py) ------------------------------------------------------
 def _client_brain_memory(tenant):
     from brain.models import Memory
 

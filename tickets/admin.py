@@ -1,74 +1,15 @@
-from django.contrib import admin, messages
+from django.contrib import admin
+
+from config.tenancy import AllTenantsAdminMixin
 
 from . import services
-from .models import ApiKey, Approval, Classification, LearningAttempt, Membership, Message, Tenant, Ticket
-
-
-class MembershipInline(admin.TabularInline):
-    model = Membership
-    extra = 0
-    autocomplete_fields = ["user"]
-
-
-@admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "created_at"]
-    search_fields = ["name", "slug"]
-    prepopulated_fields = {"slug": ["name"]}
-    inlines = [MembershipInline]
-
-
-@admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "tenant", "role", "created_at"]
-    list_filter = ["tenant", "role"]
-    search_fields = ["user__username", "user__email", "tenant__name"]
-    autocomplete_fields = ["user", "tenant"]
-
-
-@admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
-    """Creating a key here shows its full secret once, in the confirmation message."""
-
-    list_display = ["name", "tenant", "prefix", "role", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["tenant", "role", ("revoked_at", admin.EmptyFieldListFilter)]
-    search_fields = ["name", "prefix", "tenant__name"]
-    readonly_fields = ["prefix", "created_by", "created_at", "last_used_at", "revoked_at"]
-    actions = ["revoke_keys"]
-
-    def get_fields(self, request, obj=None):
-        return (
-            ["tenant", "name", "role"] if obj is None else ["tenant", "name", "role", *self.readonly_fields]
-        )
-
-    def get_readonly_fields(self, request, obj=None):
-        return self.readonly_fields if obj is None else ["tenant", *self.readonly_fields]
-
-    def save_model(self, request, obj, form, change):
-        if change:
-            obj.save(update_fields=["name", "role"])
-            return
-        key, full_key = services.api_key_create(
-            tenant=obj.tenant, name=obj.name, role=obj.role, created_by=request.user
-        )
-        obj.pk, obj.prefix, obj.secret_hash = key.pk, key.prefix, key.secret_hash
-        obj._state.adding = False
-        messages.warning(
-            request,
-            f"The new key is {full_key} — copy it now; it is stored only as a hash and will not be shown again.",
-        )
-
-    @admin.action(description="Revoke selected keys")
-    def revoke_keys(self, request, queryset):
-        for key in queryset:
-            services.api_key_revoke(key=key)
-        self.message_user(request, f"Revoked {queryset.count()} key(s).")
-
+from .models import Approval, Classification, LearningAttempt, Message, Ticket
+from .tenancy import admin as tenancy_admin  # noqa: F401  (registers the tenancy models' admin)
 
 # --- Tickets, their evidence and learning attempts -------------------------------------------------
 
 
-class MessageInline(admin.TabularInline):
+class MessageInline(AllTenantsAdminMixin, admin.TabularInline):
     model = Message
     extra = 0
     fields = ["direction", "is_note", "author", "body", "sent_at", "external_id"]
@@ -77,7 +18,7 @@ class MessageInline(admin.TabularInline):
     show_change_link = True
 
 
-class ClassificationInline(admin.TabularInline):
+class ClassificationInline(AllTenantsAdminMixin, admin.TabularInline):
     model = Classification
     extra = 0
     fields = ["category", "intent", "labels", "confidence", "created_at"]
@@ -85,7 +26,7 @@ class ClassificationInline(admin.TabularInline):
     can_delete = False
 
 
-class ApprovalInline(admin.TabularInline):
+class ApprovalInline(AllTenantsAdminMixin, admin.TabularInline):
     model = Approval
     extra = 0
     fields = ["proposed_action", "kind", "decision", "decided_by", "decided_at"]
@@ -93,7 +34,7 @@ class ApprovalInline(admin.TabularInline):
     can_delete = False
 
 
-class LearningAttemptInline(admin.TabularInline):
+class LearningAttemptInline(AllTenantsAdminMixin, admin.TabularInline):
     model = LearningAttempt
     extra = 0
     fields = [
@@ -112,7 +53,7 @@ class LearningAttemptInline(admin.TabularInline):
 
 
 @admin.register(Ticket)
-class TicketAdmin(admin.ModelAdmin):
+class TicketAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     """Read-mostly: status changes made here go through ticket_transition, so they trigger learning."""
 
     list_display = ["external_id", "subject", "tenant", "status", "requester", "updated_at"]
@@ -143,7 +84,7 @@ class TicketAdmin(admin.ModelAdmin):
 
 
 @admin.register(Message)
-class MessageAdmin(admin.ModelAdmin):
+class MessageAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["ticket", "tenant", "direction", "is_note", "author", "sent_at"]
     list_filter = ["tenant", "direction", "is_note"]
     search_fields = ["body", "author", "external_id", "ticket__external_id"]
@@ -152,7 +93,7 @@ class MessageAdmin(admin.ModelAdmin):
 
 
 @admin.register(Classification)
-class ClassificationAdmin(admin.ModelAdmin):
+class ClassificationAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["ticket", "tenant", "category", "intent", "confidence", "created_at"]
     list_filter = ["tenant", "category"]
     search_fields = ["category", "intent", "ticket__external_id"]
@@ -161,7 +102,7 @@ class ClassificationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Approval)
-class ApprovalAdmin(admin.ModelAdmin):
+class ApprovalAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["ticket", "tenant", "kind", "decision", "decided_by", "decided_at"]
     list_filter = ["tenant", "decision", "kind"]
     search_fields = ["proposed_action", "decided_by", "ticket__external_id"]
@@ -170,7 +111,7 @@ class ApprovalAdmin(admin.ModelAdmin):
 
 
 @admin.register(LearningAttempt)
-class LearningAttemptAdmin(admin.ModelAdmin):
+class LearningAttemptAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     """What each learning attempt did: skipped (and why), failed (and the error), or what it promoted."""
 
     list_display = [

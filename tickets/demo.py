@@ -17,7 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import services
-from .models import LearningAttempt, Tenant, Ticket
+from .models import LearningAttempt, Ticket
+from .tenancy.models import Tenant
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,9 @@ approval evidence, status changes (which start learning), and the learning attem
 
 Tickets are addressed by `external_id` (the helpdesk's id). `POST /tickets` is an upsert: sending the
 same ticket again updates it (200) instead of creating a second one (201). Every queryset comes from the
-tenant of the key or session (tickets.api_base), so another tenant's ticket is simply not found.
+tenant of the key or session (tickets.tenancy.drf), so another tenant's ticket is simply not found.
 """
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -15,7 +14,6 @@ from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
 from . import services
-from .api_base import TenantGenericAPIView, TenantScopedMixin
 from .helpdesk_serializers import (
     ApprovalSerializer,
     ClassificationSerializer,
@@ -26,7 +24,7 @@ from .helpdesk_serializers import (
     TicketUpdateSerializer,
 )
 from .models import Approval, Classification, LearningAttempt, Message, Ticket
-from .selectors import ticket_get
+from .tenancy.drf import TenantGenericAPIView, TenantScopedMixin
 
 
 def _service_call(fn, **kwargs):
@@ -59,7 +57,7 @@ class TicketViewSet(
         data = serializer.validated_data
         ticket, created = _service_call(
             services.ticket_upsert,
-            tenant=request.tenant,
+            tenant=self.tenant,
             external_id=data["external_id"],
             subject=data.get("subject"),
             requester=data.get("requester"),
@@ -76,7 +74,7 @@ class TicketViewSet(
         data = serializer.validated_data
         ticket, _ = _service_call(
             services.ticket_upsert,
-            tenant=request.tenant,
+            tenant=self.tenant,
             external_id=ticket.external_id,
             subject=data.get("subject"),
             requester=data.get("requester"),
@@ -106,18 +104,13 @@ class TicketViewSet(
 
 
 class _TicketChildView(mixins.ListModelMixin, TenantGenericAPIView):
-    """A list of one ticket's rows (GET) and adding one (POST). An unknown ticket is a 404."""
+    """A list of one ticket's rows (GET) and adding one (POST). The tenancy base resolves the URL's
+    ticket before the handler runs; an unknown ticket (or another tenant's) is a 404."""
 
-    def ticket(self) -> Ticket:
-        if not hasattr(self, "_ticket"):
-            ticket = ticket_get(tenant=self.request.tenant, external_id=self.kwargs["external_id"])
-            if ticket is None:
-                raise Http404
-            self._ticket = ticket
-        return self._ticket
+    url_parents = {"external_id": "ticket"}
 
     def refine_queryset(self, queryset):
-        return queryset.filter(ticket=self.ticket())
+        return queryset.filter(ticket=self.kwargs["ticket"])
 
     def get(self, request, *args, **kwargs):
         return self.list(request, *args, **kwargs)
@@ -130,8 +123,7 @@ class TicketMessagesView(_TicketChildView):
     serializer_class = MessageSerializer
     filterset_fields = ["direction", "is_note"]
 
-    def post(self, request, *args, **kwargs):
-        ticket = self.ticket()
+    def post(self, request, ticket, **kwargs):
         serializer = MessageSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         message, created = _service_call(services.message_add, ticket=ticket, **serializer.validated_data)
@@ -146,8 +138,7 @@ class TicketClassificationsView(_TicketChildView):
     queryset = Classification.objects.order_by("-created_at", "-id")
     serializer_class = ClassificationSerializer
 
-    def post(self, request, *args, **kwargs):
-        ticket = self.ticket()
+    def post(self, request, ticket, **kwargs):
         serializer = ClassificationSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         classification = _service_call(
@@ -163,8 +154,7 @@ class TicketApprovalsView(_TicketChildView):
     serializer_class = ApprovalSerializer
     filterset_fields = ["decision", "kind"]
 
-    def post(self, request, *args, **kwargs):
-        ticket = self.ticket()
+    def post(self, request, ticket, **kwargs):
         serializer = ApprovalSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         approval = _service_call(services.approval_record, ticket=ticket, **serializer.validated_data)

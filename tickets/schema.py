@@ -4,7 +4,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "tickets.authentication.ApiKeyAuthentication"
+    target_class = "tickets.tenancy.authentication.ApiKeyAuthentication"
     name = "ApiKeyAuth"
 
     def get_security_definition(self, auto_schema):

@@ -1,11 +1,9 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from . import api, helpdesk_api
+from . import helpdesk_api
 
 router = SimpleRouter(trailing_slash=False)
-router.register("api-keys", api.ApiKeyViewSet, basename="api-key")
-router.register("members", api.MembershipViewSet, basename="member")
 router.register("tickets", helpdesk_api.TicketViewSet, basename="ticket")
 router.register("learning-attempts", helpdesk_api.LearningAttemptViewSet, basename="learning-attempt")
 
@@ -28,7 +26,6 @@ ticket_children = [
 ]
 
 urlpatterns = [
-    path("tenant", api.CurrentTenantView.as_view(), name="current-tenant"),
     *ticket_children,
     *router.urls,
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.shortcuts import render
 from django.views import View
 
-from tickets.tenancy import TenantViewMixin
+from tickets.tenancy.context import TenantViewMixin
 
 from . import typed
 from .dashboard import client_brain_page, client_brain_stats

@@ -54,8 +54,7 @@ class RejectionCount:
 
 def gate_rejection_counts(*, tenant_id: int | None = None) -> list[RejectionCount]:
     """Rejections grouped by surface × reason, largest first; all tenants when `tenant_id` is None (admin)."""
-    qs = MemoryHistory.objects.filter(action=MemoryHistory.Action.REJECTED)
-    if tenant_id is not None:
-        qs = qs.filter(tenant_id=tenant_id)
+    rejected = MemoryHistory.objects.filter(action=MemoryHistory.Action.REJECTED)
+    qs = rejected.all_tenants() if tenant_id is None else rejected.for_tenant(tenant_id)
     rows = qs.values("surface", "reason").annotate(n=Count("id")).order_by("-n", "surface", "reason")
     return [RejectionCount(surface=r["surface"], reason=r["reason"], count=r["n"]) for r in rows]

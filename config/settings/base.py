@@ -36,7 +36,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "tickets.tenancy.TenantMiddleware",
+    "tickets.tenancy.context.TenantMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -52,7 +52,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "tickets.tenancy.tenant_context",
+                "tickets.tenancy.context.tenant_context",
             ],
         },
     },

@@ -4,14 +4,14 @@ from .env import env_int, env_str
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "tickets.authentication.ApiKeyAuthentication",
+        "tickets.tenancy.authentication.ApiKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["tickets.permissions.TenantRolePermission"],
+    "DEFAULT_PERMISSION_CLASSES": ["tickets.tenancy.permissions.TenantRolePermission"],
     "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_THROTTLE_CLASSES": ["tickets.authentication.ApiKeyRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["tickets.tenancy.authentication.ApiKeyRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api_key": env_str("BRAIN_API_THROTTLE_RATE", "1200/min")},
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -34,8 +34,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
-        "MemberRoleEnum": "tickets.models.Role",
-        "ApiKeyRoleEnum": "tickets.models.API_KEY_ROLES",
+        "MemberRoleEnum": "tickets.tenancy.models.Role",
+        "ApiKeyRoleEnum": "tickets.tenancy.models.API_KEY_ROLES",
         "TicketStatusEnum": "tickets.models.TicketStatus",
         "LearningStatusEnum": "tickets.models.LearningStatus",
         "AgentMemorySettableStatusEnum": "brain.api.SETTABLE_STATUSES",

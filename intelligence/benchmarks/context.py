@@ -155,7 +155,7 @@ def _prepare(options, stdout):
     from brain.benchmarks.common import fresh_tenant, use_bench_database
     from intelligence.models import Agent
     from intelligence.services import agent_create
-    from tickets.models import Tenant
+    from tickets.tenancy.models import Tenant
 
     use_bench_database(options["db"], stdout)
     tenant = Tenant.objects.filter(slug=SLUG).first()
@@ -410,7 +410,7 @@ def _latency_figures(latencies: list[float]) -> dict[str, float | None]:
 def run(options, stdout) -> dict:
     import json
 
-    from tickets import services as ticket_services
+    from tickets.tenancy import services as ticket_services
 
     tenant, agents = _prepare(options, stdout)
     _, full_key = ticket_services.api_key_create(tenant=tenant, name="bench-context")

@@ -80,7 +80,7 @@ def test_rerunning_the_task_writes_nothing_new(tenant):
 def test_a_row_whose_text_changed_is_reembedded(tenant):
     row = memory(tenant, "Ship orders with DHL")
     memories_embed(tenant_id=tenant.id, memory_ids=[row.id])
-    Memory.objects.filter(pk=row.pk).update(text="Ship orders with UPS from March")
+    Memory.objects.all_tenants().filter(pk=row.pk).update(text="Ship orders with UPS from March")
     assert memories_embed(tenant_id=tenant.id, memory_ids=[row.id]) == 1
     assert np.allclose(reload(row).embedding, embed_text_now("Ship orders with UPS from March"), atol=1e-6)
 
@@ -174,7 +174,9 @@ def test_brain_reembed_limits_itself_to_one_tenant(tenant, other_tenant):
 def test_brain_reembed_all_rewrites_current_rows_and_resumes_after_an_id(tenant):
     rows = [memory(tenant, f"Issue {n}: late deliveries in winter") for n in range(4)]
     run_reembed()
-    Memory.objects.filter(pk=rows[0].pk).update(embedding=[0.0] * 383 + [1.0])  # current model, odd vector
+    Memory.objects.all_tenants().filter(pk=rows[0].pk).update(
+        embedding=[0.0] * 383 + [1.0]
+    )  # current model, odd vector
     assert "embedded 0 of 0 rows" in run_reembed()  # not "needing" anything without --all
     assert "embedded 3 of 3 rows" in run_reembed("--all", "--start-after", str(rows[0].id))
     assert reload(rows[0]).embedding[-1] == 1.0  # skipped: before the resume point

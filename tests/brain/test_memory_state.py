@@ -22,7 +22,7 @@ def test_every_kind_of_write_changes_the_state_of_its_scope_only(tenant):
     assert after_insert != before_tenant_scope
     assert memory_state(tenant.pk, scope_kind="agent", scope_ids=["7"]) == before_agent  # another scope
 
-    Memory.objects.filter(pk=memory.pk).update(confidence=0.9)
+    Memory.objects.all_tenants().filter(pk=memory.pk).update(confidence=0.9)
     after_update = memory_state(tenant.pk, scope_kind="tenant")
     assert after_update != after_insert
 
@@ -31,14 +31,14 @@ def test_every_kind_of_write_changes_the_state_of_its_scope_only(tenant):
     after_raw = memory_state(tenant.pk, scope_kind="tenant")
     assert after_raw != after_update
 
-    Memory.objects.filter(pk=memory.pk).delete()
+    Memory.objects.all_tenants().filter(pk=memory.pk).delete()
     assert memory_state(tenant.pk, scope_kind="tenant") != after_raw
 
 
 def test_moving_a_memory_between_scopes_changes_both(tenant):
     memory = remember(tenant, "Use the blue template.", scope_kind="agent", scope_id="1")
     one, two = (memory_state(tenant.pk, scope_kind="agent", scope_ids=[s]) for s in ("1", "2"))
-    Memory.objects.filter(pk=memory.pk).update(scope_id="2")
+    Memory.objects.all_tenants().filter(pk=memory.pk).update(scope_id="2")
     assert memory_state(tenant.pk, scope_kind="agent", scope_ids=["1"]) != one
     assert memory_state(tenant.pk, scope_kind="agent", scope_ids=["2"]) != two
 
@@ -112,12 +112,12 @@ def test_agent_caches_see_status_changes_at_once(tenant):
                       status="draft", strength="hard_rule")  # fmt: skip
     assert brain_api.agent_memories_active(tenant_id=tenant.pk, agent_id=5) == []
     assert brain_api.agent_memory_status_counts(tenant_id=tenant.pk, agent_ids=[5]) == {5: {"draft": 1}}
-    Memory.objects.filter(pk=memory.pk).update(status="active")
+    Memory.objects.all_tenants().filter(pk=memory.pk).update(status="active")
     assert [m.id for m in brain_api.agent_memories_active(tenant_id=tenant.pk, agent_id=5)] == [memory.pk]
     assert brain_api.agent_memory_status_counts(tenant_id=tenant.pk, agent_ids=[5]) == {5: {"active": 1}}
     active, counts = brain_api.agent_runtime_memories(tenant_id=tenant.pk, agent_id=5)
     assert [m.id for m in active] == [memory.pk] and counts == {"active": 1}
-    Memory.objects.filter(pk=memory.pk).update(status="stale")
+    Memory.objects.all_tenants().filter(pk=memory.pk).update(status="stale")
     assert brain_api.agent_runtime_memories(tenant_id=tenant.pk, agent_id=5) == ((), {"stale": 1})
 
 

@@ -5,8 +5,8 @@ from django.urls import reverse
 
 from tests.brain.search.test_recall import remember
 from tests.conftest import api_client_for_key
-from tickets import services
-from tickets.models import Role
+from tickets.tenancy import services
+from tickets.tenancy.models import Role
 
 URL = "/api/v1/brain/search"
 

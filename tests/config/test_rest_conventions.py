@@ -8,8 +8,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from tests.conftest import REPO, make_member
-from tickets import services
-from tickets.models import Role
+from tickets.tenancy import services
+from tickets.tenancy.models import Role
 
 
 def admin_client(tenant):
@@ -56,7 +56,7 @@ def test_requests_are_throttled_per_key(tenant, settings):
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"api_key": "3/min"}}
     from rest_framework.settings import api_settings
 
-    from tickets.authentication import ApiKeyRateThrottle
+    from tickets.tenancy.authentication import ApiKeyRateThrottle
 
     api_settings.reload()
     ApiKeyRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES

@@ -129,7 +129,7 @@ def test_another_tenants_agent_is_not_found(api, other_api, tenant, other_tenant
 
 def test_viewer_key_may_read_context_is_a_write(tenant):
     from tests.conftest import api_client_for_key
-    from tickets import services
+    from tickets.tenancy import services
 
     agent = make_agent(tenant)
     _, viewer_key = services.api_key_create(tenant=tenant, name="viewer", role="viewer")

@@ -10,7 +10,7 @@ import pytest
 from brain.api import agent_memory_list
 from tests.browser import chromium_page
 from tests.conftest import make_member
-from tickets.models import Role
+from tickets.tenancy.models import Role
 
 from .helpers import add_memory, make_agent
 

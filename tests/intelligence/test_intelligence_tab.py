@@ -7,7 +7,7 @@ from django.urls import reverse
 from brain.api import agent_memory_get
 from intelligence.models import Agent
 from tests.conftest import make_member
-from tickets.models import Role
+from tickets.tenancy.models import Role
 
 from .helpers import add_memory, make_agent
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from intelligence.models import AgentRun, Conversation
 from tests.conftest import make_member
-from tickets.models import Role
+from tickets.tenancy.models import Role
 
 from .helpers import add_memory, make_agent
 

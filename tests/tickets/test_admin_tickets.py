@@ -33,7 +33,7 @@ def test_solving_a_ticket_in_the_admin_requests_learning(
         response = staff_client.post(url, form)
     assert response.status_code == 302, response.content.decode()[:2000]
     assert len(callbacks) == 1
-    assert Ticket.objects.get(pk=ticket.pk).status == "solved"
+    assert Ticket.objects.all_tenants().get(pk=ticket.pk).status == "solved"
     attempt = LearningAttempt.objects.for_tenant(tenant).get()
     assert attempt.status == "succeeded"
     page = staff_client.get(reverse("admin:tickets_learningattempt_change", args=[attempt.pk]))

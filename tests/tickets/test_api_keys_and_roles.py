@@ -6,8 +6,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from tests.conftest import api_client_for_key, make_member
-from tickets import services
-from tickets.models import ApiKey, Role
+from tickets.tenancy import services
+from tickets.tenancy.models import ApiKey, Role
 
 
 def test_api_key_secret_is_stored_only_as_a_hash(tenant):
@@ -24,7 +24,7 @@ def test_a_valid_key_authenticates_and_records_last_use(tenant, api_key):
     response = api_client_for_key(api_key).get(reverse("current-tenant"))
     assert response.status_code == 200
     assert response.json()["slug"] == "acme"
-    assert ApiKey.objects.get(tenant=tenant).last_used_at is not None
+    assert ApiKey.objects.all_tenants().get(tenant=tenant).last_used_at is not None
 
 
 def test_a_revoked_key_gets_401(tenant):
@@ -117,7 +117,16 @@ def test_a_user_without_a_tenant_is_refused(db):
 
 
 def test_viewsets_cannot_override_get_queryset():
-    from tickets.api_base import TenantModelViewSet
+    from tickets.tenancy.drf import TenantModelViewSet
 
     with pytest.raises(TypeError, match="refine_queryset"):
         type("Leaky", (TenantModelViewSet,), {"get_queryset": lambda self: None})
+
+
+@pytest.mark.parametrize("method", ["get_object", "get_permissions", "get_authenticators"])
+def test_the_tenancy_base_refuses_subclasses_that_override_what_it_owns(method):
+    from tickets.tenancy.drf import TenantAPIView, TenantModelViewSet
+
+    for base in (TenantModelViewSet, TenantAPIView):
+        with pytest.raises(TypeError, match=method):
+            type("Leaky", (base,), {method: lambda self: None})

@@ -37,8 +37,16 @@ def test_seeding_the_demo_tickets_again_creates_and_learns_nothing_new(
     acme = TenantFactory(name="Acme Outdoor Gear", slug="acme")
     with django_capture_on_commit_callbacks(execute=True):
         seed_demo(tenant=acme, stdout=StringIO())
-    counts = (Ticket.objects.count(), LearningAttempt.objects.count(), Memory.objects.count())
+    counts = (
+        Ticket.objects.all_tenants().count(),
+        LearningAttempt.objects.all_tenants().count(),
+        Memory.objects.all_tenants().count(),
+    )
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         seed_demo(tenant=acme, stdout=StringIO())
     assert callbacks == []
-    assert counts == (Ticket.objects.count(), LearningAttempt.objects.count(), Memory.objects.count())
+    assert counts == (
+        Ticket.objects.all_tenants().count(),
+        LearningAttempt.objects.all_tenants().count(),
+        Memory.objects.all_tenants().count(),
+    )

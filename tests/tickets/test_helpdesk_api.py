@@ -159,7 +159,7 @@ def test_a_bad_status_change_is_a_400(api):
 def test_viewers_read_but_cannot_write(tenant, member_factory):
     from rest_framework.test import APIClient
 
-    from tickets.models import Role
+    from tickets.tenancy.models import Role
 
     client = APIClient()
     client.force_login(member_factory(tenant, Role.VIEWER))

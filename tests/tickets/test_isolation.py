@@ -8,8 +8,8 @@ from rest_framework.test import APIClient
 
 from tests.conftest import make_member
 from tests.isolation import ROUTES
-from tickets import services
-from tickets.models import Role
+from tickets.tenancy import services
+from tickets.tenancy.models import Role
 
 
 def api_route_names() -> set[str]:

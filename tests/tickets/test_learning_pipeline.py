@@ -157,7 +157,7 @@ def test_learning_skips_when_the_ticket_is_missing(tenant):
 
 def test_learning_skips_another_tenants_ticket_as_missing(tenant, other_tenant):
     foreign = ticket_with_evidence(other_tenant, "THEIRS")
-    Ticket.objects.filter(pk=foreign.pk).update(status="solved")
+    Ticket.objects.all_tenants().filter(pk=foreign.pk).update(status="solved")
     learn_from_ticket.apply(args=(tenant.pk, foreign.pk))
     (attempt,) = attempts(tenant)
     assert attempt.skip_reason == LearningSkipReason.TICKET_MISSING
@@ -169,7 +169,7 @@ def test_learning_skips_when_the_ticket_was_deleted_before_the_worker_ran(
 ):
     ticket = ticket_with_evidence(tenant)
     _, callbacks = solve(ticket, django_capture_on_commit_callbacks, execute=False)
-    Ticket.objects.filter(pk=ticket.pk).delete()
+    Ticket.objects.all_tenants().filter(pk=ticket.pk).delete()
     callbacks[0]()
     (attempt,) = attempts(tenant)
     assert attempt.skip_reason == LearningSkipReason.TICKET_MISSING
@@ -421,7 +421,7 @@ def test_an_unreachable_broker_leaves_the_attempt_queued_and_the_status_change_s
     assert response.status_code == 200 and response.json()["status"] == "solved"
     (attempt,) = attempts(tenant)
     assert attempt.status == LearningStatus.QUEUED and "broker was unavailable" in attempt.error
-    LearningAttempt.objects.filter(pk=attempt.pk).update(
+    LearningAttempt.objects.all_tenants().filter(pk=attempt.pk).update(
         created_at=attempt.created_at - timedelta(minutes=30)
     )
     out = StringIO()

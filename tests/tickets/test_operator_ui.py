@@ -5,7 +5,7 @@ import re
 from django.urls import reverse
 
 from tests.conftest import make_member
-from tickets.models import ApiKey, Membership, Role
+from tickets.tenancy.models import ApiKey, Membership, Role
 
 
 def test_signing_in_shows_the_tenant_in_view(client, tenant):
@@ -63,7 +63,7 @@ def test_the_key_form_shows_its_errors(client, tenant):
 
 
 def test_revoking_a_key_in_the_ui_says_so(client, tenant):
-    from tickets import services
+    from tickets.tenancy import services
 
     key, _ = services.api_key_create(tenant=tenant, name="old")
     client.force_login(make_member(tenant, Role.ADMIN))
@@ -74,7 +74,7 @@ def test_revoking_a_key_in_the_ui_says_so(client, tenant):
 
 
 def test_another_tenants_key_cannot_be_revoked_from_the_ui(client, tenant, other_tenant):
-    from tickets import services
+    from tickets.tenancy import services
 
     key, _ = services.api_key_create(tenant=other_tenant, name="theirs")
     client.force_login(make_member(tenant, Role.ADMIN))
@@ -97,7 +97,7 @@ def test_admins_add_members_and_change_roles(client, tenant):
     UserFactory(username="newbie")
     response = client.post(reverse("tenant-members"), {"username": "newbie", "role": "viewer"}, follow=True)
     assert "newbie is now viewer" in response.content.decode()
-    membership = Membership.objects.get(user__username="newbie")
+    membership = Membership.objects.all_tenants().get(user__username="newbie")
     response = client.post(
         reverse("tenant-member-change", args=[membership.pk]), {"role": "operator"}, follow=True
     )

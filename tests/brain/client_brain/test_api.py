@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from brain.models import Memory
 from tests.conftest import api_client_for_key
-from tickets import services
+from tickets.tenancy import services
 
 from .factories import fact, issue, memory, voice
 
@@ -128,7 +128,7 @@ def test_client_brain_mutation_endpoints_answer_405_suspended(api, tenant, metho
     error = response.json()["error"]
     assert error["code"] == "mutation_suspended" and "suspended" in error["message"]
     row.refresh_from_db()
-    assert row.payload == {"fact": "Keep me"} and Memory.objects.filter(pk=row.pk).exists()
+    assert row.payload == {"fact": "Keep me"} and Memory.objects.all_tenants().filter(pk=row.pk).exists()
 
 
 def test_a_mutation_on_another_tenants_memory_is_the_same_404_as_a_missing_one(api, other_tenant):
@@ -172,7 +172,7 @@ def test_pruning_contribution_and_bootstrap_are_suspended_and_say_so(api, tenant
         response.json()["error"]["code"] == "feature_suspended"
         and words in response.json()["error"]["message"]
     )
-    assert Memory.objects.filter(pk=row.pk, status="active").exists()
+    assert Memory.objects.all_tenants().filter(pk=row.pk, status="active").exists()
 
 
 def test_memory_list_query_count_does_not_grow_with_rows(api, tenant, django_assert_max_num_queries):

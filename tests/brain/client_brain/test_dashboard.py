@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from brain.models import Memory
 from tests.conftest import make_member
-from tickets.models import Role
+from tickets.tenancy.models import Role
 
 from .factories import fact, memory, process, set_activity, voice
 

@@ -9,7 +9,7 @@ from django.test import Client
 from brain.models import Memory, MemoryActivity
 from tests.browser import chromium_page
 from tests.conftest import make_member
-from tickets.models import Role
+from tickets.tenancy.models import Role
 
 from .factories import set_activity
 
@@ -43,7 +43,7 @@ def test_load_more_appends_in_place_and_removes_duplicate_row_ids(browser_page, 
     page.goto(f"{live_server.url}/insights/analytics/client-brain/")
     assert shown_ids(page) == [r.id for r in rows[:100]]
     # Concurrent activity shifts the offset window: the first row drops to the second page.
-    MemoryActivity.objects.filter(memory_id=rows[0].pk).update(count=0)
+    MemoryActivity.objects.all_tenants().filter(memory_id=rows[0].pk).update(count=0)
     page.click("#load-more")
     page.wait_for_function("document.querySelectorAll('#rows tr[data-id]').length > 100")
     ids = shown_ids(page)

@@ -46,14 +46,16 @@ def test_fallback_tier_fetches_up_to_200_by_confidence_then_newest_then_id(tenan
     now = timezone.now()
     # Equal confidence and equal creation time for some rows, so the id tie-break is exercised too.
     for i, row in enumerate(rows):
-        Memory.objects.filter(pk=row.pk).update(created_at=now - timedelta(minutes=i // 2))
+        Memory.objects.all_tenants().filter(pk=row.pk).update(created_at=now - timedelta(minutes=i // 2))
     candidates, stats = fetch_tiers(tenant_id=tenant.id, subject="", latest_customer_message="")
     assert stats["fallback"] == 200 and stats["keyword"] == 0
-    fetched = list(Memory.objects.filter(id__in=[c.id for c in candidates]))
+    fetched = list(Memory.objects.all_tenants().filter(id__in=[c.id for c in candidates]))
     by_id = {m.id: m for m in fetched}
     keys = [(-by_id[c.id].confidence, -by_id[c.id].created_at.timestamp(), -c.id) for c in candidates]
     assert keys == sorted(keys)
-    everything = sorted((-m.confidence, -m.created_at.timestamp(), -m.id) for m in Memory.objects.all())
+    everything = sorted(
+        (-m.confidence, -m.created_at.timestamp(), -m.id) for m in Memory.objects.all_tenants()
+    )
     assert keys == everything[:200]
 
 
@@ -242,7 +244,7 @@ def test_activity_is_counted_for_what_was_selected(tenant):
     client_brain_context(tenant_id=tenant.id, subject="Refund")
     client_brain_context(tenant_id=tenant.id, subject="Refund")
     assert activity_of(chosen, excluded) == [2, 0]
-    voices = Memory.objects.filter(type="voice").order_by("-confidence")
+    voices = Memory.objects.all_tenants().filter(type="voice").order_by("-confidence")
     assert activity_of(*voices) == [2, 0, 0]
 
 
@@ -250,7 +252,7 @@ def test_continuation_reloads_fresh_live_context(tenant):
     first = fact(tenant, "Store opens at 9")
     initial = client_brain_context(tenant_id=tenant.id, subject="Opening hours")
     assert initial.memory_ids == [first.id]
-    Memory.objects.filter(pk=first.pk).update(confidence=0.1)
+    Memory.objects.all_tenants().filter(pk=first.pk).update(confidence=0.1)
     second = fact(tenant, "Store opens at 10 since November", confidence=0.9)
     continuation = client_brain_context(tenant_id=tenant.id, subject="Opening hours", mode="continuation")
     assert continuation.mode == "continuation" and continuation.reloaded
@@ -347,7 +349,7 @@ def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(
         got = [c.id for c in candidates if c.tier == "keyword"]
         terms = stats["keyword_terms"]
         everything = sorted(
-            (m for m in Memory.objects.filter(tenant=tenant)
+            (m for m in Memory.objects.all_tenants().filter(tenant=tenant)
              if any(t in f"{m.key} {m.text}".lower() for t in terms)),
             key=lambda m: (-m.confidence, -m.created_at.timestamp(), -m.id),
         )[:limit]  # fmt: skip

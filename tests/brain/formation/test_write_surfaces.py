@@ -13,6 +13,16 @@ def post(api, name, body):
     return api.post(reverse(name), body, format="json")
 
 
+def agent(tenant, name: str) -> str:
+    """The id of `tenant`'s agent called `name`, created on first use: agent write surfaces take only
+    the caller's tenant's agents (issue 13)."""
+    from intelligence.models import Agent
+    from intelligence.services import agent_create
+
+    found = Agent.objects.for_tenant(tenant).filter(name=name).first()
+    return str((found or agent_create(tenant=tenant, name=name)).pk)
+
+
 # --- memory-append ---------------------------------------------------------------------------------------
 
 
@@ -20,7 +30,11 @@ def test_memory_append_adds_a_note_in_the_agents_scope(api, tenant):
     response = post(
         api,
         "brain-memory-append",
-        {"agent_id": "agent-1", "text": "Customer Bo wants replies in Swedish.", "run_id": "r1"},
+        {
+            "agent_id": agent(tenant, "agent-1"),
+            "text": "Customer Bo wants replies in Swedish.",
+            "run_id": "r1",
+        },
     )
     assert response.status_code == 201, response.content
     outcome = response.json()["outcome"]
@@ -28,7 +42,7 @@ def test_memory_append_adds_a_note_in_the_agents_scope(api, tenant):
     memory = Memory.objects.for_tenant(tenant).get(pk=outcome["memory_id"])
     assert (memory.scope_kind, memory.scope_id, memory.type, memory.surface) == (
         "agent",
-        "agent-1",
+        agent(tenant, "agent-1"),
         "note",
         "memory_append",
     )
@@ -45,7 +59,7 @@ def test_memory_append_adds_a_note_in_the_agents_scope(api, tenant):
     ],
 )
 def test_memory_append_passes_through_the_gate(api, tenant, text, reason):
-    response = post(api, "brain-memory-append", {"agent_id": "agent-1", "text": text})
+    response = post(api, "brain-memory-append", {"agent_id": agent(tenant, "agent-1"), "text": text})
     assert response.status_code == 200
     assert response.json()["outcome"] == {
         "result": "rejected",
@@ -59,13 +73,15 @@ def test_memory_append_passes_through_the_gate(api, tenant, text, reason):
 
 def test_memory_append_rejects_an_echo_of_the_runs_injected_memories_and_system_prompt(api, tenant):
     injected = post(
-        api, "brain-memory-append", {"agent_id": "a", "text": "Customer Bo wants replies in Swedish."}
+        api,
+        "brain-memory-append",
+        {"agent_id": agent(tenant, "a"), "text": "Customer Bo wants replies in Swedish."},
     ).json()
     echo = post(
         api,
         "brain-memory-append",
         {
-            "agent_id": "b",
+            "agent_id": agent(tenant, "b"),
             "text": "Customer Bo wants his replies in Swedish.",
             "injected_memory_ids": [injected["outcome"]["memory_id"]],
         },
@@ -75,7 +91,7 @@ def test_memory_append_rejects_an_echo_of_the_runs_injected_memories_and_system_
         api,
         "brain-memory-append",
         {
-            "agent_id": "b",
+            "agent_id": agent(tenant, "b"),
             "text": "Always be polite and concise with customers.",
             "system_prompt": "You are a helper. Always be polite and concise with customers.",
         },
@@ -85,10 +101,14 @@ def test_memory_append_rejects_an_echo_of_the_runs_injected_memories_and_system_
 
 def test_memory_append_reinforces_the_agents_own_recent_note(api, tenant):
     first = post(
-        api, "brain-memory-append", {"agent_id": "a", "text": "Customer Bo wants replies in Swedish."}
+        api,
+        "brain-memory-append",
+        {"agent_id": agent(tenant, "a"), "text": "Customer Bo wants replies in Swedish."},
     ).json()
     again = post(
-        api, "brain-memory-append", {"agent_id": "a", "text": "Bo wants replies written in Swedish."}
+        api,
+        "brain-memory-append",
+        {"agent_id": agent(tenant, "a"), "text": "Bo wants replies written in Swedish."},
     )
     assert again.status_code == 200
     assert again.json()["outcome"] == {
@@ -97,6 +117,25 @@ def test_memory_append_reinforces_the_agents_own_recent_note(api, tenant):
         "reason": "duplicate_recent_note",
         "related_memory_id": first["outcome"]["memory_id"],
     }
+
+
+@pytest.mark.parametrize("surface", ["brain-memory-append", "brain-chat-mine"])
+def test_agent_write_surfaces_refuse_an_agent_that_does_not_exist_or_is_another_tenants(
+    api, tenant, other_tenant, surface
+):
+    """Issue 13: an unknown agent_id, or another tenant's, answered 201 and stored a row under a scope
+    that belongs to no agent of the caller. Now: 404, and nothing is written."""
+    theirs = agent(other_tenant, "their agent")
+    for agent_id in ("999999", "agent-1", theirs):
+        body = {"agent_id": agent_id, "text": "Customer Bo wants replies in Swedish."}
+        if surface == "brain-chat-mine":
+            body = {"agent_id": agent_id, "conversation_id": "conv-1", "messages": TRANSCRIPT}
+        response = post(api, surface, body)
+        assert response.status_code == 404, response.content
+        assert response.json()["error"]["code"] == "not_found"
+    assert not Memory.objects.for_tenant(tenant).exists()
+    assert not MemoryHistory.objects.for_tenant(tenant).exists()
+    assert not Memory.objects.for_tenant(other_tenant).exists()
 
 
 def test_memory_append_says_what_to_fix_on_a_bad_body(api):
@@ -152,7 +191,9 @@ TRANSCRIPT = [
 
 def test_chat_mine_proposes_candidates_and_each_passes_through_the_gate(api, tenant):
     response = post(
-        api, "brain-chat-mine", {"conversation_id": "conv-1", "agent_id": "agent-9", "messages": TRANSCRIPT}
+        api,
+        "brain-chat-mine",
+        {"conversation_id": "conv-1", "agent_id": agent(tenant, "agent-9"), "messages": TRANSCRIPT},
     )
     assert response.status_code == 201, response.content
     body = response.json()
@@ -166,7 +207,7 @@ def test_chat_mine_proposes_candidates_and_each_passes_through_the_gate(api, ten
     }
     rows = Memory.objects.for_tenant(tenant)
     assert {(m.scope_kind, m.scope_id, m.type, m.surface) for m in rows} == {
-        ("agent", "agent-9", "chat", "chat")
+        ("agent", agent(tenant, "agent-9"), "chat", "chat")
     }
     assert all(m.provenance[0]["kind"] == "conversation" for m in rows)
     rejected = MemoryHistory.objects.for_tenant(tenant).filter(action="rejected")
@@ -218,12 +259,17 @@ def test_a_memorys_neighbours_list_its_graph_relations(api, tenant):
     old = post(
         api,
         "brain-memory-append",
-        {"agent_id": "a", "key": "hours", "text": "Support is open 9 to 5 on weekdays.", "run_id": "r1"},
+        {
+            "agent_id": agent(tenant, "a"),
+            "key": "hours",
+            "text": "Support is open 9 to 5 on weekdays.",
+            "run_id": "r1",
+        },
     )
     new = post(
         api,
         "brain-memory-append",
-        {"agent_id": "a", "key": "hours", "text": "Support is now open 8 to 8 all week long."},
+        {"agent_id": agent(tenant, "a"), "key": "hours", "text": "Support is now open 8 to 8 all week long."},
     )
     assert new.json()["outcome"]["result"] == "superseded"
     response = api.get(reverse("brain-memory-neighbours", kwargs={"pk": old.json()["outcome"]["memory_id"]}))
@@ -246,7 +292,11 @@ def test_the_neighbours_list_has_a_query_count_guard(api, tenant, django_assert_
     first = post(
         api,
         "brain-memory-append",
-        {"agent_id": "a", "text": "Acme ships orders within two business days.", "run_id": "r0"},
+        {
+            "agent_id": agent(tenant, "a"),
+            "text": "Acme ships orders within two business days.",
+            "run_id": "r0",
+        },
     )
     memory_id = first.json()["outcome"]["memory_id"]
     for i, text in enumerate(
@@ -256,11 +306,17 @@ def test_the_neighbours_list_has_a_query_count_guard(api, tenant, django_assert_
             "Acme ships express orders within one business day.",
         ]
     ):
-        post(api, "brain-memory-append", {"agent_id": "a", "text": text, "run_id": f"r{i + 1}"})
+        post(
+            api, "brain-memory-append", {"agent_id": agent(tenant, "a"), "text": text, "run_id": f"r{i + 1}"}
+        )
         post(
             api,
             "brain-memory-append",
-            {"agent_id": "a", "text": "Acme ships orders within two business days!", "run_id": f"x{i}"},
+            {
+                "agent_id": agent(tenant, "a"),
+                "text": "Acme ships orders within two business days!",
+                "run_id": f"x{i}",
+            },
         )
     url = reverse("brain-memory-neighbours", kwargs={"pk": memory_id})
     with django_assert_max_num_queries(8):

@@ -69,7 +69,7 @@ def test_vector_tier_alone_ranks_by_cosine(tenant, shop):
 
 def test_vector_tier_skips_rows_embedded_by_another_model(tenant):
     memory = remember(tenant, "Parcels ship from Lyon.")
-    Memory.objects.filter(pk=memory.pk).update(embedding_model="some-old-model")
+    Memory.objects.all_tenants().filter(pk=memory.pk).update(embedding_model="some-old-model")
     assert recall(tenant_id=tenant.pk, query="Parcels ship from Lyon.", mode="vector") == []
 
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 
 from tickets import services
-from tickets.models import Tenant
+from tickets.tenancy.models import Tenant
 
 
 class Command(BaseCommand):

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from tickets import services
-from tickets.models import ApiKey, Role, Tenant
+from tickets.tenancy import services
+from tickets.tenancy.models import ApiKey, Role, Tenant
 
 DEMO_TENANTS = [
     ("Acme Outdoor Gear", "acme"),

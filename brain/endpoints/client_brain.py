@@ -21,16 +21,17 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
-from brain import api as brain_api
 from brain.activity import activity_count_expression
+from brain.client_brain import typed
+from brain.client_brain.copilot import client_brain_copilot
+from brain.client_brain.dashboard import OTHER_SURFACE_TYPES, client_brain_stats, dashboard_ordered, to_row
+from brain.client_brain.recall import client_brain_context
 from brain.models import Memory
 from config.api import error_response
-from tickets.api_base import TenantAPIView, TenantScopedMixin
-from tickets.models import Role
+from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
+from tickets.tenancy.models import Role
 
-from . import typed
-from .dashboard import OTHER_SURFACE_TYPES, client_brain_stats, dashboard_ordered, to_row
-from .serializers import (
+from .client_brain_serializers import (
     ClientBrainContextRequestSerializer,
     ClientBrainContextResponseSerializer,
     ClientBrainCopilotMemorySerializer,
@@ -91,12 +92,12 @@ class ClientBrainContextView(TenantAPIView):
             # The ticket's text comes from the tickets app through a settings-named function (brain
             # never imports tickets); a missing ticket and another tenant's answer the same 404.
             text = import_string(settings.BRAIN_TICKET_TEXT_RESOLVER)(
-                tenant_id=request.tenant.pk, ticket_id=ticket_id
+                tenant_id=self.tenant.pk, ticket_id=ticket_id
             )
             if text is None:
                 raise NotFound(f"No ticket with id {ticket_id!r}.")
             params.update(text)
-        context = brain_api.client_brain_context(tenant_id=request.tenant.pk, **params)
+        context = client_brain_context(tenant_id=self.tenant.pk, **params)
         data = context.as_dict()
         data.pop("tenant_id")
         return Response(ClientBrainContextResponseSerializer(data).data)
@@ -113,7 +114,7 @@ class ClientBrainCopilotView(TenantAPIView):
         query = request.query_params.get("q", "")
         if len(query) > 1000:
             raise ValidationError({"q": "Keep the query under 1000 characters."})
-        rows = brain_api.client_brain_copilot(tenant_id=request.tenant.pk, query=query)
+        rows = client_brain_copilot(tenant_id=self.tenant.pk, query=query)
         data = [{**asdict(row), "tag": row.tag} for row in rows]
         return Response(
             {"count": len(data), "results": ClientBrainCopilotMemorySerializer(data, many=True).data}
@@ -182,6 +183,4 @@ class ClientBrainMemoryViewSet(
     @extend_schema(responses=ClientBrainStatsSerializer)
     @action(detail=False, methods=["get"])
     def stats(self, request):
-        return Response(
-            ClientBrainStatsSerializer(asdict(client_brain_stats(tenant_id=request.tenant.pk))).data
-        )
+        return Response(ClientBrainStatsSerializer(asdict(client_brain_stats(tenant_id=self.tenant.pk))).data)

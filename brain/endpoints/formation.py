@@ -14,11 +14,14 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from brain.formation import promote
+from brain.formation.miner import mine_conversation
+from brain.graph import graph_neighbours
+from brain.models import BrainScopeKind, Memory, MemorySource, MemoryStrength, MemoryType, WriteSurface
+from brain.types import MemoryCandidate, PromoteOutcome
 from config.api import Pagination
-from tickets.api_base import TenantAPIView, TenantGenericAPIView
+from tickets.tenancy.drf import TenantAPIView, TenantGenericAPIView
 
-from . import api as brain_api
-from .formation.miner import mine_conversation
 from .formation_serializers import (
     ChatMineResponseSerializer,
     ChatMineSerializer,
@@ -27,8 +30,6 @@ from .formation_serializers import (
     MemoryAppendSerializer,
     OutcomeResponseSerializer,
 )
-from .models import BrainScopeKind, Memory, MemorySource, MemoryStrength, MemoryType, WriteSurface
-from .types import MemoryCandidate, PromoteOutcome
 
 _FIELD = re.compile(r"\{\{\s*([A-Za-z_][\w.\-]*)\s*\}\}|\{\s*([A-Za-z_][\w.\-]*)\s*\}")
 
@@ -79,7 +80,11 @@ def _provenance(run_id: str, **more: str) -> list[dict]:
 
 
 class MemoryAppendView(TenantAPIView):
-    """An agent's explicit "remember this": a note in the agent's own scope, deduplicated against its recent notes."""
+    """An agent's explicit "remember this": a note in the agent's own scope, deduplicated against its recent notes.
+
+    `agent_id` must be an agent of the caller's tenant (resolved by the tenancy base's "agent" resolver,
+    which intelligence registers: brain does not import intelligence); otherwise 404, nothing written.
+    """
 
     @extend_schema(
         request=MemoryAppendSerializer,
@@ -89,7 +94,8 @@ class MemoryAppendView(TenantAPIView):
         serializer = MemoryAppendSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        outcome = brain_api.promote(
+        agent = self.parent("agent", data["agent_id"])
+        outcome = promote(
             MemoryCandidate(
                 tenant_id=self.tenant.pk,
                 type=MemoryType.NOTE,
@@ -97,7 +103,7 @@ class MemoryAppendView(TenantAPIView):
                 key=data["key"],
                 surface=WriteSurface.MEMORY_APPEND,
                 scope_kind=BrainScopeKind.AGENT,
-                scope_id=data["agent_id"],
+                scope_id=str(agent.pk),
                 strength=MemoryStrength.CONTEXT_NOTE,
                 source=MemorySource.DERIVED,
                 provenance=_provenance(data["run_id"]),
@@ -121,7 +127,7 @@ class LessonView(TenantAPIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         text = render_lesson(data["template"], data["values"])
-        outcome = brain_api.promote(
+        outcome = promote(
             MemoryCandidate(
                 tenant_id=self.tenant.pk,
                 type=MemoryType.LESSON,
@@ -145,7 +151,8 @@ class LessonView(TenantAPIView):
 class ChatMineView(TenantAPIView):
     """Memories mined from a conversation transcript: the miner proposes, `promote()` decides each one.
 
-    Mined memories belong to the agent's scope when `agent_id` is given, else to the conversation's.
+    Mined memories belong to the agent's scope when `agent_id` is given (an agent of the caller's tenant,
+    else 404), else to the conversation's.
     """
 
     @extend_schema(
@@ -156,15 +163,15 @@ class ChatMineView(TenantAPIView):
         serializer = ChatMineSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        mined, miner = mine_conversation(messages=data["messages"])
         scope_kind, scope_id = (
-            (BrainScopeKind.AGENT, data["agent_id"])
+            (BrainScopeKind.AGENT, str(self.parent("agent", data["agent_id"]).pk))
             if data["agent_id"]
             else (BrainScopeKind.CONVERSATION, data["conversation_id"])
         )
+        mined, miner = mine_conversation(messages=data["messages"])
         outcomes = []
         for item in mined:
-            outcome = brain_api.promote(
+            outcome = promote(
                 MemoryCandidate(
                     tenant_id=self.tenant.pk,
                     type=MemoryType.CHAT,
@@ -197,6 +204,6 @@ class MemoryNeighboursView(TenantGenericAPIView):
     @extend_schema(responses=GraphNeighbourSerializer(many=True))
     def get(self, request, pk: int):
         memory = self.get_object()
-        neighbours = brain_api.graph_neighbours(tenant_id=self.tenant.pk, memory_id=memory.pk, limit=1000)
+        neighbours = graph_neighbours(tenant_id=self.tenant.pk, memory_id=memory.pk, limit=1000)
         page = self.paginate_queryset([asdict(n) for n in neighbours])
         return self.get_paginated_response(GraphNeighbourSerializer(page, many=True).data)

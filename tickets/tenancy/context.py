@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 
 from .models import ApiKey, Role, Tenant, role_at_least
+from .parents import parent_get
 from .selectors import memberships_for_user
 
 SESSION_KEY = "brain_tenant_id"
@@ -101,11 +102,14 @@ def operator_ui_sections() -> list:
 class TenantViewMixin(LoginRequiredMixin):
     """For operator UI views: signed in, inside a tenant, with at least `required_role`.
 
-    Viewers may GET; writes (any other method) need `write_role` (operator by default).
+    Viewers may GET; writes (any other method) need `write_role` (operator by default). The URL's
+    parents (`url_parents = {"pk": "agent"}`) are resolved in the tenant before the handler runs and
+    handed to it by name (`def get(self, request, agent)`); a missing one and another tenant's are 404.
     """
 
     required_role: str = Role.VIEWER
     write_role: str = Role.OPERATOR
+    url_parents: dict[str, str] = {}
 
     def dispatch(self, request, *args, **kwargs):
         if not request.user.is_authenticated:
@@ -122,4 +126,6 @@ class TenantViewMixin(LoginRequiredMixin):
         if not role_at_least(request.role, needed):
             raise PermissionDenied(f"This needs the {needed} role in {request.tenant}.")
         self.tenant = request.tenant
+        for url_kwarg, name in self.url_parents.items():
+            kwargs[name] = parent_get(name, self.tenant, kwargs.pop(url_kwarg))
         return super().dispatch(request, *args, **kwargs)

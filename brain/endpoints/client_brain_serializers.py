@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from . import typed
+from brain.client_brain import typed
 
 
 class ClientBrainContextRequestSerializer(serializers.Serializer):

@@ -56,7 +56,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("This API key has been revoked.")
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at > LAST_USED_RESOLUTION:
-            ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+            ApiKey.objects.for_tenant(key.tenant_id).filter(pk=key.pk).update(last_used_at=now)
             key.last_used_at = now
         return ApiKeyPrincipal(key), key
 

@@ -7,8 +7,8 @@ import math
 
 from rest_framework import serializers
 
-from .models import BrainScopeKind, MemoryCategory, MemoryStatus, MemoryStrength
-from .search import MODES
+from brain.models import BrainScopeKind, MemoryCategory, MemoryStatus, MemoryStrength
+from brain.search import MODES
 
 MAX_SEARCH_LIMIT = 50
 MAX_ASK_LIMIT = 20

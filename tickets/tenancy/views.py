@@ -10,10 +10,10 @@ from django.views import View
 from django.views.decorators.http import require_POST
 
 from . import services
+from .context import TenantViewMixin, operator_ui_sections, switch_tenant
 from .forms import ApiKeyForm, MemberForm
 from .models import ApiKey, Membership, Role
 from .selectors import api_keys_for_tenant, members_for_tenant
-from .tenancy import TenantViewMixin, operator_ui_sections, switch_tenant
 
 
 class HomeView(TenantViewMixin, View):

@@ -8,11 +8,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from brain.ask import brain_ask
+from brain.providers import ProviderError
+from brain.search import RecallInputError, recall
 from config.api import error_response
-from tickets.api_base import TenantAPIView
-from tickets.models import Role
+from tickets.tenancy.drf import TenantAPIView
+from tickets.tenancy.models import Role
 
-from . import api as brain_api
 from .search_serializers import (
     AskRequestSerializer,
     AskResponseSerializer,
@@ -46,8 +48,8 @@ class BrainSearchView(TenantAPIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         try:
-            results = brain_api.recall(tenant_id=self.tenant.pk, query=data["query"], **_recall_kwargs(data))
-        except brain_api.RecallInputError as exc:
+            results = recall(tenant_id=self.tenant.pk, query=data["query"], **_recall_kwargs(data))
+        except RecallInputError as exc:
             return error_response("invalid", str(exc), status.HTTP_400_BAD_REQUEST)
         return Response(
             {
@@ -68,12 +70,10 @@ class BrainAskView(TenantAPIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         try:
-            answer = brain_api.brain_ask(
-                tenant_id=self.tenant.pk, question=data["question"], **_recall_kwargs(data)
-            )
-        except brain_api.RecallInputError as exc:
+            answer = brain_ask(tenant_id=self.tenant.pk, question=data["question"], **_recall_kwargs(data))
+        except RecallInputError as exc:
             return error_response("invalid", str(exc), status.HTTP_400_BAD_REQUEST)
-        except brain_api.ProviderError as exc:
+        except ProviderError as exc:
             return error_response(
                 "provider_unavailable",
                 f"The answer provider failed ({exc}); retry later or check BRAIN_LLM_PROVIDER.",

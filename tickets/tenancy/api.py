@@ -10,7 +10,7 @@ from rest_framework.viewsets import GenericViewSet
 from config.api import error_response
 
 from . import services
-from .api_base import TenantAPIView, TenantScopedMixin
+from .drf import TenantAPIView, TenantScopedMixin
 from .models import ApiKey, Membership, Role
 from .serializers import (
     ApiKeyCreatedSerializer,
@@ -26,7 +26,7 @@ class CurrentTenantView(TenantAPIView):
 
     @extend_schema(responses=TenantSerializer)
     def get(self, request):
-        return Response(TenantSerializer(request.tenant, context={"role": request.role}).data)
+        return Response(TenantSerializer(self.tenant, context={"role": request.role}).data)
 
 
 class ApiKeyViewSet(
@@ -50,7 +50,7 @@ class ApiKeyViewSet(
         serializer.is_valid(raise_exception=True)
         user = request.user if getattr(request.user, "pk", None) else None
         key, full_key = services.api_key_create(
-            tenant=request.tenant,
+            tenant=self.tenant,
             name=serializer.validated_data["name"],
             role=serializer.validated_data.get("role", Role.OPERATOR),
             created_by=user,
@@ -86,7 +86,7 @@ class MembershipViewSet(
         serializer = MembershipCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         membership = services.membership_set(
-            tenant=request.tenant,
+            tenant=self.tenant,
             user=serializer.validated_data["username"],
             role=serializer.validated_data["role"],
         )
@@ -94,7 +94,7 @@ class MembershipViewSet(
 
     def perform_update(self, serializer):
         services.membership_set(
-            tenant=self.request.tenant, user=serializer.instance.user, role=serializer.validated_data["role"]
+            tenant=self.tenant, user=serializer.instance.user, role=serializer.validated_data["role"]
         )
 
     def destroy(self, request, *args, **kwargs):

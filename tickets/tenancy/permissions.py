@@ -2,14 +2,15 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
+from .context import resolve_api_tenant
 from .models import Role, role_at_least
-from .tenancy import resolve_api_tenant
 
 
 class TenantRolePermission(BasePermission):
     """Reads need viewer, writes operator; a view sets `read_role` / `write_role` to ask for more.
 
-    Sets `request.tenant` and `request.role` for the view (from the key, or the signed-in user).
+    The tenancy base (drf.py) has resolved `request.tenant` and `request.role` in `initial()`; a DRF
+    view outside that base (none today) gets the same answer from the key or the session.
     """
 
     message = "You do not have the role this needs in this tenant."
@@ -17,17 +18,19 @@ class TenantRolePermission(BasePermission):
     def has_permission(self, request, view) -> bool:
         if not request.user or not request.user.is_authenticated:
             return False
-        context = resolve_api_tenant(request)
-        if context.tenant is None:
+        tenant, role = getattr(view, "tenant", None), getattr(request, "role", None)
+        if tenant is None:
+            context = resolve_api_tenant(request)
+            tenant, role = context.tenant, context.role
+        if tenant is None:
             self.message = "You are not a member of any tenant."
             return False
-        request.tenant, request.role = context.tenant, context.role
         needed = (
             getattr(view, "read_role", Role.VIEWER)
             if request.method in SAFE_METHODS
             else getattr(view, "write_role", Role.OPERATOR)
         )
-        if not role_at_least(context.role, needed):
-            self.message = f"This needs the {needed} role; yours is {context.role}."
+        if not role_at_least(role, needed):
+            self.message = f"This needs the {needed} role; yours is {role}."
             return False
         return True

@@ -1,0 +1,69 @@
+"""Admin for tenants, memberships and API keys (registered when the tickets app's admin is loaded)."""
+
+from django.contrib import admin, messages
+
+from config.tenancy import AllTenantsAdminMixin
+
+from . import services
+from .models import ApiKey, Membership, Tenant
+
+
+class MembershipInline(AllTenantsAdminMixin, admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Tenant)
+class TenantAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
+    list_display = ["name", "slug", "created_at"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [MembershipInline]
+
+
+@admin.register(Membership)
+class MembershipAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
+    list_display = ["user", "tenant", "role", "created_at"]
+    list_filter = ["tenant", "role"]
+    search_fields = ["user__username", "user__email", "tenant__name"]
+    autocomplete_fields = ["user", "tenant"]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
+    """Creating a key here shows its full secret once, in the confirmation message."""
+
+    list_display = ["name", "tenant", "prefix", "role", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["tenant", "role", ("revoked_at", admin.EmptyFieldListFilter)]
+    search_fields = ["name", "prefix", "tenant__name"]
+    readonly_fields = ["prefix", "created_by", "created_at", "last_used_at", "revoked_at"]
+    actions = ["revoke_keys"]
+
+    def get_fields(self, request, obj=None):
+        return (
+            ["tenant", "name", "role"] if obj is None else ["tenant", "name", "role", *self.readonly_fields]
+        )
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly_fields if obj is None else ["tenant", *self.readonly_fields]
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            obj.save(update_fields=["name", "role"])
+            return
+        key, full_key = services.api_key_create(
+            tenant=obj.tenant, name=obj.name, role=obj.role, created_by=request.user
+        )
+        obj.pk, obj.prefix, obj.secret_hash = key.pk, key.prefix, key.secret_hash
+        obj._state.adding = False
+        messages.warning(
+            request,
+            f"The new key is {full_key} — copy it now; it is stored only as a hash and will not be shown again.",
+        )
+
+    @admin.action(description="Revoke selected keys")
+    def revoke_keys(self, request, queryset):
+        for key in queryset:
+            services.api_key_revoke(key=key)
+        self.message_user(request, f"Revoked {queryset.count()} key(s).")

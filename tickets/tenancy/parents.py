@@ -1,0 +1,44 @@
+"""Parent objects a URL or a body names by id (an agent, a ticket), resolved inside the request's tenant.
+
+The app that owns the model registers its one lookup by name in AppConfig.ready(); the tenancy base
+(DRF views: drf.py; operator UI views: context.TenantViewMixin) resolves `url_parents` before the
+handler runs. So this layer imports no app, and brain resolves agents without importing intelligence.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import Http404
+
+
+@dataclass(frozen=True)
+class ParentResolver:
+    """`lookup(tenant, value)` returns the tenant's object or None; `convert` turns a URL or body value
+    into what `lookup` takes (a value it cannot convert is a missing object)."""
+
+    lookup: Callable[[Any, Any], Any]
+    convert: Callable[[Any], Any] = str
+
+
+_PARENT_RESOLVERS: dict[str, ParentResolver] = {}
+
+
+def register_parent(
+    name: str, lookup: Callable[[Any, Any], Any], convert: Callable[[Any], Any] = str
+) -> None:
+    """Register how to find the tenant's `name` (e.g. "agent") by its id. Called from AppConfig.ready()."""
+    _PARENT_RESOLVERS[name] = ParentResolver(lookup, convert)
+
+
+def parent_get(name: str, tenant, value):
+    """The tenant's `name` object with id `value`; Http404 when it is missing or another tenant's."""
+    resolver = _PARENT_RESOLVERS[name]
+    try:
+        key = resolver.convert(value)
+    except (TypeError, ValueError):
+        raise Http404 from None
+    found = resolver.lookup(tenant, key)
+    if found is None:
+        raise Http404
+    return found
