@@ -11,7 +11,7 @@ from django.db.models import Count
 
 from config.tenancy import AllTenantsAdminMixin
 
-from .formation.services import memory_set_status
+from .formation.edits import memory_set_status
 from .models import BrainEdge, BrainNode, Memory, MemoryActivity, MemoryHistory, MemoryStatus
 
 

@@ -1,16 +1,9 @@
 """Formation: the gate, the judge and its duplicate backstop, and `promote()` (re-exported here)."""
 
+from .edits import memory_set_status, memory_supersede, memory_update
 from .gate import GateReason, GateVerdict, gate_check
 from .selectors import MemoryHistoryEntry, RejectionCount, gate_rejection_counts, memory_history
-from .services import (
-    GateRejected,
-    MemoryNotFound,
-    MemorySuperseded,
-    memory_set_status,
-    memory_supersede,
-    memory_update,
-    promote,
-)
+from .services import GateRejected, MemoryNotFound, MemorySuperseded, promote
 
 __all__ = [
     "GateReason",

@@ -1,0 +1,263 @@
+"""The row writes every formation path shares: create, reinforce, add, supersede, history, graph edges.
+
+Callers hold the scope's advisory lock (`scope_lock`) inside their transaction: these functions write, they
+do not decide. `promote()` (services.py) decides what to write; the operator edits (edits.py) change rows
+in place. Every write leaves a `MemoryHistory` row.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from .. import graph
+from ..models import GraphNodeKind, GraphRelation, Memory, MemoryHistory, MemoryStatus
+from ..types import MemoryCandidate, PromoteOutcome
+from .judge import Neighbour, formation_setting
+from .text import normalise, numbers_conflict
+
+logger = logging.getLogger(__name__)
+
+PROVENANCE_NODE_KINDS = {
+    "ticket": GraphNodeKind.TICKET,
+    "run": GraphNodeKind.RUN,
+    "conversation": GraphNodeKind.CONVERSATION,
+}
+
+
+def snapshot(memory: Memory) -> dict[str, Any]:
+    """The fields a history record keeps before/after a change (JSON-safe; legacy NaN confidence as text)."""
+    confidence = memory.confidence
+    if confidence is not None and not math.isfinite(confidence):
+        confidence = str(confidence)
+    return {
+        "text": memory.text,
+        "key": memory.key,
+        "type": memory.type,
+        "status": memory.status,
+        "confidence": confidence,
+        "frequency": memory.frequency,
+        "strength": memory.strength,
+        "category": memory.category,
+        "scope_kind": memory.scope_kind,
+        "scope_id": memory.scope_id,
+        "superseded_by": memory.superseded_by_id,
+    }
+
+
+def history_add(*, tenant_id, memory, action, actor, surface="", reason="", before=None, after=None) -> None:
+    MemoryHistory.objects.create(
+        tenant_id=tenant_id,
+        memory=memory,
+        action=action,
+        actor=actor[:120],
+        surface=surface,
+        reason=reason[:64],
+        before=before,
+        after=after,
+    )
+
+
+def scope_lock(tenant_id: int, scope_kind: str, scope_id: str) -> None:
+    """Serialise formation inside one tenant + scope until the transaction ends (pg advisory xact lock)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+            [f"brain.formation:{tenant_id}:{scope_kind}:{scope_id}"],
+        )
+
+
+def embed_for_write(text: str) -> tuple[list[float] | None, str]:
+    """The candidate's vector and embedder name, or (None, "") when no embedder can answer now."""
+    try:
+        from ..embedders import EmbedderError
+        from ..embedding import current_embedding_model, embed_text_now
+    except ImportError:
+        return None, ""
+    try:
+        vector = embed_text_now(text)
+        model = current_embedding_model()
+    except EmbedderError as exc:
+        logger.warning("formation: no vector for the backstop (%s); the embedding task will fill it", exc)
+        return None, ""
+    return [float(x) for x in vector], model
+
+
+def enqueue_embedding(tenant_id: int, memory_ids: list[int]) -> None:
+    try:
+        from ..embedding import embedding_enqueue
+    except ImportError:
+        logger.warning(
+            "formation: memories %s have no embedding and no embedding task is installed", memory_ids
+        )
+        return
+    embedding_enqueue(tenant_id=tenant_id, memory_ids=memory_ids)
+
+
+def provenance_entries(candidate: MemoryCandidate) -> list[dict[str, Any]]:
+    stamp = {"surface": candidate.surface, "actor": candidate.actor, "at": timezone.now().isoformat()}
+    if not candidate.provenance:
+        return [stamp]
+    return [{**stamp, **entry} for entry in candidate.provenance]
+
+
+def graph_for_new(
+    memory: Memory, candidate: MemoryCandidate, neighbours: list[Neighbour], skip_ids: set[int]
+) -> None:
+    node = graph.node_for_memory(memory)
+    provenance_edges(memory, node, candidate, GraphRelation.DERIVED_FROM)
+    if memory.key:
+        topic = graph.node_for(
+            tenant_id=memory.tenant_id,
+            kind=GraphNodeKind.TOPIC,
+            ref=normalise(memory.key) or memory.key,
+            scope_kind=memory.scope_kind,
+            scope_id=memory.scope_id,
+            label=memory.key,
+        )
+        graph.edge_add(source=node, target=topic, relation=GraphRelation.ABOUT)
+    related_min = formation_setting("RELATED_MIN")
+    for n in neighbours:
+        if n.id in skip_ids or n.id == memory.pk or n.closeness < related_min:
+            continue
+        other = Memory.objects.for_tenant(memory.tenant_id).get(pk=n.id)
+        relation = (
+            GraphRelation.CONTRADICTS
+            if numbers_conflict(memory.text, n.text) and n.token_overlap >= 0.5
+            else GraphRelation.RELATED_TO
+        )
+        graph.edge_add(
+            source=node, target=graph.node_for_memory(other), relation=relation, weight=round(n.closeness, 4)
+        )
+
+
+def provenance_edges(memory: Memory, node, candidate: MemoryCandidate, relation: str) -> None:
+    for entry in candidate.provenance:
+        kind = PROVENANCE_NODE_KINDS.get(str(entry.get("kind", "")))
+        # {"kind": "ticket", "id": 12} or {"kind": "ticket", "ticket_id": 12} (the Client Brain learner's shape).
+        ref = entry.get("id", entry.get(f"{entry.get('kind')}_id"))
+        if kind is None or ref in (None, ""):
+            continue
+        source = graph.node_for(
+            tenant_id=memory.tenant_id,
+            kind=kind,
+            ref=str(ref),
+            scope_kind=memory.scope_kind,
+            scope_id=memory.scope_id,
+            label=f"{kind} {ref}",
+        )
+        if relation == GraphRelation.DERIVED_FROM:
+            graph.edge_add(source=node, target=source, relation=GraphRelation.DERIVED_FROM)
+        else:  # the source that saw the fact again reinforces the memory
+            graph.edge_add(source=source, target=node, relation=GraphRelation.REINFORCES)
+
+
+def row_create(candidate: MemoryCandidate, vector, model: str) -> Memory:
+    return Memory.objects.create(
+        tenant_id=candidate.tenant_id,
+        scope_kind=candidate.scope_kind,
+        scope_id=candidate.scope_id,
+        type=candidate.type,
+        key=candidate.key[:255],
+        payload=candidate.payload,
+        text=candidate.text.strip(),
+        confidence=candidate.confidence,
+        status=candidate.status,
+        strength=candidate.strength,
+        category=candidate.category,
+        source=candidate.source,
+        surface=candidate.surface,
+        provider=candidate.provider,
+        campaign_ids=candidate.campaign_ids,
+        tags=candidate.tags,
+        provenance=provenance_entries(candidate),
+        embedding=vector,
+        embedding_model=model if vector is not None else "",
+    )
+
+
+def row_reinforce(memory_id: int, candidate: MemoryCandidate, reason: str, detail: dict) -> PromoteOutcome:
+    memory = Memory.objects.for_tenant(candidate.tenant_id).select_for_update().get(pk=memory_id)
+    before = snapshot(memory)
+    memory.frequency += 1
+    step = formation_setting("REINFORCE_STEP")
+    if memory.confidence is not None and math.isfinite(memory.confidence) and 0 <= memory.confidence <= 1:
+        memory.confidence = round(min(1.0, memory.confidence + step), 6)
+    memory.provenance = (list(memory.provenance or []) + provenance_entries(candidate))[
+        -formation_setting("PROVENANCE_MAX") :
+    ]
+    memory.save(update_fields=["frequency", "confidence", "provenance", "updated_at"])
+    history_add(
+        tenant_id=candidate.tenant_id,
+        memory=memory,
+        action=MemoryHistory.Action.REINFORCED,
+        actor=candidate.actor,
+        surface=candidate.surface,
+        reason=reason,
+        before=before,
+        after=snapshot(memory),
+    )
+    provenance_edges(memory, graph.node_for_memory(memory), candidate, GraphRelation.REINFORCES)
+    return PromoteOutcome(
+        result="reinforced", memory_id=memory.pk, reason=reason, related_memory_id=memory.pk, detail=detail
+    )
+
+
+def row_add(candidate, vector, model, reason, neighbours, detail) -> PromoteOutcome:
+    memory = row_create(candidate, vector, model)
+    history_add(
+        tenant_id=candidate.tenant_id,
+        memory=memory,
+        action=MemoryHistory.Action.ADDED,
+        actor=candidate.actor,
+        surface=candidate.surface,
+        reason=reason,
+        after=snapshot(memory),
+    )
+    graph_for_new(memory, candidate, neighbours, skip_ids=set())
+    if vector is None:
+        transaction.on_commit(lambda: enqueue_embedding(candidate.tenant_id, [memory.pk]))
+    return PromoteOutcome(result="added", memory_id=memory.pk, reason=reason, detail=detail)
+
+
+def row_supersede(old_id, candidate, vector, model, reason, neighbours, detail) -> PromoteOutcome:
+    old = Memory.objects.for_tenant(candidate.tenant_id).select_for_update().get(pk=old_id)
+    new = row_create(candidate, vector, model)
+    before = snapshot(old)
+    old.status = MemoryStatus.SUPERSEDED
+    old.superseded_by = new
+    old.save(update_fields=["status", "superseded_by", "updated_at"])
+    history_add(
+        tenant_id=candidate.tenant_id,
+        memory=new,
+        action=MemoryHistory.Action.ADDED,
+        actor=candidate.actor,
+        surface=candidate.surface,
+        reason=f"supersedes:{old.pk}",
+        after=snapshot(new),
+    )
+    history_add(
+        tenant_id=candidate.tenant_id,
+        memory=old,
+        action=MemoryHistory.Action.SUPERSEDED,
+        actor=candidate.actor,
+        surface=candidate.surface,
+        reason=reason,
+        before=before,
+        after=snapshot(old),
+    )
+    graph_for_new(new, candidate, neighbours, skip_ids={old.pk})
+    graph.edge_add(
+        source=graph.node_for_memory(new),
+        target=graph.node_for_memory(old),
+        relation=GraphRelation.SUPERSEDES,
+    )
+    if vector is None:
+        transaction.on_commit(lambda: enqueue_embedding(candidate.tenant_id, [new.pk]))
+    return PromoteOutcome(
+        result="superseded", memory_id=new.pk, reason=reason, related_memory_id=old.pk, detail=detail
+    )
