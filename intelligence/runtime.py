@@ -369,6 +369,34 @@ def assemble_context(
     kb, kb_cut = trim_to(knowledge_base_text, budget.knowledge_base_reserve)
     sections.append(Section("knowledge_base", kb, budget.knowledge_base_reserve, truncated=kb_cut))
 
+    sections.extend(_pack_tiers(eligible, budget, omitted))
+    memory_used = sum(s.chars for s in sections if s.name in TIER_ORDER)
+    brand_budget = max(
+        budget.brand_floor, budget.total - budget.policy_reserve - budget.knowledge_base_reserve - memory_used
+    )
+    rendered = brand(brand_budget) if brand else BrandSection()
+    brand_text, brand_cut = trim_to(
+        rendered.text, brand_budget
+    )  # a renderer that overshoots is cut, not trusted
+    sections.append(
+        Section(
+            "brand",
+            brand_text,
+            brand_budget,
+            memory_ids=list(rendered.memory_ids),
+            truncated=brand_cut,
+            detail=rendered.detail,
+        )
+    )
+    return ContextAssembly(sections=sections, omitted=omitted, budget=budget)
+
+
+def _pack_tiers(
+    eligible: dict[str, list[tuple[CandidateMemory, str]]], budget: Budget, omitted: list[Omission]
+) -> list[Section]:
+    """Each tier filled in order with whole memories, best ranked first, within its budget and what the
+    memory cap leaves; a memory that does not fit is appended to `omitted` with the reason."""
+    sections: list[Section] = []
     memory_left = max(budget.memory_cap, 0)
     for tier in TIER_ORDER:
         tier_budget = budget.tier(tier)
@@ -392,23 +420,4 @@ def assemble_context(
             omitted.append(Omission(memory.id, memory.strength, reason, len(line), memory.relevance))
         memory_left -= used
         sections.append(Section(tier, "".join(packed), tier_budget, memory_ids=ids))
-
-    memory_used = sum(s.chars for s in sections if s.name in TIER_ORDER)
-    brand_budget = max(
-        budget.brand_floor, budget.total - budget.policy_reserve - budget.knowledge_base_reserve - memory_used
-    )
-    rendered = brand(brand_budget) if brand else BrandSection()
-    brand_text, brand_cut = trim_to(
-        rendered.text, brand_budget
-    )  # a renderer that overshoots is cut, not trusted
-    sections.append(
-        Section(
-            "brand",
-            brand_text,
-            brand_budget,
-            memory_ids=list(rendered.memory_ids),
-            truncated=brand_cut,
-            detail=rendered.detail,
-        )
-    )
-    return ContextAssembly(sections=sections, omitted=omitted, budget=budget)
+    return sections

@@ -269,6 +269,17 @@ def gate_check(
     if not stripped:
         return GateVerdict(False, GateReason.EMPTY, "the text is empty")
     # First, before the length, template and structure checks: an attack must be named as one whatever its shape.
+    return (
+        _instruction_verdict(raw, source_texts)
+        or _content_verdict(stripped, published_contacts)
+        or _shape_verdict(raw, stripped)
+        or _template_verdict(stripped, template, values)
+        or _restatement_verdict(stripped, system_prompt, injected_texts)
+        or PASS
+    )
+
+
+def _instruction_verdict(raw: str, source_texts: Sequence[str]) -> GateVerdict | None:
     poison = find_instruction(raw)
     if poison:
         return GateVerdict(False, poison, "an instruction aimed at the model")
@@ -276,20 +287,27 @@ def gate_check(
         poison = find_instruction(source or "")
         if poison:
             return GateVerdict(False, poison, "derived from text carrying an instruction aimed at the model")
+    return None
+
+
+def _content_verdict(stripped: str, published_contacts: Sequence[str]) -> GateVerdict | None:
+    """Too long, a secret, or a customer's personal data."""
     max_chars = _setting("MAX_CHARS", 1000)
     if len(stripped) > max_chars:
         return GateVerdict(
             False, GateReason.TOO_LONG, f"{len(stripped)} characters; the limit is {max_chars}"
         )
-
     secret = find_secret(stripped)
     if secret:
         return GateVerdict(False, GateReason.SECRET, secret)
-
     personal = find_personal_data(stripped, published=published_contacts)
     if personal:
         return GateVerdict(False, GateReason.PERSONAL_DATA, personal.kind)
+    return None
 
+
+def _shape_verdict(raw: str, stripped: str) -> GateVerdict | None:
+    """Structural garbage: memory tags, bare URLs, table rows, JSON, tool calls, process narration."""
     if _MEM_TAG.search(stripped):
         return GateVerdict(False, GateReason.ECHOES_INJECTED_MEMORY, "carries a [mem:ID] tag")
     if _BARE_URL.match(stripped) or _ONLY_URLS.match(stripped):
@@ -305,7 +323,11 @@ def gate_check(
         return GateVerdict(
             False, GateReason.PROCESS_NARRATION, "first-person narration of the agent's process"
         )
+    return None
 
+
+def _template_verdict(stripped: str, template: str | None, values: dict | None) -> GateVerdict | None:
+    """A lesson's template and values, unfilled placeholders, and the minimum length."""
     if template is not None:
         if not template_is_well_formed(template, stripped):
             return GateVerdict(
@@ -317,14 +339,18 @@ def gate_check(
             return GateVerdict(False, GateReason.MALFORMED_TEMPLATE, f"missing values: {', '.join(missing)}")
     if _PLACEHOLDER.search(stripped):
         return GateVerdict(False, GateReason.UNFILLED_TEMPLATE, _PLACEHOLDER.search(stripped).group())
-
     words = re.findall(r"[^\W_]+", stripped)
     min_chars, min_words = _setting("MIN_CHARS", 12), _setting("MIN_WORDS", 3)
     if len(stripped) < min_chars or len(words) < min_words:
         return GateVerdict(
             False, GateReason.TOO_SHORT, f"at least {min_words} words and {min_chars} characters"
         )
+    return None
 
+
+def _restatement_verdict(
+    stripped: str, system_prompt: str, injected_texts: Sequence[str] | Iterable[str]
+) -> GateVerdict | None:
     overlap = _setting("RESTATE_OVERLAP", 0.85)
     if system_prompt and _restates(stripped, system_prompt, overlap):
         return GateVerdict(False, GateReason.RESTATES_SYSTEM_PROMPT, "restates the agent's system prompt")
@@ -333,4 +359,4 @@ def gate_check(
             return GateVerdict(
                 False, GateReason.ECHOES_INJECTED_MEMORY, "repeats a memory injected into this run"
             )
-    return PASS
+    return None
