@@ -14,7 +14,7 @@ from django.db import transaction
 from ..models import SETTABLE_STATUSES, Memory, MemoryHistory, MemoryStatus, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
 from .gate import gate_check, redact
-from .judge import backstop_duplicate
+from .judge import backstop_duplicate, duplicate_types
 from .services import GateRejected, MemoryNotFound, MemorySuperseded, promote
 from .text import normalise
 from .writes import embed_for_write, enqueue_embedding, history_add, scope_lock, snapshot
@@ -60,7 +60,8 @@ def memory_update(*, tenant_id: int, memory_id: int, actor: str, **changes: Any)
     vector, model = None, ""
     if "text" in changes:
         changes["text"] = (changes["text"] or "").strip()
-        verdict = gate_check(text=changes["text"])
+        # An operator's deliberate edit, like their new memory, may name a customer (gate.PERSONAL_DATA_SURFACES).
+        verdict = gate_check(text=changes["text"], personal_data=False)
         if not verdict.passed:
             refusal = GateRejected(verdict.reason, verdict.detail)
             with transaction.atomic():
@@ -102,8 +103,8 @@ def _get_for_edit(tenant_id: int, memory_id: int, *, lock_scope: bool) -> Memory
 
 
 def _duplicate_refusal(memory: Memory, text: str, vector, model: str) -> GateRejected | None:
-    """promote()'s backstop for an edit: another memory of the scope that `text` duplicates. The memory's
-    own former wording is no duplicate (when it is the closest, the edit is a rewording)."""
+    """promote()'s backstop for an edit: another memory of the scope that `text` duplicates, by the same
+    rule as a new memory of its type (`duplicate_types`). The memory's own former wording is no duplicate."""
     twin = backstop_duplicate(
         tenant_id=memory.tenant_id,
         scope_kind=memory.scope_kind,
@@ -111,8 +112,10 @@ def _duplicate_refusal(memory: Memory, text: str, vector, model: str) -> GateRej
         text=text,
         vector=vector,
         model=model,
+        types=duplicate_types(memory.type),
+        exclude_id=memory.pk,
     )
-    if twin is None or twin.id == memory.pk:
+    if twin is None:
         return None
     return GateRejected("backstop_duplicate", f"duplicates memory {twin.id}", duplicate_of=twin.id)
 

@@ -21,6 +21,12 @@ from .personal_data import find_card_number, find_personal_data, redact_card_num
 from .poisoning import find_instruction
 from .text import content_tokens, normalise, numbers_conflict, sentences
 
+# Where a customer's personal data is refused: the surfaces that learn from customers' own words (tickets,
+# chat transcripts). Deliberate writes — an agent's memory-append, an operator's memory, an App's lesson —
+# may name a customer: "The customer Alice Morgan prefers a phone call" and "... Brian Chen ..." are two
+# facts those surfaces exist to keep apart.
+PERSONAL_DATA_SURFACES = frozenset({"client_brain", "chat"})
+
 
 class GateReason:
     EMPTY = "empty"
@@ -252,6 +258,7 @@ def gate_check(
     injected_texts: Sequence[str] | Iterable[str] = (),
     published_contacts: Sequence[str] = (),
     source_texts: Sequence[str] = (),
+    personal_data: bool = True,
 ) -> GateVerdict:
     """Decide whether `text` may become a memory. Deterministic and side-effect free.
 
@@ -260,7 +267,9 @@ def gate_check(
     `system_prompt`: the proposing agent's system prompt or policy; `injected_texts`: the memories
     injected into the proposing run. A candidate restating either is rejected.
     `published_contacts`: the business's own published contact details, which stay learnable while a
-    customer's personal data is rejected (`personal_data`, its kind as the detail).
+    customer's personal data is rejected (`personal_data`, its kind as the detail) when `personal_data`
+    is on: `promote()` turns it on for the surfaces that learn from customers' own words
+    (`PERSONAL_DATA_SURFACES`). Secrets and card numbers are refused on every surface.
     An instruction aimed at the model is rejected with its family as the reason (`poisoning.py`), in `text`
     or in `source_texts` (the untrusted text it was derived from: an attack split over two sentences).
     """
@@ -271,7 +280,7 @@ def gate_check(
     # First, before the length, template and structure checks: an attack must be named as one whatever its shape.
     return (
         _instruction_verdict(raw, source_texts)
-        or _content_verdict(stripped, published_contacts)
+        or _content_verdict(stripped, published_contacts if personal_data else None)
         or _shape_verdict(raw, stripped)
         or _template_verdict(stripped, template, values)
         or _restatement_verdict(stripped, system_prompt, injected_texts)
@@ -290,8 +299,8 @@ def _instruction_verdict(raw: str, source_texts: Sequence[str]) -> GateVerdict |
     return None
 
 
-def _content_verdict(stripped: str, published_contacts: Sequence[str]) -> GateVerdict | None:
-    """Too long, a secret, or a customer's personal data."""
+def _content_verdict(stripped: str, published_contacts: Sequence[str] | None) -> GateVerdict | None:
+    """Too long, a secret, or (unless `published_contacts` is None) a customer's personal data."""
     max_chars = _setting("MAX_CHARS", 1000)
     if len(stripped) > max_chars:
         return GateVerdict(
@@ -300,7 +309,9 @@ def _content_verdict(stripped: str, published_contacts: Sequence[str]) -> GateVe
     secret = find_secret(stripped)
     if secret:
         return GateVerdict(False, GateReason.SECRET, secret)
-    personal = find_personal_data(stripped, published=published_contacts)
+    personal = (
+        find_personal_data(stripped, published=published_contacts) if published_contacts is not None else None
+    )
     if personal:
         return GateVerdict(False, GateReason.PERSONAL_DATA, personal.kind)
     return None

@@ -21,10 +21,11 @@ from typing import Any
 
 from django.conf import settings
 
-from ..models import Memory, MemoryStatus
+from ..models import Memory, MemoryStatus, MemoryType
 from ..providers import ProviderError, get_provider, register_task
 from ..search import NeighbourPlan, NeighbourRow, neighbours, recall
-from .text import normalise, numbers_conflict, token_jaccard
+from .entities import facts_differ
+from .text import normalise, token_jaccard
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +117,7 @@ def _direct_neighbours(
     model: str,
     limit: int,
     extra_ids=(),
+    types: tuple[str, ...] = (),
 ) -> list[Neighbour]:
     """Nearest rows of the scope by pg_trgm similarity, by pgvector cosine, by same key, and `extra_ids`."""
     plan = NeighbourPlan(
@@ -129,6 +131,7 @@ def _direct_neighbours(
         model=model,
         key=key,
         ids=tuple(extra_ids),
+        types=types,
     )
     found = _score(neighbours(plan), text, vector)
     found.sort(key=lambda n: (-n.closeness, n.id))
@@ -136,7 +139,15 @@ def _direct_neighbours(
 
 
 def _recall_ids(
-    *, tenant_id: int, scope_kind: str, scope_id: str, text: str, limit: int, vector=None, model: str = ""
+    *,
+    tenant_id: int,
+    scope_kind: str,
+    scope_id: str,
+    text: str,
+    limit: int,
+    vector=None,
+    model: str = "",
+    types: tuple[str, ...] = (),
 ) -> list[int]:
     """Neighbour ids from the retrieval engine's hybrid `recall`.
 
@@ -149,6 +160,7 @@ def _recall_ids(
             scope_kind=scope_kind,
             scope_ids=[scope_id],
             statuses=list(LIVE_STATUSES),
+            types=list(types) or None,
             limit=limit,
             query_embedding=vector,
             embedding_model=model or None,
@@ -169,6 +181,7 @@ def find_neighbours(
     vector=None,
     model: str = "",
     recall_ids: list[int] | None = None,
+    types: tuple[str, ...] = (),
 ) -> list[Neighbour]:
     """The candidate's nearest rows in its tenant + scope: recall's hits plus the direct query's, closest first.
 
@@ -187,6 +200,7 @@ def find_neighbours(
             limit=limit,
             vector=vector,
             model=model,
+            types=types,
         )
     )
     return _direct_neighbours(
@@ -199,11 +213,19 @@ def find_neighbours(
         model=model,
         limit=limit,
         extra_ids=extra,
+        types=types,
     )[: limit + len(extra)]
 
 
 def recall_neighbour_ids(
-    *, tenant_id: int, scope_kind: str, scope_id: str, text: str, vector=None, model: str = ""
+    *,
+    tenant_id: int,
+    scope_kind: str,
+    scope_id: str,
+    text: str,
+    vector=None,
+    model: str = "",
+    types: tuple[str, ...] = (),
 ) -> list[int]:
     return _recall_ids(
         tenant_id=tenant_id,
@@ -213,6 +235,7 @@ def recall_neighbour_ids(
         limit=formation_setting("NEIGHBOURS"),
         vector=vector,
         model=model,
+        types=types,
     )
 
 
@@ -220,12 +243,17 @@ def recall_neighbour_ids(
 
 
 def local_judge(payload: dict[str, Any]) -> dict[str, Any]:
-    """The deterministic judge: same key with a new value → supersede; the same fact → reinforce; else add."""
+    """The deterministic judge: same key with a new value → supersede; the same fact → reinforce; else add.
+
+    A Client Brain issue's key is its category ("issue:damaged-item"), not its identity: a tent pole and a
+    jacket zip are two issues of one category, so issues are judged by their text alone. A supersede
+    targets the standing (active) row of the key rather than a competing draft (evidence.py).
+    """
     candidate = payload["candidate"]
     text, key = candidate["text"], candidate.get("key") or ""
     neighbours = payload.get("neighbours", [])
     norm = normalise(text)
-    if key:
+    if key and candidate.get("type") != MemoryType.ISSUES:
         same_key = [
             n for n in neighbours if n.get("key") == key and n.get("status") != MemoryStatus.SUPERSEDED
         ]
@@ -233,14 +261,15 @@ def local_judge(payload: dict[str, Any]) -> dict[str, Any]:
             if normalise(n["text"]) == norm:
                 return {"decision": "reinforce", "target_id": n["id"], "reason": "same_key_same_value"}
         if same_key:
-            return {"decision": "supersede", "target_id": same_key[0]["id"], "reason": "same_key_new_value"}
+            standing = [n for n in same_key if n.get("status") == MemoryStatus.ACTIVE] or same_key
+            return {"decision": "supersede", "target_id": standing[0]["id"], "reason": "same_key_new_value"}
     cos_t, tok_t = formation_setting("JUDGE_COSINE"), formation_setting("JUDGE_TOKEN_OVERLAP")
     # Keys decide supersedes only: producers derive keys from wording (Client Brain slugs its values), so
     # a different key on the same text is the same fact again, not a new one.
     for n in neighbours:
         if normalise(n["text"]) == norm:
             return {"decision": "reinforce", "target_id": n["id"], "reason": "same_text"}
-        if numbers_conflict(text, n["text"]):
+        if facts_differ(text, n["text"]):
             continue
         if (n.get("cosine") or 0) >= cos_t or (n.get("token_overlap") or 0) >= tok_t:
             return {"decision": "reinforce", "target_id": n["id"], "reason": "same_fact"}
@@ -285,6 +314,9 @@ def judge(*, text: str, key: str, type: str, neighbours: list[Neighbour]) -> Jud
         # An answer naming no neighbour we showed it cannot be applied; the local judge decides.
         answer, name = local_judge(payload), f"{name}_invalid_answer"
         decision, target = answer["decision"], answer.get("target_id")
+    if decision == "reinforce" and facts_differ(text, next(n.text for n in neighbours if n.id == target)):
+        # Whichever judge answered, one rule of duplication: facts naming different entities are two facts.
+        return JudgeDecision(decision="add", target_id=None, reason="entities_differ", judge=name)
     return JudgeDecision(
         decision=decision, target_id=target, reason=str(answer.get("reason", ""))[:64], judge=name
     )
@@ -293,15 +325,37 @@ def judge(*, text: str, key: str, type: str, neighbours: list[Neighbour]) -> Jud
 # --- the hard backstop ---------------------------------------------------------------------------------
 
 
+def duplicate_types(memory_type: str) -> tuple[str, ...]:
+    """The memory types a candidate of `memory_type` may duplicate (empty: every type of its scope).
+
+    One rule of duplication across surfaces: a write is swallowed only by a memory its writer's own view
+    shows. An operator's agent memory (the Intelligence tab) is therefore a duplicate only of another
+    agent memory, never of an agent's `memory_append` note or a mined memory, which the tab never shows
+    and the runtime never injects; the new memory is written and linked to that row by the graph.
+    """
+    return (MemoryType.AGENT_MEMORY,) if memory_type == MemoryType.AGENT_MEMORY else ()
+
+
 def backstop_duplicate(
-    *, tenant_id: int, scope_kind: str, scope_id: str, text: str, vector=None, model: str = "", key: str = ""
+    *,
+    tenant_id: int,
+    scope_kind: str,
+    scope_id: str,
+    text: str,
+    vector=None,
+    model: str = "",
+    key: str = "",
+    types: tuple[str, ...] = (),
+    exclude_id: int | None = None,
 ) -> Neighbour | None:
     """The existing memory of the scope that `text` duplicates, or None. Direct SQL, no retrieval ranking.
 
     A duplicate: the same normalised text, or cosine ≥ BACKSTOP_COSINE, or trigram similarity ≥
-    BACKSTOP_TRIGRAM, or content-token overlap ≥ BACKSTOP_TOKEN_OVERLAP — unless the two state
-    different numbers (an update is not a duplicate). Keys are not consulted: a key derived from wording
-    must not let the same fact in twice.
+    BACKSTOP_TRIGRAM, or content-token overlap ≥ BACKSTOP_TOKEN_OVERLAP — unless the two name different
+    entities or numbers (`entities.facts_differ`: another customer, place or amount is another fact).
+    Keys are not consulted: a key derived from wording must not let the same fact in twice. `types`
+    limits the rows that may count (see `duplicate_types`); empty means every type of the scope.
+    `exclude_id`: a memory being edited is no duplicate of itself.
     """
     plan = NeighbourPlan(
         tenant_id=tenant_id,
@@ -314,12 +368,15 @@ def backstop_duplicate(
         model=model,
         max_distance=1.0 - formation_setting("BACKSTOP_COSINE"),
         by_id=True,
+        types=types,
     )
     norm = normalise(text)
     best: Neighbour | None = None
     for n in _score(neighbours(plan), text, vector):
+        if n.id == exclude_id:
+            continue
         exact = normalise(n.text) == norm
-        if not exact and numbers_conflict(text, n.text):
+        if not exact and facts_differ(text, n.text):
             continue
         duplicate = (
             exact
@@ -343,6 +400,6 @@ def recent_note_duplicate(*, tenant_id: int, scope_kind: str, scope_id: str, tex
     threshold = formation_setting("RECENT_NOTE_OVERLAP")
     norm = normalise(text)
     for n in _score(recent, text, None):
-        if normalise(n.text) == norm or (n.token_overlap >= threshold and not numbers_conflict(text, n.text)):
+        if normalise(n.text) == norm or (n.token_overlap >= threshold and not facts_differ(text, n.text)):
             return n
     return None

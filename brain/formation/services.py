@@ -23,11 +23,13 @@ from django.db import transaction
 
 from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
-from .gate import gate_check, redact
+from .evidence import COMPETING_REASON, outweighs, turned_against
+from .gate import PERSONAL_DATA_SURFACES, gate_check, redact
 from .judge import (
     LIVE_STATUSES,
     Neighbour,
     backstop_duplicate,
+    duplicate_types,
     find_neighbours,
     judge,
     recall_neighbour_ids,
@@ -35,7 +37,7 @@ from .judge import (
 )
 from .personal_data import may_hold_contact, published_contacts
 from .text import normalise
-from .writes import embed_for_write, history_add, row_add, row_reinforce, row_supersede, scope_lock
+from .writes import embed_for_write, history_add, row_add, row_reinforce, row_supersede, row_turn, scope_lock
 
 
 class MemoryNotFound(LookupError):
@@ -122,6 +124,7 @@ def promote(candidate: MemoryCandidate) -> PromoteOutcome:
             injected_texts=_injected_texts(candidate),
             published_contacts=published_contacts(candidate.tenant_id) if may_hold_contact(text) else (),
             source_texts=candidate.source_texts,
+            personal_data=candidate.surface in PERSONAL_DATA_SURFACES,
         )
         if not verdict.passed:
             return _reject(candidate, verdict.reason, verdict.detail)
@@ -138,6 +141,7 @@ def promote(candidate: MemoryCandidate) -> PromoteOutcome:
             text=text,
             vector=vector,
             model=model,
+            types=duplicate_types(candidate.type),
         )
     with transaction.atomic():
         scope_lock(candidate.tenant_id, candidate.scope_kind, candidate.scope_id)
@@ -153,6 +157,7 @@ def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=N
         if twin is not None:
             return row_reinforce(twin.id, candidate, "duplicate_recent_note", {"judge": "skipped"})
 
+    types = duplicate_types(candidate.type)
     neighbours = find_neighbours(
         **scope,
         text=candidate.text,
@@ -160,6 +165,7 @@ def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=N
         vector=vector,
         model=model,
         recall_ids=recall_ids or [],
+        types=types,
     )
     if candidate.supersedes_id is not None and candidate.supersedes_id not in {n.id for n in neighbours}:
         target = (
@@ -202,12 +208,46 @@ def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=N
     detail = {"judge": judge_name, "judge_decision": decision_name, "backstop": False}
 
     if decision_name == "reinforce":
-        return row_reinforce(target_id, candidate, reason or "same_fact", detail)
+        return _reinforce_and_weigh(target_id, candidate, reason or "same_fact", detail)
     if decision_name == "supersede":
+        if outweighs(target_id, candidate):
+            # Evidence before change: one sighting does not replace what was seen many times.
+            return row_add(
+                replace(candidate, status=MemoryStatus.DRAFT),
+                vector,
+                model,
+                COMPETING_REASON,
+                neighbours,
+                {**detail, "competes_with": target_id},
+                contradicts=target_id,
+            )
         return row_supersede(target_id, candidate, vector, model, reason or "newer_value", neighbours, detail)
+    return _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types)
 
-    # Whatever the judge said, a duplicate of a standing memory reinforces it instead of a second copy.
-    twin = backstop_duplicate(**scope, text=candidate.text, vector=vector, model=model, key=candidate.key)
+
+def _reinforce_and_weigh(
+    target_id: int, candidate: MemoryCandidate, reason: str, detail: dict
+) -> PromoteOutcome:
+    """Reinforce the target; when it is a competing value whose evidence now exceeds the standing
+    value's, it supersedes that value (evidence.py)."""
+    outcome = row_reinforce(target_id, candidate, reason, detail)
+    competitor = Memory.objects.for_tenant(candidate.tenant_id).select_for_update().get(pk=target_id)
+    standing = turned_against(competitor)
+    return row_turn(competitor.pk, standing, candidate) if standing is not None else outcome
+
+
+def _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types) -> PromoteOutcome:
+    """Whatever the judge said, a duplicate of a standing memory reinforces it instead of a second copy.
+
+    A duplicate the writer's view never shows (`types`) does not swallow the write: the memory is added
+    and linked to that row (`related_to`), and the outcome names it (`hidden_duplicate_of`).
+    """
+    scope = {
+        "tenant_id": candidate.tenant_id,
+        "scope_kind": candidate.scope_kind,
+        "scope_id": candidate.scope_id,
+    }
+    twin = backstop_duplicate(**scope, text=candidate.text, vector=vector, model=model, types=types)
     if twin is not None:
         detail = {
             **detail,
@@ -217,7 +257,18 @@ def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=N
             "token_overlap": twin.token_overlap,
         }
         return row_reinforce(twin.id, candidate, "backstop_duplicate", detail)
-    return row_add(candidate, vector, model, reason or "new_fact", neighbours, detail)
+    hidden = backstop_duplicate(**scope, text=candidate.text, vector=vector, model=model) if types else None
+    if hidden is not None:
+        detail = {**detail, "hidden_duplicate_of": hidden.id}
+    return row_add(
+        candidate,
+        vector,
+        model,
+        reason or "new_fact",
+        neighbours,
+        detail,
+        related=hidden.id if hidden else None,
+    )
 
 
 def _judge_with_hint(

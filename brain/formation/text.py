@@ -10,7 +10,8 @@ _STOPWORDS = frozenset(
     that these those there here we our ours us you your yours they their them he she his her i me my mine
     do does did done so than then too very can could should would will shall may might must not no all any
     each every some such own same just also only into onto over under about after before again always
-    never when while where which who whom what why how both more most other""".split()
+    never when while where which who whom what why how both more most other
+    please note fyi reminder remember""".split()  # the last line: fillers that restate, not content
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -207,7 +207,19 @@ def row_reinforce(memory_id: int, candidate: MemoryCandidate, reason: str, detai
     )
 
 
-def row_add(candidate, vector, model, reason, neighbours, detail) -> PromoteOutcome:
+def row_add(
+    candidate,
+    vector,
+    model,
+    reason,
+    neighbours,
+    detail,
+    *,
+    related: int | None = None,
+    contradicts: int | None = None,
+) -> PromoteOutcome:
+    """Write `candidate` as a new memory; `related` / `contradicts` name a row it must be linked to by
+    that relation whatever its closeness (a hidden duplicate; the standing value it competes with)."""
     memory = row_create(candidate, vector, model)
     history_add(
         tenant_id=candidate.tenant_id,
@@ -218,10 +230,54 @@ def row_add(candidate, vector, model, reason, neighbours, detail) -> PromoteOutc
         reason=reason,
         after=snapshot(memory),
     )
-    graph_for_new(memory, candidate, neighbours, skip_ids=set())
+    graph_for_new(memory, candidate, neighbours, skip_ids={i for i in (related, contradicts) if i})
+    for other_id, relation in ((related, GraphRelation.RELATED_TO), (contradicts, GraphRelation.CONTRADICTS)):
+        if other_id:
+            other = Memory.objects.for_tenant(memory.tenant_id).get(pk=other_id)
+            graph.edge_add(
+                source=graph.node_for_memory(memory), target=graph.node_for_memory(other), relation=relation
+            )
     if vector is None:
         transaction.on_commit(lambda: enqueue_embedding(candidate.tenant_id, [memory.pk]))
-    return PromoteOutcome(result="added", memory_id=memory.pk, reason=reason, detail=detail)
+    return PromoteOutcome(
+        result="added",
+        memory_id=memory.pk,
+        reason=reason,
+        related_memory_id=related or contradicts,
+        detail=detail,
+    )
+
+
+def row_turn(competitor_id: int, standing: Memory, candidate: MemoryCandidate) -> PromoteOutcome:
+    """The evidence turned (evidence.py): the competing value becomes active and supersedes `standing`."""
+    competitor = Memory.objects.for_tenant(candidate.tenant_id).get(pk=competitor_id)
+    before_new, before_old = snapshot(competitor), snapshot(standing)
+    competitor.status = MemoryStatus.ACTIVE
+    competitor.save(update_fields=["status", "updated_at"])
+    standing.status, standing.superseded_by = MemoryStatus.SUPERSEDED, competitor
+    standing.save(update_fields=["status", "superseded_by", "updated_at"])
+    for memory, action, before in (
+        (competitor, MemoryHistory.Action.STATUS_CHANGED, before_new),
+        (standing, MemoryHistory.Action.SUPERSEDED, before_old),
+    ):
+        history_add(
+            tenant_id=candidate.tenant_id,
+            memory=memory,
+            action=action,
+            actor=candidate.actor,
+            surface=candidate.surface,
+            reason="evidence_turned",
+            before=before,
+            after=snapshot(memory),
+        )
+    graph.edge_add(
+        source=graph.node_for_memory(competitor),
+        target=graph.node_for_memory(standing),
+        relation=GraphRelation.SUPERSEDES,
+    )
+    return PromoteOutcome(
+        result="superseded", memory_id=competitor.pk, reason="evidence_turned", related_memory_id=standing.pk
+    )
 
 
 def row_supersede(old_id, candidate, vector, model, reason, neighbours, detail) -> PromoteOutcome:

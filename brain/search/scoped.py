@@ -66,7 +66,8 @@ class NeighbourPlan:
     """The rows of one tenant + scope (in `statuses`) nearest to `text`: the best `limit` by trigram
     similarity among those over pg_trgm's threshold, the best `limit` by cosine distance to `vector`
     (rows embedded by `model`; within `max_distance` when set), up to `limit` with the same `key`, and
-    the rows of `ids`. `by_id` breaks ties by id (else the order of equal rows is PostgreSQL's)."""
+    the rows of `ids`. `by_id` breaks ties by id (else the order of equal rows is PostgreSQL's). `types`
+    keeps only rows of those types."""
 
     tenant_id: int
     scope_kind: str
@@ -80,3 +81,4 @@ class NeighbourPlan:
     key: str = ""
     ids: Sequence[int] = ()
     by_id: bool = False
+    types: Sequence[str] = ()  # only rows of these types; empty: every type

@@ -175,3 +175,44 @@ def test_a_superseded_memory_cannot_be_reactivated_over_rest(api, agent):
     old = api.get(url("agent-memory-detail", agent, pk=old_id)).json()
     assert (old["status"], old["superseded_by_id"]) == ("superseded", new_id)
     assert api.get(url("agent-memory-detail", agent, pk=new_id)).json()["status"] == "active"
+
+
+def test_a_hidden_note_does_not_swallow_an_operators_rule(api, agent, tenant):
+    """Issue 13: after an agent's memory-append of a sentence, an operator's Add Memory of the same sentence
+    answered `{"result": "reinforced", "memory": null}`, pointing at a note the tab never shows and the
+    runtime never injects. The rule is written, and linked to the note."""
+    from brain.models import BrainEdge, GraphRelation
+
+    sentence = "Refund requests above 200 euros need a team lead's approval."
+    note = api.post(
+        reverse("brain-memory-append"), {"agent_id": str(agent.pk), "text": sentence}, format="json"
+    )
+    assert note.json()["outcome"]["result"] == "added"
+    note_id = note.json()["outcome"]["memory_id"]
+
+    body = {"category": "instruction", "strength": "hard_rule", "content": sentence, "status": "active"}
+    response = api.post(url("agent-memory-list", agent), body, format="json")
+
+    assert response.status_code == 201, response.content
+    data = response.json()
+    assert data["result"] == "added" and data["memory"]["content"] == sentence
+    listed = api.get(url("agent-memory-list", agent)).json()
+    assert [m["id"] for m in listed["results"]] == [data["memory"]["id"]]
+    assert (
+        BrainEdge.objects.for_tenant(tenant)
+        .filter(
+            relation=GraphRelation.RELATED_TO,
+            source__memory_id=data["memory"]["id"],
+            target__memory_id=note_id,
+        )
+        .exists()
+    )
+
+
+def test_an_operators_rule_that_the_tab_shows_is_still_a_duplicate(api, agent):
+    sentence = "Refund requests above 200 euros need a team lead's approval."
+    body = {"category": "instruction", "strength": "hard_rule", "content": sentence, "status": "active"}
+    first = api.post(url("agent-memory-list", agent), body, format="json").json()
+    again = api.post(url("agent-memory-list", agent), body, format="json")
+    assert again.json()["result"] == "reinforced"
+    assert again.json()["memory"]["id"] == first["memory"]["id"]

@@ -231,6 +231,8 @@ class PostgresBackend(SearchBackend):
         rows = Memory.objects.for_tenant(plan.tenant_id).filter(
             scope_kind=plan.scope_kind, scope_id=plan.scope_id, status__in=plan.statuses
         )
+        if plan.types:
+            rows = rows.filter(type__in=list(plan.types))
         annotations: dict[str, Any] = {"trgm": TrigramSimilarity("text", plan.text)}
         if plan.vector is not None:
             annotations["distance"] = CosineDistance("embedding", plan.vector)
