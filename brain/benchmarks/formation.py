@@ -12,7 +12,9 @@ fact of their scope), so a second row for one fact is a duplicate and a fact wit
 
 Reports rows written, duplicates written (exact: same normalised text in one scope; near: extra rows of a
 fact that already has one, as % of rows), garbage / secrets / echoes admitted, distinct facts lost, and
-promotes per second (wall time of the promote() calls, embedding included). Runs in its own database.
+promotes per second (wall time of the promote() calls, embedding included). Then the labelled entity-pair
+corpus (entity_pairs.py) on three surfaces: `entity_pairs`, `entity_pairs_merged` (facts lost, goal 0),
+`paraphrase_pairs`, `paraphrase_pairs_merged`. Runs in its own database.
 """
 
 from __future__ import annotations
@@ -257,7 +259,26 @@ def run(options, stdout) -> dict:
         f"stream: {len(stream)} candidates {dict(Counter(i.kind for i in stream))} over {len(scopes)} scopes; "
         f"embedder {settings.BRAIN_EMBEDDER['BACKEND'].rsplit('.', 1)[-1]}, judge {settings.BRAIN_LLM_PROVIDER['BACKEND'].rsplit('.', 1)[-1]}"
     )
-    return replay(stream, tenant_id=tenant.pk, stdout=stdout)
+    figures = replay(stream, tenant_id=tenant.pk, stdout=stdout)
+    figures.update(_entity_pair_figures(stdout))
+    return figures
+
+
+def _entity_pair_figures(stdout) -> dict:
+    """The labelled entity-pair corpus on three surfaces, in a tenant of its own (entity_pairs.py)."""
+    from dataclasses import asdict
+
+    from brain.benchmarks.entity_pairs import load_pairs, replay_pairs
+
+    tenant = fresh_tenant("bench-entity-pairs", "Entity pairs benchmark")
+    figures = asdict(replay_pairs(tenant.pk, load_pairs()))
+    examples = figures.pop("merged_entity_examples")
+    stdout.write(
+        f"entity pairs merged {figures['entity_pairs_merged']}/{figures['entity_pairs']} (facts lost; goal 0), "
+        f"paraphrase pairs merged {figures['paraphrase_pairs_merged']}/{figures['paraphrase_pairs']}"
+        + ("; e.g. " + " | ".join(examples) if examples else "")
+    )
+    return figures
 
 
 def replay(stream: list[Item], *, tenant_id: int, stdout=None) -> dict:
