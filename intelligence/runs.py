@@ -124,19 +124,24 @@ def _open_run(agent: Agent, external_id: str, trace: ContextTrace, request) -> R
     return RecordRef("run", run.pk, external_id, created)
 
 
-# No savepoint of its own: the request's transaction (or a new one outside a request) holds the trace and the
-# record together, and the runtime path stays at two writes more than the trace alone.
-@transaction.atomic(savepoint=False)
 def agent_context_open(
     *, agent: Agent, request: services.ContextRequest, conversation_id: str = "", run_id: str = ""
 ):
     """The runtime context call: assemble and store the trace (`services.agent_context_build`), then open
     or continue the agent's record for the caller's id — idempotent per (tenant, agent, caller's id).
 
-    Returns (assembly, inactive counts, trace, RecordRef). Raises ValidationError when the id does not
-    fit the agent's kind (a run_id for a knowledge agent, a conversation_id for an action agent)."""
+    Returns (assembly, inactive counts, trace, RecordRef). Raises ValidationError, before anything is
+    written, when the id does not fit the agent's kind (a run_id for a knowledge agent, a conversation_id
+    for an action agent)."""
     conversation_id, run_id = (conversation_id or "").strip(), (run_id or "").strip()
     _check_record_keys(agent, conversation_id, run_id)
+    return _context_open(agent, request, conversation_id, run_id)
+
+
+# No savepoint of its own: the request's transaction (or a new one outside a request) holds the trace and the
+# record together, and the runtime path stays at two writes more than the trace alone.
+@transaction.atomic(savepoint=False)
+def _context_open(agent: Agent, request, conversation_id: str, run_id: str):
     assembly, inactive, trace = services.agent_context_build(agent=agent, request=request, origin="api")
     if agent.kind == AgentKind.ACTION:
         record = _open_run(agent, run_id, trace, request)
