@@ -18,8 +18,8 @@ from . import runs_selectors as selectors
 from .api import _raise_validation, actor_for
 from .models import AgentRun, Conversation, ProposedActionStatus
 from .runs_serializers import (
+    ConversationMessageSerializer,
     DecisionSerializer,
-    MessageSerializer,
     OutcomeSerializer,
     RunResponseSerializer,
     RunSerializer,
@@ -37,9 +37,11 @@ class ConversationMessagesView(TenantAPIView):
 
     url_parents = {"conversation_pk": "conversation"}
 
-    @extend_schema(request=MessageSerializer, responses={201: OpenApiResponse(description="stored")})
+    @extend_schema(
+        request=ConversationMessageSerializer, responses={201: OpenApiResponse(description="stored")}
+    )
     def post(self, request, conversation: Conversation):
-        data = MessageSerializer(data=request.data)
+        data = ConversationMessageSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             turn = runs.conversation_message_add(conversation=conversation, **data.validated_data)

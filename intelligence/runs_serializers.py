@@ -20,7 +20,7 @@ class RuntimeContextRequestSerializer(ContextRequestSerializer):
     run_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
 
 
-class MessageSerializer(serializers.Serializer):
+class ConversationMessageSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=RESPONSE_MAX_CHARS, trim_whitespace=False)
     trace_id = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=1, max_value=2**63 - 1
