@@ -12,7 +12,7 @@ from django.db.models import Count
 from config.tenancy import AllTenantsAdminMixin
 
 from .formation.edits import memory_set_status
-from .models import BrainEdge, BrainNode, Memory, MemoryActivity, MemoryHistory, MemoryStatus
+from .models import AppliedVerdict, BrainEdge, BrainNode, Memory, MemoryActivity, MemoryHistory, MemoryStatus
 
 
 class _ReadOnly:
@@ -146,3 +146,16 @@ class BrainEdgeAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
 
 # Agent memories (the AgentMemory proxy), with the Intelligence taxonomy filters.
 from . import admin_agent_memories  # noqa: E402,F401
+
+
+@admin.register(AppliedVerdict)
+class AppliedVerdictAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    """Evaluator verdicts applied (brain/verdicts.py); each nudge is in the memory history (action verdict)."""
+
+    list_display = ["applied_at", "tenant", "trace", "verdict_key", "verdict", "actor"]
+    list_filter = ["tenant", "verdict"]
+    search_fields = ["trace", "verdict_key"]
+    list_select_related = ["tenant"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

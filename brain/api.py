@@ -79,3 +79,12 @@ from brain.providers import ProviderError  # noqa: E402,F401
 
 # Recall: hybrid retrieval with explanations (brain/search/, the retrieval engine).
 from brain.search import RecalledMemory, RecallInputError, Reranker, recall, recall_scores  # noqa: E402,F401
+
+# Evaluator verdicts grade the confidence of the memories injected into a trace (brain/verdicts.py).
+from brain.verdicts import (  # noqa: E402,F401
+    VERDICTS,
+    VerdictInputError,
+    VerdictNudge,
+    VerdictResult,
+    apply_evaluator_verdict,
+)

@@ -320,3 +320,34 @@ class MemoryActivity(models.Model):
 
 # Agent memories: a proxy over this table (brain/agent_memories.py), imported so Django registers it.
 from .agent_memories import AgentMemory  # noqa: E402,F401
+
+
+class AppliedVerdict(models.Model):
+    """An evaluator verdict applied to the memories injected into one trace (brain/verdicts.py).
+
+    Unique per (tenant, trace, verdict key): applying the same verdict again finds this row and moves
+    nothing. `trace` names what was judged as the caller knows it ("trace:12", "run:5", ...); brain does not
+    resolve it. The id lists are what the verdict saw, kept so a repeat can say what the first one did.
+    """
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    trace = models.CharField(max_length=64)
+    verdict_key = models.CharField(max_length=64, blank=True, default="")
+    verdict = models.CharField(max_length=4, choices=[("pass", "Pass"), ("fail", "Fail")])
+    injected_memory_ids = models.JSONField(default=list, blank=True)
+    cited_memory_ids = models.JSONField(default=list, blank=True)
+    cited_not_injected = models.JSONField(default=list, blank=True)
+    actor = models.CharField(max_length=120, default="")
+    applied_at = models.DateTimeField()
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "trace", "verdict_key"], name="appliedverdict_tenant_trace_key"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} on {self.trace}" + (f" ({self.verdict_key})" if self.verdict_key else "")

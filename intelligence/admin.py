@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from config.tenancy import AllTenantsAdminMixin
 
 from .learning import learning_config_clean
-from .models import Agent, AgentRun, ContextTrace, Conversation
+from .models import Agent, AgentRun, ContextTrace, Conversation, ConversationTurn, ProposedAction
 from .runtime import budget_clean
 
 
@@ -73,3 +73,21 @@ class ConversationAdmin(FeedbackAdmin):
 class AgentRunAdmin(FeedbackAdmin):
     list_display = ["id", "tenant", "agent", "provider", "feedback_rating", "feedback_at", "created_at"]
     search_fields = ["summary", "feedback_comment"]
+
+
+@admin.register(ConversationTurn)
+class ConversationTurnAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    list_display = ["id", "tenant", "conversation", "context_trace", "responded_at", "created_at"]
+    list_filter = ["tenant"]
+    list_select_related = ["tenant", "conversation"]
+    raw_id_fields = ["conversation", "context_trace"]
+
+
+@admin.register(ProposedAction)
+class ProposedActionAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    """Decisions are taken on the agent's Runs page (or over REST), where learning from them applies."""
+
+    list_display = ["id", "tenant", "run", "action_type", "status", "decided_by", "decided_at"]
+    list_filter = ["tenant", "status"]
+    search_fields = ["action_type", "recommendation", "reason"]
+    list_select_related = ["tenant", "run"]

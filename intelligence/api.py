@@ -19,8 +19,9 @@ from config.api import error_response
 from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
 from tickets.tenancy.models import ApiKey
 
-from . import services
+from . import runs, services
 from .models import Agent
+from .runs_serializers import RuntimeContextRequestSerializer
 from .runtime import OMITTED_DETAIL_LIMIT
 from .serializers import (
     AgentMemoryEditSerializer,
@@ -30,7 +31,6 @@ from .serializers import (
     AgentMemorySupersedeSerializer,
     AgentMemoryWriteSerializer,
     AgentSerializer,
-    ContextRequestSerializer,
 )
 
 
@@ -234,13 +234,21 @@ def context_response(assembly, inactive: dict[str, int], trace) -> dict:
 
 
 class AgentContextView(_AgentScoped):
-    """POST: what the agent's prompt gets for this conversation, within budget, with a stored trace id."""
+    """POST: what the agent's prompt gets for this conversation, within budget, with a stored trace id; opens
+    or continues the caller's conversation (knowledge agents) or run (action agents) and returns its id."""
 
-    @extend_schema(request=ContextRequestSerializer, responses={200: OpenApiResponse(description="context")})
+    @extend_schema(
+        request=RuntimeContextRequestSerializer, responses={200: OpenApiResponse(description="context")}
+    )
     def post(self, request, agent: Agent):
-        data = ContextRequestSerializer(data=request.data)
+        data = RuntimeContextRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        assembly, inactive, trace = services.agent_context_build(
-            agent=agent, request=services.ContextRequest(**data.validated_data), origin="api"
-        )
-        return Response(context_response(assembly, inactive, trace))
+        values = dict(data.validated_data)
+        keys = {"conversation_id": values.pop("conversation_id"), "run_id": values.pop("run_id")}
+        try:
+            assembly, inactive, trace, record = runs.agent_context_open(
+                agent=agent, request=services.ContextRequest(**values), **keys
+            )
+        except DjangoValidationError as exc:
+            _raise_validation(exc)
+        return Response({**context_response(assembly, inactive, trace), record.kind: record.as_dict()})

@@ -14,3 +14,10 @@ class IntelligenceConfig(AppConfig):
         # one-statement lookup the runtime context always used; brain reaches agents this way without
         # importing intelligence.
         register_parent("agent", agent_for_tenant, convert=int)
+
+        from .runs_selectors import conversation_for_tenant, run_for_tenant, trace_for_tenant
+
+        # Conversations, runs and traces by the Brain's ids (URLs and the verdict body), in the request's tenant.
+        register_parent("conversation", conversation_for_tenant, convert=int)
+        register_parent("run", run_for_tenant, convert=int)
+        register_parent("trace", trace_for_tenant, convert=int)

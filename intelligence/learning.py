@@ -7,6 +7,8 @@ rejects unknown keys and values outside the spec's options, and returns a comple
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -76,3 +78,39 @@ def learning_config_clean(data: Any) -> dict[str, Any]:
     if errors:
         raise ValidationError(errors)
     return cleaned
+
+
+@dataclass(frozen=True)
+class LearningConfig:
+    """An agent's learning settings, complete and valid: what every learning path reads (one accessor:
+    `agent_learning_config`)."""
+
+    learn_from_approved_actions: bool
+    learn_from_rejected_recommendations: bool
+    evaluate_after_hours: int
+    learning_window_days: int | None
+    recency_bias: str
+
+    @property
+    def evaluate_after(self) -> timedelta:
+        return timedelta(hours=self.evaluate_after_hours)
+
+    def window_start(self, now: datetime) -> datetime | None:
+        """The oldest moment whose feedback and data learning still reads (None: all time)."""
+        return None if self.learning_window_days is None else now - timedelta(days=self.learning_window_days)
+
+    def within_window(self, moment: datetime, now: datetime) -> bool:
+        start = self.window_start(now)
+        return start is None or moment >= start
+
+
+def agent_learning_config(agent) -> LearningConfig:
+    """The agent's learning settings, spec defaults filled. A stored config that no longer validates (a
+    setting renamed since) falls back to the defaults for the offending keys rather than failing learning."""
+    stored = agent.learning_config if isinstance(agent.learning_config, dict) else {}
+    try:
+        cleaned = learning_config_clean(stored)
+    except ValidationError as exc:
+        bad = set(exc.message_dict) if hasattr(exc, "error_dict") else set(stored)
+        cleaned = learning_config_clean({k: v for k, v in stored.items() if k not in bad})
+    return LearningConfig(**cleaned)

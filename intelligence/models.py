@@ -107,6 +107,8 @@ class Conversation(FeedbackFields):
     tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True, default="")
+    # The caller's conversation id (the runtime context call's `conversation_id`): unique per agent.
+    external_id = models.CharField(max_length=128, blank=True, default="")
     context_trace = models.ForeignKey(
         ContextTrace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -116,6 +118,14 @@ class Conversation(FeedbackFields):
 
     class Meta(FeedbackFields.Meta):
         ordering = ["-created_at", "-id"]
+        constraints = [
+            *FeedbackFields.Meta.constraints,
+            models.UniqueConstraint(
+                fields=["tenant", "agent", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="conversation_unique_external_id",
+            ),
+        ]
         indexes = [
             models.Index(fields=["tenant", "agent", "-created_at"], name="conversation_tenant_agent"),
             models.Index(
@@ -127,6 +137,11 @@ class Conversation(FeedbackFields):
         return self.title or f"conversation {self.pk}"
 
 
+class RunOutcome(models.TextChoices):
+    SUCCESS = "success", "Success"
+    FAILURE = "failure", "Failure"
+
+
 class AgentRun(FeedbackFields):
     """An action agent's run (a proposed action or recommendation), with the same feedback fields."""
 
@@ -135,15 +150,34 @@ class AgentRun(FeedbackFields):
     summary = models.TextField(blank=True, default="")
     provider = models.CharField(max_length=32, blank=True, default="")
     campaign_ids = models.JSONField(default=list, blank=True)
+    # The caller's run id (the runtime context call's `run_id`): unique per agent.
+    external_id = models.CharField(max_length=128, blank=True, default="")
+    # The latest trace; `trace_ids` lists every trace of the run (a run may ask for context more than once).
     context_trace = models.ForeignKey(
         ContextTrace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    trace_ids = models.JSONField(default=list, blank=True)
+    response_text = models.TextField(blank=True, default="")
+    responded_at = models.DateTimeField(null=True, blank=True)
+    # The run's measured outcome, posted by the agent or the helpdesk; judged once the agent's
+    # "evaluate outcomes after" delay has passed since the run started (intelligence/runs.py).
+    outcome = models.CharField(max_length=16, choices=RunOutcome.choices, blank=True, default="")
+    outcome_at = models.DateTimeField(null=True, blank=True)
+    outcome_evaluated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = TenantScopedManager()
 
     class Meta(FeedbackFields.Meta):
         ordering = ["-created_at", "-id"]
+        constraints = [
+            *FeedbackFields.Meta.constraints,
+            models.UniqueConstraint(
+                fields=["tenant", "agent", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="agentrun_unique_external_id",
+            ),
+        ]
         indexes = [
             models.Index(fields=["tenant", "agent", "-created_at"], name="agentrun_tenant_agent"),
             models.Index(
@@ -153,3 +187,61 @@ class AgentRun(FeedbackFields):
 
     def __str__(self) -> str:
         return f"run {self.pk} of agent {self.agent_id}"
+
+
+class ConversationTurn(models.Model):
+    """One turn of a conversation: the trace that served it and the agent's response (read for citations)."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    context_trace = models.ForeignKey(
+        ContextTrace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    response_text = models.TextField(blank=True, default="")
+    responded_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [
+            models.Index(fields=["tenant", "conversation", "created_at"], name="turn_tenant_conversation")
+        ]
+
+    def __str__(self) -> str:
+        return f"turn {self.pk} of conversation {self.conversation_id}"
+
+
+class ProposedActionStatus(models.TextChoices):
+    PROPOSED = "proposed", "Proposed"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+
+
+class ProposedAction(models.Model):
+    """An action an action agent's run proposes (type, payload, recommendation), approved or rejected once by
+    an operator. `extraction` records what learning made of the decision ({"result", "reason", "memory_id"})."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="proposed_actions")
+    action_type = models.CharField(max_length=64)
+    payload = models.JSONField(default=dict, blank=True)
+    recommendation = models.TextField(blank=True, default="")
+    status = models.CharField(
+        max_length=16, choices=ProposedActionStatus.choices, default=ProposedActionStatus.PROPOSED
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.CharField(max_length=120, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    extraction = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["tenant", "run"], name="proposedaction_tenant_run")]
+
+    def __str__(self) -> str:
+        return f"{self.action_type} ({self.status}) of run {self.run_id}"

@@ -30,3 +30,15 @@ urlpatterns = [
     path("agents/<int:pk>/budget/", views.AgentBudgetView.as_view(), name="intelligence-budget"),
     path("agents/<int:pk>/preview/", views.BudgetPreviewView.as_view(), name="intelligence-preview"),
 ]
+
+# The Runs page of an action agent (intelligence/runs_views.py).
+from . import runs_views  # noqa: E402
+
+urlpatterns += [
+    path("agents/<int:pk>/runs/", runs_views.AgentRunsView.as_view(), name="intelligence-runs"),
+    path(
+        "agents/<int:pk>/runs/<int:run_id>/actions/<int:action_id>/decide/",
+        runs_views.ProposedActionDecideView.as_view(),
+        name="intelligence-run-action-decide",
+    ),
+]

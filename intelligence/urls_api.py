@@ -26,3 +26,28 @@ urlpatterns = [
         name="agent-memory-supersede",
     ),
 ]
+
+# Conversations and runs as records, proposed actions, outcomes, verdicts (intelligence/runs_api.py).
+from . import runs_api  # noqa: E402
+
+urlpatterns += [
+    path(
+        "conversations/<int:conversation_pk>/messages",
+        runs_api.ConversationMessagesView.as_view(),
+        name="conversation-messages",
+    ),
+    path("runs/<int:run_pk>", runs_api.RunDetailView.as_view(), name="run-detail"),
+    path("runs/<int:run_pk>/response", runs_api.RunResponseView.as_view(), name="run-response"),
+    path("runs/<int:run_pk>/outcome", runs_api.RunOutcomeView.as_view(), name="run-outcome"),
+    path(
+        "runs/<int:run_pk>/actions/<int:pk>/approve",
+        runs_api.ActionApproveView.as_view(),
+        name="run-action-approve",
+    ),
+    path(
+        "runs/<int:run_pk>/actions/<int:pk>/reject",
+        runs_api.ActionRejectView.as_view(),
+        name="run-action-reject",
+    ),
+    path("verdicts", runs_api.VerdictView.as_view(), name="verdicts"),
+]

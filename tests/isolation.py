@@ -221,3 +221,73 @@ ROUTES.update(
         for feature in ("prune", "contribute", "bootstrap")
     }
 )
+
+
+# --- Conversations and runs as records, proposed actions, verdicts (intelligence/runs_api.py) ---------
+def _victim_run(tenant):
+    """An action agent's run of the victim with a proposed action, a response and an injected memory."""
+    from intelligence.models import Agent
+    from intelligence.runs import agent_context_open, run_response_record
+    from intelligence.services import ContextRequest, agent_create, agent_memory_add
+
+    agent = agent_create(tenant=tenant, name=f"{tenant.name} action agent", kind="action")
+    agent = Agent.objects.all_tenants().get(pk=agent.pk)
+    agent_memory_add(
+        agent=agent, actor="process:test", category="instruction", strength="hard_rule", status="active",
+        text=f"{tenant.name} never raises budgets on Fridays.",
+    )  # fmt: skip
+    _, _, trace, record = agent_context_open(
+        agent=agent, request=ContextRequest(conversation="raise the budget"), run_id="victim-run"
+    )
+    from intelligence.models import AgentRun
+
+    run = AgentRun.objects.all_tenants().get(pk=record.id)
+    run_response_record(
+        run=run,
+        text=f"{tenant.name}: raising",
+        proposed_actions=[{"type": "budget_change", "recommendation": f"{tenant.name} raise by 10%"}],
+    )
+    return {"run": run, "trace": trace, "action": run.proposed_actions.get()}
+
+
+def _victim_conversation(tenant):
+    from intelligence.models import Agent
+    from intelligence.runs import agent_context_open
+    from intelligence.services import ContextRequest
+
+    agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
+    _, _, trace, record = agent_context_open(
+        agent=agent, request=ContextRequest(conversation="refund question"), conversation_id="victim-conv"
+    )
+    return {"conversation_pk": record.id}
+
+
+def _victim_verdict_target(tenant):
+    """The victim's run and trace exist; the intruder's body names the victim's trace id (set below)."""
+    made = _victim_run(tenant)
+    ROUTES["verdicts"].body = {"trace_id": made["trace"].pk, "verdict": "fail", "response_text": "x"}
+    return {}
+
+
+ROUTES.update(
+    {
+        "conversation-messages": Route(("POST",), _victim_conversation, body={"text": "taken over"}),
+        "run-detail": Route(("GET",), lambda t: {"run_pk": _victim_run(t)["run"].pk}),
+        "run-response": Route(("POST",), lambda t: {"run_pk": _victim_run(t)["run"].pk}, body={"text": "x"}),
+        "run-outcome": Route(
+            ("POST",), lambda t: {"run_pk": _victim_run(t)["run"].pk}, body={"outcome": "failure"}
+        ),
+        "run-action-approve": Route(
+            ("POST",),
+            lambda t: (lambda m: {"run_pk": m["run"].pk, "pk": m["action"].pk})(_victim_run(t)),
+            body={"reason": "intruder"},
+        ),
+        "run-action-reject": Route(
+            ("POST",),
+            lambda t: (lambda m: {"run_pk": m["run"].pk, "pk": m["action"].pk})(_victim_run(t)),
+            body={"reason": "intruder"},
+        ),
+        # Not tenant-relative: the body names the victim's trace, which must be a 404 for the intruder.
+        "verdicts": Route(("POST",), _victim_verdict_target),
+    }
+)

@@ -21,3 +21,8 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 3
+# Periodic work (`celery -A config beat`): action runs whose "evaluate outcomes after" delay has passed are
+# judged on the next pass, so an outcome is judged at most this many seconds after it matured.
+CELERY_BEAT_SCHEDULE = {
+    "evaluate-matured-outcomes": {"task": "intelligence.evaluate_matured_outcomes", "schedule": 900.0},
+}

@@ -42,5 +42,6 @@ SPECTACULAR_SETTINGS = {
         # The memory taxonomy (brain.api): one enum each wherever a serializer offers it.
         "MemoryStrengthEnum": "brain.api.MemoryStrength",
         "MemoryCategoryEnum": "brain.api.MemoryCategory",
+        "RunOutcomeEnum": "intelligence.models.RunOutcome",
     },
 }
