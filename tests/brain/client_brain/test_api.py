@@ -9,7 +9,7 @@ from brain.models import Memory
 from tests.conftest import api_client_for_key
 from tickets.tenancy import services
 
-from .factories import fact, issue, memory, voice
+from .factories import fact, issue, memory, superseded_by, voice
 
 
 def test_context_endpoint_returns_typed_sections_tags_omitted_counts_and_trace(api, tenant):
@@ -115,22 +115,10 @@ def test_memory_stats_endpoint(api, tenant):
 
 def test_memory_list_shows_current_rows_with_their_status_and_filters_the_others(api, tenant):
     """Issue 13, finding 6: the list showed superseded rows without a status, so two voice:formality rows."""
-    from brain.api import memory_set_status, memory_supersede
-    from brain.types import MemoryCandidate
+    from brain.api import memory_set_status
 
     old = voice(tenant, formality="formal", tone="professional", key="voice:formality")
-    outcome = memory_supersede(
-        tenant_id=tenant.pk,
-        old_memory_id=old.pk,
-        candidate=MemoryCandidate(
-            tenant_id=tenant.pk,
-            type="voice",
-            key="voice:formality",
-            payload={"formality": "casual", "tone": "friendly"},
-            text="formality: casual; tone: friendly",
-        ),
-    )
-    assert outcome.result == "superseded"
+    new = superseded_by(old, {"formality": "casual", "tone": "friendly"})
     gone = fact(tenant, "An archived fact")
     memory_set_status(tenant_id=tenant.pk, memory_id=gone.pk, status="archived", actor="test")
     url = reverse("client-brain-memory-list")
@@ -139,17 +127,17 @@ def test_memory_list_shows_current_rows_with_their_status_and_filters_the_others
         return {r["id"]: r for r in api.get(url, params).json()["results"]}
 
     current = listed()
-    assert list(current) == [outcome.memory_id]
-    assert current[outcome.memory_id]["status"] == "active"
-    assert current[outcome.memory_id]["superseded_by"] is None
+    assert list(current) == [new.id]
+    assert current[new.id]["status"] == "active"
+    assert current[new.id]["superseded_by"] is None
     superseded = listed(status="superseded")
     assert list(superseded) == [old.id]
     assert superseded[old.id]["status"] == "superseded"
-    assert superseded[old.id]["superseded_by"] == outcome.memory_id
+    assert superseded[old.id]["superseded_by"] == new.id
     assert list(listed(status="archived")) == [gone.id]
-    assert set(listed(status="all")) == {old.id, outcome.memory_id, gone.id}
+    assert set(listed(status="all")) == {old.id, new.id, gone.id}
     assert list(listed(status="all", type="business")) == [gone.id]
-    assert list(listed(status="")) == [outcome.memory_id]
+    assert list(listed(status="")) == [new.id]
     # A row is still retrieved by id whatever its status.
     detail = api.get(reverse("client-brain-memory-detail", kwargs={"pk": old.id})).json()
     assert detail["status"] == "superseded"

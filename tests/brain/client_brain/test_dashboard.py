@@ -11,7 +11,7 @@ from brain.models import Memory
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .factories import fact, memory, process, set_activity, voice
+from .factories import fact, memory, process, set_activity, superseded_by, voice
 
 URL = "/insights/analytics/client-brain/"
 
@@ -207,28 +207,6 @@ def test_the_aggregates_follow_every_write_and_every_recorded_activity(tenant):
     assert client_brain_stats(tenant_id=tenant.pk).recorded_activity == 4
 
 
-def supersede_voice(tenant, old, **fields):
-    """Replace a voice memory with a newer one, as the formation judge does (the old row is superseded)."""
-    from brain.api import memory_supersede
-    from brain.types import MemoryCandidate
-
-    outcome = memory_supersede(
-        tenant_id=tenant.pk,
-        old_memory_id=old.pk,
-        candidate=MemoryCandidate(
-            tenant_id=tenant.pk, type="voice", key=old.key, payload=fields, text=render_value("voice", fields)
-        ),
-    )
-    assert outcome.result == "superseded", outcome
-    return Memory.objects.for_tenant(tenant).get(pk=outcome.memory_id)
-
-
-def render_value(family, payload):
-    from brain.client_brain.typed import render_value as render
-
-    return render(family, payload)
-
-
 def stat(html, name):
     return re.search(rf'data-testid="{name}">([^<]+)<', html).group(1)
 
@@ -236,7 +214,7 @@ def stat(html, name):
 def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(operator, tenant):
     """Issue 13, finding 6: a tenant showed two voice:formality rows, the superseded one without a status."""
     old = voice(tenant, formality="formal", tone="professional", key="voice:formality")
-    new = supersede_voice(tenant, old, formality="casual", tone="friendly")
+    new = superseded_by(old, {"formality": "casual", "tone": "friendly"})
     assert Memory.objects.for_tenant(tenant).get(pk=old.pk).status == "superseded"
 
     html = operator.get(URL).content.decode()

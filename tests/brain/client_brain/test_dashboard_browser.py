@@ -54,23 +54,10 @@ def test_load_more_appends_in_place_and_removes_duplicate_row_ids(browser_page, 
 
 
 def test_the_status_filter_labels_rows_and_load_more_keeps_it(browser_page, live_server, tenant, tmp_path):
-    from brain.api import memory_supersede
-    from brain.types import MemoryCandidate
-
-    from .factories import fact, voice
+    from .factories import fact, superseded_by, voice
 
     old = voice(tenant, formality="formal", tone="professional", key="voice:formality")
-    new = memory_supersede(
-        tenant_id=tenant.pk,
-        old_memory_id=old.pk,
-        candidate=MemoryCandidate(
-            tenant_id=tenant.pk,
-            type="voice",
-            key="voice:formality",
-            payload={"formality": "casual", "tone": "friendly"},
-            text="formality: casual; tone: friendly",
-        ),
-    ).memory_id
+    new = superseded_by(old, {"formality": "casual", "tone": "friendly"}).pk
     fact(tenant, "Orders ship from Lyon within two days", activity_count=3)
     archived = Memory.objects.bulk_create(
         Memory(tenant=tenant, scope_kind="tenant", type="business", payload={"fact": f"Old fact {i}"},

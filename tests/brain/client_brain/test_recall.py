@@ -11,7 +11,7 @@ from brain.client_brain.recall import fetch_tiers, rank
 from brain.client_brain.typed import render_value
 from brain.models import Memory
 
-from .factories import activity_of, fact, issue, memory, process, voice
+from .factories import activity_of, fact, issue, memory, process, superseded_by, voice
 
 
 def many_facts(tenant, count, *, text="Generic policy note {i}", confidence=0.9):
@@ -362,26 +362,6 @@ def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(
     assert stats["keyword"] == min(30, limit)
 
 
-def _supersede_voice(tenant, old, **fields):
-    from brain.api import memory_supersede
-    from brain.types import MemoryCandidate
-
-    outcome = memory_supersede(
-        tenant_id=tenant.pk,
-        old_memory_id=old.pk,
-        candidate=MemoryCandidate(
-            tenant_id=tenant.pk,
-            type="voice",
-            key=old.key,
-            payload=fields,
-            text=render_value("voice", fields),
-            surface="client_brain",
-        ),
-    )
-    assert outcome.result == "superseded", outcome
-    return outcome.memory_id
-
-
 def test_recall_never_injects_a_superseded_or_archived_row_even_one_it_recalled_before(tenant):
     """Issue 13: recall must never inject a superseded or archived row. The rows kept between calls are
     keyed by the memory state, so a row retired after it was recalled is gone from the very next call."""
@@ -393,7 +373,7 @@ def test_recall_never_injects_a_superseded_or_archived_row_even_one_it_recalled_
     before = client_brain_context(tenant_id=tenant.id, **ticket)
     assert {old_voice.id, refund.id} <= set(before.memory_ids)
 
-    new_voice = _supersede_voice(tenant, old_voice, formality="casual", tone="friendly")
+    new_voice = superseded_by(old_voice, {"formality": "casual", "tone": "friendly"}).id
     memory_set_status(tenant_id=tenant.id, memory_id=refund.id, status="archived", actor="test")
     for context in (
         client_brain_context(tenant_id=tenant.id, **ticket),
