@@ -170,7 +170,8 @@ def test_the_navigation_has_a_client_brain_entry(operator, tenant):
     request.tenant = tenant
     assert nav_item(request) == {"label": "Insights · Client Brain", "url": URL, "active": False}
     fact(tenant, "Counted")
-    assert home_cards(tenant) == [{"label": "Client Brain typed rows", "value": 1, "url": URL}]
+    fact(tenant, "Not current", status="archived")
+    assert home_cards(tenant) == [{"label": "Client Brain typed current rows", "value": 1, "url": URL}]
 
 
 def test_an_offset_past_the_end_says_so_and_links_to_the_first_page(operator, tenant):
