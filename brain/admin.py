@@ -1,7 +1,9 @@
 """Staff views of the Brain: memories, their history (with gate rejection counts per surface × reason), the graph.
 
 Memories are written only by `promote()` and the formation services, so these pages do not add or edit
-rows field by field; status actions go through `memory_set_status` (recorded in the history).
+rows field by field; status actions go through `memory_set_status` (recorded in the history). Client Brain
+rows are read-only in every way here, as on every other surface (DESIGN.md decision 10): no change page,
+no delete, and the status actions leave them as they are.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from django.db.models import Count
 
 from config.tenancy import AllTenantsAdminMixin
 
+from .client_brain.dashboard import CLIENT_BRAIN_ROW, is_client_brain_row
 from .formation.edits import memory_set_status
 from .models import AppliedVerdict, BrainEdge, BrainNode, Memory, MemoryActivity, MemoryHistory, MemoryStatus
 
@@ -52,6 +55,15 @@ class MemoryAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
         return (obj.key + ": " if obj.key else "") + obj.text[:100]
 
     def _set_status(self, request, queryset, status: str) -> None:
+        suspended = queryset.filter(CLIENT_BRAIN_ROW).count()
+        if suspended:
+            self.message_user(
+                request,
+                f"{suspended} Client Brain memor{'y' if suspended == 1 else 'ies'} left unchanged: Client "
+                "Brain mutation is suspended.",
+                messages.WARNING,
+            )
+        queryset = queryset.exclude(CLIENT_BRAIN_ROW)
         for memory in queryset:
             memory_set_status(
                 tenant_id=memory.tenant_id,
@@ -71,7 +83,20 @@ class MemoryAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         # Actions need the change permission; the form itself stays read-only (get_readonly_fields).
+        # A Client Brain row has no change page at all (view only, no Save button).
+        if obj is not None and is_client_brain_row(obj):
+            return False
         return request.user.is_active and request.user.is_staff
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Checked per object by the delete page and by the bulk "delete selected" action.
+        if obj is not None and is_client_brain_row(obj):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        # The last line of defence for the bulk delete: never a Client Brain row.
+        super().delete_queryset(request, queryset.exclude(CLIENT_BRAIN_ROW))
 
     def get_readonly_fields(self, request, obj=None):
         return [f.name for f in Memory._meta.fields if f.name != "embedding"] + ["tags", "campaign_ids"]

@@ -1,7 +1,9 @@
 """Selectors for Insights → Analytics → Client Brain (the read-only dashboard) and its REST list.
 
 Everything is tenant-wide and computed in the database: the Typed Rows aggregate applies the shared
-four-family guard as SQL (`typed_condition()`), so no tenant value is fetched to count it. Stored and
+four-family guard as SQL (`typed_condition()`), so no tenant value is fetched to count it. What is current
+is what is shown: a superseded or archived row is no longer current, so the rows and every aggregate but
+the stored totals per status leave it out unless a status filter asks for it (`STATUS_FILTERS`). Stored and
 typed totals keep rows with invalid historical confidence; the average takes only finite 0–1 values,
 and the rows it excludes are counted separately for the warning. The aggregates over the rows scan all of
 the tenant's rows, so each process keeps them under the tenant scope's memory state (brain.memory_state),
@@ -21,7 +23,7 @@ from django.db.models import Count, Q, Sum
 from brain.activity import activity_count_expression
 from brain.caches import StateCache
 from brain.memory_state import memory_state
-from brain.models import BrainScopeKind, Memory, MemoryActivity, MemoryType
+from brain.models import BrainScopeKind, Memory, MemoryActivity, MemoryStatus, MemoryType
 
 from . import typed
 
@@ -35,15 +37,41 @@ OTHER_SURFACE_TYPES = (
     MemoryType.FACT,
 )
 VALID_CONFIDENCE = Q(confidence__gte=0.0, confidence__lte=1.0)  # PostgreSQL: NaN > 1, so NaN is outside
+# What makes a memory row a Client Brain row (any status): the tenant's scope, not another surface's type.
+CLIENT_BRAIN_ROW = Q(scope_kind=BrainScopeKind.TENANT) & ~Q(type__in=OTHER_SURFACE_TYPES)
+
+# A row that is no longer current: replaced by a newer memory, or archived. Any other status is current.
+# Plain strings: a TextChoices member hashes by its name, so it would miss a status read from the database.
+RETIRED_STATUSES = (MemoryStatus.SUPERSEDED.value, MemoryStatus.ARCHIVED.value)
+CURRENT = "current"
+# The dashboard's and the REST list's status filter, default first.
+STATUS_FILTERS = (CURRENT, *RETIRED_STATUSES, "all")
+
+
+def is_client_brain_row(memory: Memory) -> bool:
+    """The Python form of CLIENT_BRAIN_ROW, for one row already loaded (the admin's read-only check)."""
+    return memory.scope_kind == BrainScopeKind.TENANT and memory.type not in OTHER_SURFACE_TYPES
+
+
+def status_condition(status: str) -> Q:
+    """The rows one STATUS_FILTERS value shows (`Q()` for "all"). Raises ValueError for another value."""
+    if status == CURRENT:
+        return ~Q(status__in=RETIRED_STATUSES)
+    if status == "all":
+        return Q()
+    if status in RETIRED_STATUSES:
+        return Q(status=status)
+    raise ValueError(f"status must be one of {', '.join(STATUS_FILTERS)}, not {status!r}")
+
+
+def status_bucket(status: str) -> str:
+    """Which of current / superseded / archived a stored status counts under."""
+    return status if status in RETIRED_STATUSES else CURRENT
 
 
 def client_brain_stored(*, tenant_id: int):
-    """Every stored Client Brain row of the tenant (legacy types and invalid confidence included)."""
-    return (
-        Memory.objects.for_tenant(tenant_id)
-        .filter(scope_kind=BrainScopeKind.TENANT)
-        .exclude(type__in=OTHER_SURFACE_TYPES)
-    )
+    """Every stored Client Brain row of the tenant (every status, legacy types and invalid confidence)."""
+    return Memory.objects.for_tenant(tenant_id).filter(CLIENT_BRAIN_ROW)
 
 
 def client_brain_rows(*, tenant_id: int):
@@ -56,13 +84,21 @@ def client_brain_rows(*, tenant_id: int):
 
 @dataclass(frozen=True)
 class DashboardStats:
+    """Tenant-wide counts. `stored_rows` is every stored row and `rows_by_status` splits it into current,
+    superseded and archived; every other figure counts current rows only (what recall may still use)."""
+
     stored_rows: int
+    rows_by_status: dict[str, int]
     typed_rows: int
     average_confidence: float | None
     invalid_confidence_rows: int
     recorded_activity: int
     by_type: dict[str, int]
     legacy_type_rows: int
+
+    @property
+    def current_rows(self) -> int:
+        return self.rows_by_status[CURRENT]
 
 
 # Per process: the tenant's row aggregates (all but recorded activity), under the tenant scope's state.
@@ -80,12 +116,12 @@ def client_brain_stats(*, tenant_id: int) -> DashboardStats:
 
 
 def _row_totals(tenant_id: int) -> DashboardStats:
-    """The aggregates of the stored rows (recorded activity left at 0): one scan grouped by type, no
-    values fetched (per-type partial sums are added up here)."""
+    """The aggregates of the stored rows (recorded activity left at 0): one scan grouped by type and
+    status, no values fetched (the partial sums of the current groups are added up here)."""
     groups = list(
         client_brain_stored(tenant_id=tenant_id)
         .order_by()
-        .values("type")
+        .values("type", "status")
         .annotate(
             stored=Count("id"),
             typed_rows=Count("id", filter=typed.typed_condition()),
@@ -93,16 +129,22 @@ def _row_totals(tenant_id: int) -> DashboardStats:
             confidence_sum=Sum("confidence", filter=VALID_CONFIDENCE),
         )
     )
-    stored = sum(g["stored"] for g in groups)
-    valid = sum(g["valid"] for g in groups)
-    confidence_sum = sum(g["confidence_sum"] or 0.0 for g in groups)
-    counts = {g["type"]: g["stored"] for g in groups}
+    by_status = dict.fromkeys((CURRENT, *RETIRED_STATUSES), 0)
+    for g in groups:
+        by_status[status_bucket(g["status"])] += g["stored"]
+    current = [g for g in groups if status_bucket(g["status"]) == CURRENT]
+    valid = sum(g["valid"] for g in current)
+    confidence_sum = sum(g["confidence_sum"] or 0.0 for g in current)
+    counts: dict[str, int] = {}
+    for g in current:
+        counts[g["type"]] = counts.get(g["type"], 0) + g["stored"]
     by_type = {family: counts.pop(family, 0) for family in typed.FAMILIES}
     return DashboardStats(
-        stored_rows=stored,
-        typed_rows=sum(g["typed_rows"] for g in groups),
+        stored_rows=sum(by_status.values()),
+        rows_by_status=by_status,
+        typed_rows=sum(g["typed_rows"] for g in current),
         average_confidence=confidence_sum / valid if valid else None,
-        invalid_confidence_rows=stored - valid,
+        invalid_confidence_rows=by_status[CURRENT] - valid,
         recorded_activity=0,
         by_type=by_type,
         legacy_type_rows=sum(counts.values()),
@@ -110,12 +152,13 @@ def _row_totals(tenant_id: int) -> DashboardStats:
 
 
 def _recorded_activity(tenant_id: int) -> int:
-    """The recorded activity of the tenant's stored rows: from the counter rows (only memories with
+    """The recorded activity of the tenant's current rows: from the counter rows (only memories with
     activity have one), not a scan of the memories."""
     total = (
         MemoryActivity.objects.for_tenant(tenant_id)
         .filter(memory__scope_kind=BrainScopeKind.TENANT)
         .exclude(memory__type__in=OTHER_SURFACE_TYPES)
+        .exclude(memory__status__in=RETIRED_STATUSES)
         .aggregate(total=Sum("count"))["total"]
     )
     return total or 0
@@ -145,6 +188,8 @@ class DashboardRow:
     confidence_display: str
     confidence_valid: bool
     typed: bool
+    status: str
+    superseded_by_id: int | None
     activity_count: int
     created_at: Any
 
@@ -158,6 +203,7 @@ class DashboardRow:
 class DashboardPage:
     rows: list[DashboardRow]
     family: str | None
+    status: str
     offset: int
     next_offset: int | None
 
@@ -184,17 +230,24 @@ def to_row(memory: Memory) -> DashboardRow:
         confidence_display=display,
         confidence_valid=valid,
         typed=memory.typed,
+        status=memory.status,
+        superseded_by_id=memory.superseded_by_id,
         activity_count=memory.activity_count,
         created_at=memory.created_at,
     )
 
 
-def client_brain_page(*, tenant_id: int, family: str | None = None, offset: int = 0) -> DashboardPage:
-    """One bounded offset page of stored rows (BRAIN_CLIENT_BRAIN_PAGE_SIZE). Offset paging is not a
-    stable snapshot: rows may shift between requests, and the page may repeat an id already shown."""
+def client_brain_page(
+    *, tenant_id: int, family: str | None = None, status: str = CURRENT, offset: int = 0
+) -> DashboardPage:
+    """One bounded offset page of stored rows (BRAIN_CLIENT_BRAIN_PAGE_SIZE) of one status filter (current
+    rows unless `status` names another of STATUS_FILTERS; an unknown value means current). Offset paging
+    is not a stable snapshot: rows may shift between requests, and the page may repeat an id already shown."""
     size = settings.BRAIN_CLIENT_BRAIN_PAGE_SIZE
     offset = max(0, offset)
-    rows = client_brain_rows(tenant_id=tenant_id)
+    if status not in STATUS_FILTERS:
+        status = CURRENT
+    rows = client_brain_rows(tenant_id=tenant_id).filter(status_condition(status))
     if family in typed.FAMILIES:
         rows = rows.filter(type=family)
     else:
@@ -202,5 +255,9 @@ def client_brain_page(*, tenant_id: int, family: str | None = None, offset: int 
     fetched = list(dashboard_ordered(rows)[offset : offset + size + 1])
     next_offset = offset + size if len(fetched) > size else None
     return DashboardPage(
-        rows=[to_row(m) for m in fetched[:size]], family=family, offset=offset, next_offset=next_offset
+        rows=[to_row(m) for m in fetched[:size]],
+        family=family,
+        status=status,
+        offset=offset,
+        next_offset=next_offset,
     )

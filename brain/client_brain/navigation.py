@@ -21,7 +21,7 @@ def home_cards(tenant) -> list[dict]:
     stats = client_brain_stats(tenant_id=tenant.pk)
     return [
         {
-            "label": "Client Brain typed rows",
+            "label": "Client Brain typed current rows",
             "value": stats.typed_rows,
             "url": reverse("client-brain-dashboard"),
         }

@@ -2,7 +2,8 @@
 
 - POST context: the typed context for a ticket-agent run (initial or continuation).
 - GET copilot?q=: Copilot's memory tool.
-- GET memories, memories/{id}, stats: the dashboard's data, read-only and paginated.
+- GET memories, memories/{id}, stats: the dashboard's data, read-only and paginated; the list shows
+  current rows unless `?status=` asks for superseded, archived or all rows, and each row says its status.
 - Every mutation (POST/PUT/PATCH/DELETE on memories, reset) answers 405 saying it is suspended
   (DESIGN.md decision 10). A detail mutation first looks the row up in the caller's tenant, so another
   tenant's id is the same 404 as a missing one.
@@ -24,7 +25,13 @@ from rest_framework.viewsets import GenericViewSet
 from brain.activity import activity_count_expression
 from brain.client_brain import typed
 from brain.client_brain.copilot import client_brain_copilot
-from brain.client_brain.dashboard import OTHER_SURFACE_TYPES, client_brain_stats, dashboard_ordered, to_row
+from brain.client_brain.dashboard import (
+    CLIENT_BRAIN_ROW,
+    client_brain_stats,
+    dashboard_ordered,
+    status_condition,
+    to_row,
+)
 from brain.client_brain.recall import client_brain_context
 from brain.models import Memory
 from config.api import error_response
@@ -35,6 +42,7 @@ from .client_brain_serializers import (
     ClientBrainContextRequestSerializer,
     ClientBrainContextResponseSerializer,
     ClientBrainCopilotMemorySerializer,
+    ClientBrainMemoryListParamsSerializer,
     ClientBrainStatsSerializer,
     ClientBrainStoredMemorySerializer,
 )
@@ -124,31 +132,33 @@ class ClientBrainCopilotView(TenantAPIView):
 class ClientBrainMemoryViewSet(
     TenantScopedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericViewSet
 ):
-    """Stored Client Brain rows (the dashboard's data): read-only, paginated, `?type=` filter."""
+    """Stored Client Brain rows (the dashboard's data): read-only, paginated, `?status=` and `?type=`
+    filters on the list (a row is retrieved by id whatever its status)."""
 
-    queryset = Memory.objects.filter(scope_kind="tenant").exclude(type__in=OTHER_SURFACE_TYPES)
+    queryset = Memory.objects.filter(CLIENT_BRAIN_ROW)
     serializer_class = ClientBrainStoredMemorySerializer
 
     def refine_queryset(self, queryset):
         queryset = queryset.annotate(
             typed=typed.typed_condition(), activity_count=activity_count_expression()
         )
-        family = self.request.query_params.get("type")
-        if family:
-            if family not in typed.FAMILIES:
-                raise ValidationError({"type": f"Choose one of {', '.join(typed.FAMILIES)}."})
-            queryset = queryset.filter(type=family)
         return dashboard_ordered(queryset)
 
     def _rows(self, memories):
         return [{**asdict(row), "legacy": row.legacy} for row in map(to_row, memories)]
 
     @extend_schema(
-        parameters=[OpenApiParameter("type", str, enum=list(typed.FAMILIES))],
+        parameters=[ClientBrainMemoryListParamsSerializer],
         responses=ClientBrainStoredMemorySerializer(many=True),
     )
     def list(self, request, *args, **kwargs):
-        page = self.paginate_queryset(self.get_queryset())
+        given = {name: value for name, value in request.query_params.items() if value}
+        params = ClientBrainMemoryListParamsSerializer(data=given)
+        params.is_valid(raise_exception=True)
+        queryset = self.get_queryset().filter(status_condition(params.validated_data["status"]))
+        if family := params.validated_data.get("type"):
+            queryset = queryset.filter(type=family)
+        page = self.paginate_queryset(queryset)
         return self.get_paginated_response(
             ClientBrainStoredMemorySerializer(self._rows(page), many=True).data
         )

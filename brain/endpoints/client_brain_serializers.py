@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from brain.client_brain import typed
+from brain.client_brain.dashboard import CURRENT, STATUS_FILTERS
 
 
 class ClientBrainContextRequestSerializer(serializers.Serializer):
@@ -73,6 +74,24 @@ class ClientBrainCopilotMemorySerializer(serializers.Serializer):
     overlap_words = serializers.ListField(child=serializers.CharField())
 
 
+class ClientBrainMemoryListParamsSerializer(serializers.Serializer):
+    """The list's query parameters (a blank one counts as absent)."""
+
+    type = serializers.ChoiceField(
+        choices=list(typed.FAMILIES),
+        required=False,
+        error_messages={"invalid_choice": f"Choose one of {', '.join(typed.FAMILIES)}."},
+        help_text="Only rows of this family.",
+    )
+    status = serializers.ChoiceField(
+        choices=list(STATUS_FILTERS),
+        default=CURRENT,
+        error_messages={"invalid_choice": f"Choose one of {', '.join(STATUS_FILTERS)}."},
+        help_text="current (the default): rows neither superseded nor archived; superseded; archived; "
+        "all: every stored row.",
+    )
+
+
 class ClientBrainStoredMemorySerializer(serializers.Serializer):
     """A stored row as the dashboard shows it. Invalid confidence is null in `confidence` (JSON has no
     NaN or infinity) and spelled out in `confidence_display`."""
@@ -87,18 +106,33 @@ class ClientBrainStoredMemorySerializer(serializers.Serializer):
     confidence_valid = serializers.BooleanField()
     typed = serializers.BooleanField()
     legacy = serializers.BooleanField()
+    status = serializers.CharField(
+        help_text="The stored status: superseded (replaced by `superseded_by`) and archived rows are not "
+        "current and are never recalled."
+    )
+    superseded_by = serializers.IntegerField(
+        allow_null=True, source="superseded_by_id", help_text="The newer memory that replaced this one."
+    )
     activity_count = serializers.IntegerField()
     created_at = serializers.DateTimeField()
 
 
 class ClientBrainStatsSerializer(serializers.Serializer):
-    stored_rows = serializers.IntegerField()
-    typed_rows = serializers.IntegerField()
-    average_confidence = serializers.FloatField(allow_null=True)
-    invalid_confidence_rows = serializers.IntegerField()
-    recorded_activity = serializers.IntegerField()
-    by_type = serializers.DictField(child=serializers.IntegerField())
-    legacy_type_rows = serializers.IntegerField()
+    """Tenant-wide counts. `stored_rows` and `rows_by_status` count every stored row; every other figure
+    counts current rows only (neither superseded nor archived)."""
+
+    stored_rows = serializers.IntegerField(help_text="Every stored row, whatever its status.")
+    rows_by_status = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Stored rows by status: current, superseded, archived."
+    )
+    typed_rows = serializers.IntegerField(help_text="Current rows passing the four-family shape guard.")
+    average_confidence = serializers.FloatField(
+        allow_null=True, help_text="Of current rows with finite confidence within 0–1."
+    )
+    invalid_confidence_rows = serializers.IntegerField(help_text="Current rows with invalid confidence.")
+    recorded_activity = serializers.IntegerField(help_text="Recorded activity of current rows.")
+    by_type = serializers.DictField(child=serializers.IntegerField(), help_text="Current rows by family.")
+    legacy_type_rows = serializers.IntegerField(help_text="Current rows of an unsupported type.")
 
 
 FAMILY_CHOICES = list(typed.FAMILIES)

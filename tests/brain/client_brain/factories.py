@@ -70,3 +70,25 @@ def issue(tenant, pattern, resolution, frequency=2, **kwargs) -> Memory:
 
 def process(tenant, trigger, action, **kwargs) -> Memory:
     return memory(tenant, "process", {"trigger": trigger, "action": action}, **kwargs)
+
+
+def superseded_by(old: Memory, payload: dict) -> Memory:
+    """Replace `old` with a newer memory of its type and key, as the formation judge does (through the
+    formation service): `old` becomes superseded, pointing at the new row, which is returned."""
+    from brain.api import memory_supersede
+    from brain.types import MemoryCandidate
+
+    outcome = memory_supersede(
+        tenant_id=old.tenant_id,
+        old_memory_id=old.pk,
+        candidate=MemoryCandidate(
+            tenant_id=old.tenant_id,
+            type=old.type,
+            key=old.key,
+            payload=payload,
+            text=render_value(old.type, payload),
+            surface="client_brain",
+        ),
+    )
+    assert outcome.result == "superseded", outcome
+    return Memory.objects.for_tenant(old.tenant_id).get(pk=outcome.memory_id)

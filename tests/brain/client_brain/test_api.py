@@ -9,7 +9,7 @@ from brain.models import Memory
 from tests.conftest import api_client_for_key
 from tickets.tenancy import services
 
-from .factories import fact, issue, memory, voice
+from .factories import fact, issue, memory, superseded_by, voice
 
 
 def test_context_endpoint_returns_typed_sections_tags_omitted_counts_and_trace(api, tenant):
@@ -94,12 +94,16 @@ def test_memory_list_is_read_only_paginated_and_filterable(api, tenant):
 
 
 def test_memory_stats_endpoint(api, tenant):
+    """Everything but the stored totals counts current rows only (issue 13, finding 6)."""
     fact(tenant, "Valid", confidence=0.6)
     fact(tenant, "Also valid", confidence=1.0, activity_count=4)
     memory(tenant, "business", {"fact": ""}, text="blank", confidence=math.inf)
+    fact(tenant, "Archived", confidence=0.1, activity_count=7, status="archived")
+    memory(tenant, "voice", {"formality": "formal"}, status="superseded")
     body = api.get(reverse("client-brain-memory-stats")).json()
     assert body == {
-        "stored_rows": 3,
+        "stored_rows": 5,
+        "rows_by_status": {"current": 3, "superseded": 1, "archived": 1},
         "typed_rows": 2,
         "average_confidence": pytest.approx(0.8),
         "invalid_confidence_rows": 1,
@@ -107,6 +111,55 @@ def test_memory_stats_endpoint(api, tenant):
         "by_type": {"business": 3, "voice": 0, "issues": 0, "process": 0},
         "legacy_type_rows": 0,
     }
+
+
+def test_memory_list_shows_current_rows_with_their_status_and_filters_the_others(api, tenant):
+    """Issue 13, finding 6: the list showed superseded rows without a status, so two voice:formality rows."""
+    from brain.api import memory_set_status
+
+    old = voice(tenant, formality="formal", tone="professional", key="voice:formality")
+    new = superseded_by(old, {"formality": "casual", "tone": "friendly"})
+    gone = fact(tenant, "An archived fact")
+    memory_set_status(tenant_id=tenant.pk, memory_id=gone.pk, status="archived", actor="test")
+    url = reverse("client-brain-memory-list")
+
+    def listed(**params):
+        return {r["id"]: r for r in api.get(url, params).json()["results"]}
+
+    current = listed()
+    assert list(current) == [new.id]
+    assert current[new.id]["status"] == "active"
+    assert current[new.id]["superseded_by"] is None
+    superseded = listed(status="superseded")
+    assert list(superseded) == [old.id]
+    assert superseded[old.id]["status"] == "superseded"
+    assert superseded[old.id]["superseded_by"] == new.id
+    assert list(listed(status="archived")) == [gone.id]
+    assert set(listed(status="all")) == {old.id, new.id, gone.id}
+    assert list(listed(status="all", type="business")) == [gone.id]
+    assert list(listed(status="")) == [new.id]
+    # A row is still retrieved by id whatever its status.
+    detail = api.get(reverse("client-brain-memory-detail", kwargs={"pk": old.id})).json()
+    assert detail["status"] == "superseded"
+
+
+def test_memory_list_refuses_an_unknown_status_with_the_error_envelope(api, tenant):
+    response = api.get(reverse("client-brain-memory-list"), {"status": "deleted"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert isinstance(error["fields"]["status"], list) and "current" in error["fields"]["status"][0]
+    typed_error = api.get(reverse("client-brain-memory-list"), {"type": "faq"}).json()["error"]
+    assert isinstance(typed_error["fields"]["type"], list)
+
+
+def test_the_schema_documents_the_status_filter_and_the_row_status(api):
+    schema = api.get(reverse("schema"), HTTP_ACCEPT="application/json").json()
+    parameters = {p["name"]: p for p in schema["paths"]["/api/v1/client-brain/memories"]["get"]["parameters"]}
+    assert parameters["status"]["schema"]["enum"] == ["current", "superseded", "archived", "all"]
+    assert parameters["status"]["schema"]["default"] == "current"
+    assert "status" in schema["components"]["schemas"]["ClientBrainStoredMemory"]["properties"]
+    assert "rows_by_status" in schema["components"]["schemas"]["ClientBrainStats"]["properties"]
 
 
 @pytest.mark.parametrize(

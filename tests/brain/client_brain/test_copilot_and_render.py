@@ -147,3 +147,17 @@ def test_the_budget_loop_keeps_exactly_what_composing_every_trial_kept():
         assert set(rendered.memory_ids) == kept
         assert rendered.omitted_for_budget == budget_omitted
         assert len(rendered.text) <= max_chars
+
+
+def test_copilot_never_returns_a_superseded_or_archived_row(tenant):
+    from brain.api import memory_set_status
+
+    from .factories import memory
+
+    kept = fact(tenant, "Refunds take five working days", confidence=0.6)
+    gone = fact(tenant, "Refunds take ten working days", confidence=0.9)
+    memory(tenant, "voice", {"formality": "formal"}, status="superseded", confidence=1.0)
+    assert {r.id for r in client_brain_copilot(tenant_id=tenant.id, query="refunds")} == {kept.id, gone.id}
+    memory_set_status(tenant_id=tenant.id, memory_id=gone.id, status="archived", actor="test")
+    for query in ("refunds working days", "formal", ""):
+        assert [r.id for r in client_brain_copilot(tenant_id=tenant.id, query=query)] == [kept.id]

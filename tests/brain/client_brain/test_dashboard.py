@@ -11,7 +11,7 @@ from brain.models import Memory
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .factories import fact, memory, process, set_activity, voice
+from .factories import fact, memory, process, set_activity, superseded_by, voice
 
 URL = "/insights/analytics/client-brain/"
 
@@ -114,7 +114,7 @@ def test_invalid_confidence_rows_get_a_separate_warning(operator, tenant):
         fact(tenant, "Broken", confidence=value)
     html = operator.get(URL).content.decode()
     warning = re.search(r'data-testid="invalid-confidence-warning">\s*([^<]+)<', html).group(1)
-    assert warning.startswith("3 stored rows have invalid confidence")
+    assert warning.startswith("3 current rows have invalid confidence")
     assert "NaN" in html and "∞" in html and "1.5 (out of range)" in html
 
 
@@ -123,7 +123,7 @@ def test_unsupported_values_are_labelled_legacy_memory_format(operator, tenant):
     bad_shape = memory(tenant, "voice", {"formality": "posh"}, text="Posh voice")
     good = fact(tenant, "Fine fact")
     html = operator.get(URL).content.decode()
-    rows = dict(re.findall(r'<tr data-id="(\d+)">(.*?)</tr>', html, re.S))
+    rows = dict(re.findall(r'<tr data-id="(\d+)"[^>]*>(.*?)</tr>', html, re.S))
     assert "legacy memory format" in rows[str(legacy_type.id)]
     assert "legacy memory format" in rows[str(bad_shape.id)]
     assert "legacy memory format" not in rows[str(good.id)]
@@ -170,7 +170,8 @@ def test_the_navigation_has_a_client_brain_entry(operator, tenant):
     request.tenant = tenant
     assert nav_item(request) == {"label": "Insights · Client Brain", "url": URL, "active": False}
     fact(tenant, "Counted")
-    assert home_cards(tenant) == [{"label": "Client Brain typed rows", "value": 1, "url": URL}]
+    fact(tenant, "Not current", status="archived")
+    assert home_cards(tenant) == [{"label": "Client Brain typed current rows", "value": 1, "url": URL}]
 
 
 def test_an_offset_past_the_end_says_so_and_links_to_the_first_page(operator, tenant):
@@ -205,3 +206,65 @@ def test_the_aggregates_follow_every_write_and_every_recorded_activity(tenant):
 
     memories_record_activity(tenant_id=tenant.pk, memory_ids=[one.pk, two.pk])
     assert client_brain_stats(tenant_id=tenant.pk).recorded_activity == 4
+
+
+def stat(html, name):
+    return re.search(rf'data-testid="{name}">([^<]+)<', html).group(1)
+
+
+def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(operator, tenant):
+    """Issue 13, finding 6: a tenant showed two voice:formality rows, the superseded one without a status."""
+    old = voice(tenant, formality="formal", tone="professional", key="voice:formality")
+    new = superseded_by(old, {"formality": "casual", "tone": "friendly"})
+    assert Memory.objects.for_tenant(tenant).get(pk=old.pk).status == "superseded"
+
+    html = operator.get(URL).content.decode()
+    assert row_ids(html) == [new.id]
+    rows = dict(re.findall(r'<tr data-id="(\d+)" data-status="(\w+)">', html))
+    assert rows == {str(new.id): "active"}
+    assert re.search(r'data-testid="row-status"[^>]*>active<', html)
+    counts = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
+    assert counts["voice"] == "1"
+    assert stat(html, "current-rows") == "1" and stat(html, "typed-rows") == "1"
+    assert stat(html, "stored-rows") == "2"
+    assert "1 current, 1 superseded, 0 archived" in html
+    assert "Current rows by type" in html and "Typed current rows" in html
+
+    superseded = operator.get(URL, {"status": "superseded"}).content.decode()
+    assert row_ids(superseded) == [old.id]
+    row = re.search(rf'<tr data-id="{old.id}".*?</tr>', superseded, re.S).group(0)
+    assert ">superseded<" in row and f"#{new.id}" in row
+    everything = operator.get(URL, {"status": "all", "type": "voice"}).content.decode()
+    assert sorted(row_ids(everything)) == sorted([old.id, new.id])
+
+
+def test_archived_rows_are_left_out_of_the_rows_and_counts_unless_filtered(operator, tenant):
+    from brain.api import memory_set_status
+
+    kept = fact(tenant, "Kept fact", confidence=0.6, activity_count=2)
+    gone = fact(tenant, "Archived fact", confidence=1.0, activity_count=5)
+    memory_set_status(tenant_id=tenant.pk, memory_id=gone.pk, status="archived", actor="test")
+    html = operator.get(URL).content.decode()
+    assert row_ids(html) == [kept.id]
+    assert stat(html, "current-rows") == "1" and stat(html, "stored-rows") == "2"
+    assert stat(html, "average-confidence") == "0.60" and stat(html, "recorded-activity") == "2"
+    archived = operator.get(URL, {"status": "archived"}).content.decode()
+    assert row_ids(archived) == [gone.id] and ">archived<" in archived
+    assert operator.get(URL, {"status": "superseded"}).content.decode().count("<tr data-id") == 0
+
+
+def test_the_status_filter_links_keep_the_type_and_restart_from_the_first_page(operator, tenant):
+    bulk_facts(tenant, 130, status="archived")
+    html = operator.get(URL, {"status": "archived", "type": "business", "offset": 100}).content.decode()
+    for status in ("superseded", "all"):
+        assert f'href="?status={status}&amp;type=business"' in html
+    assert 'href="?type=business"' in html  # current is the default: not in the link
+    assert 'href="?status=archived&amp;type=voice"' in html
+    first = operator.get(URL, {"status": "archived"}).content.decode()
+    assert len(row_ids(first)) == 100 and 'href="?status=archived&amp;offset=100"' in first
+    partial = operator.get(URL, {"status": "archived", "offset": 100, "partial": "rows"}).content.decode()
+    assert len(row_ids(partial)) == 30
+    empty = operator.get(URL).content.decode()
+    assert row_ids(empty) == [] and "Superseded and archived rows are left out" in empty
+    # An unknown status is the default, current.
+    assert row_ids(operator.get(URL, {"status": "bogus"}).content.decode()) == []

@@ -51,3 +51,40 @@ def test_load_more_appends_in_place_and_removes_duplicate_row_ids(browser_page, 
     assert ids[:100] == [r.id for r in rows[:100]]
     assert page.locator("#load-more").count() == 0  # no further page
     assert re.search(r"/insights/analytics/client-brain/$", page.url)  # in place, no navigation
+
+
+def test_the_status_filter_labels_rows_and_load_more_keeps_it(browser_page, live_server, tenant, tmp_path):
+    from .factories import fact, superseded_by, voice
+
+    old = voice(tenant, formality="formal", tone="professional", key="voice:formality")
+    new = superseded_by(old, {"formality": "casual", "tone": "friendly"}).pk
+    fact(tenant, "Orders ship from Lyon within two days", activity_count=3)
+    archived = Memory.objects.bulk_create(
+        Memory(tenant=tenant, scope_kind="tenant", type="business", payload={"fact": f"Old fact {i}"},
+               text=f"Old fact {i}", confidence=0.9, status="archived")
+        for i in range(120)
+    )  # fmt: skip
+    page = browser_page
+    page.goto(f"{live_server.url}/insights/analytics/client-brain/")
+    assert new in shown_ids(page) and old.pk not in shown_ids(page) and len(shown_ids(page)) == 2
+    assert page.locator('[data-testid="current-rows"]').inner_text() == "2"
+    assert (
+        page.locator('[data-testid="rows-by-status"]')
+        .inner_text()
+        .endswith("2 current, 1 superseded, 120 archived.")
+    )
+    page.screenshot(path=str(tmp_path / "client-brain-current.png"), full_page=True)
+
+    page.click('[data-testid="status-filter"] >> text=Superseded')
+    page.wait_for_url(re.compile(r"status=superseded"))
+    assert shown_ids(page) == [old.pk]
+    assert page.locator(f'tr[data-id="{old.pk}"] [data-testid="row-status"]').inner_text() == "superseded"
+    page.screenshot(path=str(tmp_path / "client-brain-superseded.png"), full_page=True)
+
+    page.click('[data-testid="status-filter"] >> text=Archived')
+    page.wait_for_url(re.compile(r"status=archived"))
+    assert len(shown_ids(page)) == 100
+    page.click("#load-more")
+    page.wait_for_function("document.querySelectorAll('#rows tr[data-id]').length > 100")
+    assert sorted(shown_ids(page)) == sorted(r.pk for r in archived)
+    print("screenshots:", tmp_path)

@@ -11,7 +11,7 @@ from brain.client_brain.recall import fetch_tiers, rank
 from brain.client_brain.typed import render_value
 from brain.models import Memory
 
-from .factories import activity_of, fact, issue, memory, process, voice
+from .factories import activity_of, fact, issue, memory, process, superseded_by, voice
 
 
 def many_facts(tenant, count, *, text="Generic policy note {i}", confidence=0.9):
@@ -360,3 +360,39 @@ def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(
     assert stats["keyword"] == 0
     _, stats = fetch_tiers(tenant_id=tenant.id, subject="key_code", latest_customer_message="")
     assert stats["keyword"] == min(30, limit)
+
+
+def test_recall_never_injects_a_superseded_or_archived_row_even_one_it_recalled_before(tenant):
+    """Issue 13: recall must never inject a superseded or archived row. The rows kept between calls are
+    keyed by the memory state, so a row retired after it was recalled is gone from the very next call."""
+    from brain.api import client_brain_context_preview, memory_set_status
+
+    old_voice = voice(tenant, formality="formal", tone="professional", key="voice:formality")
+    refund = fact(tenant, "Refunds take five working days", confidence=0.9)
+    ticket = {"subject": "Refund question", "latest_customer_message": "When is my refund due?"}
+    before = client_brain_context(tenant_id=tenant.id, **ticket)
+    assert {old_voice.id, refund.id} <= set(before.memory_ids)
+
+    new_voice = superseded_by(old_voice, {"formality": "casual", "tone": "friendly"}).id
+    memory_set_status(tenant_id=tenant.id, memory_id=refund.id, status="archived", actor="test")
+    for context in (
+        client_brain_context(tenant_id=tenant.id, **ticket),
+        client_brain_context(tenant_id=tenant.id, mode="continuation", **ticket),
+        client_brain_context_preview(tenant_id=tenant.id, **ticket),
+    ):
+        assert context.memory_ids == [new_voice]
+        assert [m.id for m in context.sections["voice"]] == [new_voice]
+        assert "professional" not in context.prompt and "five working days" not in context.prompt
+
+
+def test_the_keyword_tier_beyond_the_window_skips_archived_and_superseded_rows(tenant, settings):
+    """The rows past the kept window are searched in SQL (the trigram index): the same live filter."""
+    settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 200
+    many_facts(tenant, 250, confidence=0.95)
+    archived = fact(tenant, "Espressivo descaling voids the warranty", confidence=0.55, status="archived")
+    superseded = fact(tenant, "Espressivo grinders ship from Lyon", confidence=0.55, status="superseded")
+    live = fact(tenant, "Espressivo kettles ship from Porto", confidence=0.55)
+    candidates, stats = fetch_tiers(tenant_id=tenant.id, subject="Espressivo", latest_customer_message="")
+    keyword = [c.id for c in candidates if c.tier == "keyword"]
+    assert keyword == [live.id]
+    assert {archived.id, superseded.id}.isdisjoint(c.id for c in candidates)
