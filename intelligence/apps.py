@@ -14,3 +14,9 @@ class IntelligenceConfig(AppConfig):
         # one-statement lookup the runtime context always used; brain reaches agents this way without
         # importing intelligence.
         register_parent("agent", agent_for_tenant, convert=int)
+
+        from .feedback import conversation_for_tenant, run_for_tenant
+
+        # Feedback endpoints name a conversation or a run by the Brain's id: the tenant's, or 404.
+        register_parent("conversation", conversation_for_tenant, convert=int)
+        register_parent("run", run_for_tenant, convert=int)

@@ -315,21 +315,58 @@ def backstop_duplicate(
         max_distance=1.0 - formation_setting("BACKSTOP_COSINE"),
         by_id=True,
     )
+    return _best_duplicate(text, _score(neighbours(plan), text, vector))
+
+
+def backstop_match(text: str, n: Neighbour) -> bool:
+    """The backstop's rule for one scored neighbour: the same normalised text, or cosine / trigram / token
+    overlap at its threshold, unless the two state different numbers."""
+    if normalise(n.text) == normalise(text):
+        return True
+    if numbers_conflict(text, n.text):
+        return False
+    return (
+        (n.cosine or 0.0) >= formation_setting("BACKSTOP_COSINE")
+        or n.lexical >= formation_setting("BACKSTOP_TRIGRAM")
+        or n.token_overlap >= formation_setting("BACKSTOP_TOKEN_OVERLAP")
+    )
+
+
+def _best_duplicate(text: str, scored: list[Neighbour]) -> Neighbour | None:
     norm = normalise(text)
     best: Neighbour | None = None
-    for n in _score(neighbours(plan), text, vector):
-        exact = normalise(n.text) == norm
-        if not exact and numbers_conflict(text, n.text):
+    for n in scored:
+        if not backstop_match(text, n):
             continue
-        duplicate = (
-            exact
-            or (n.cosine or 0.0) >= formation_setting("BACKSTOP_COSINE")
-            or n.lexical >= formation_setting("BACKSTOP_TRIGRAM")
-            or n.token_overlap >= formation_setting("BACKSTOP_TOKEN_OVERLAP")
-        )
-        if duplicate and (best is None or (1.0 if exact else n.closeness) > best.closeness):
+        exact = normalise(n.text) == norm
+        if best is None or (1.0 if exact else n.closeness) > best.closeness:
             best = n if not exact else Neighbour(**{**asdict(n), "lexical": 1.0})
     return best
+
+
+def duplicates_among(
+    *, tenant_id: int, scope_kind: str, scope_id: str, text: str, ids, vector=None, model: str = ""
+) -> list[Neighbour]:
+    """The rows among `ids` (of the scope, in any status) that `text` duplicates by the backstop's rule, closest
+    first: the backstop asked about a fixed set of rows (e.g. dismissed suggestions) rather than the live scope."""
+    ids = [int(i) for i in ids]
+    if not ids:
+        return []
+    plan = NeighbourPlan(
+        tenant_id=tenant_id,
+        scope_kind=scope_kind,
+        scope_id=scope_id,
+        statuses=tuple(MemoryStatus.values),
+        text=text,
+        limit=0,
+        vector=vector,
+        model=model,
+        ids=tuple(ids),
+        by_id=True,
+    )
+    wanted = set(ids)
+    found = [n for n in _score(neighbours(plan), text, vector) if n.id in wanted and backstop_match(text, n)]
+    return sorted(found, key=lambda n: (-n.closeness, n.id))
 
 
 def recent_note_duplicate(*, tenant_id: int, scope_kind: str, scope_id: str, text: str) -> Neighbour | None:

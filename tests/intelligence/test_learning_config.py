@@ -16,6 +16,7 @@ def test_defaults_are_the_specs():
         "evaluate_after_hours": 48,
         "learning_window_days": None,
         "recency_bias": "moderate",
+        "suggestion_feedback_threshold": 3,
     }
     assert learning_config_clean(None) == LEARNING_CONFIG_DEFAULTS
 
