@@ -85,6 +85,8 @@ from brain.search import RecalledMemory, RecallInputError, Reranker, recall, rec
 from brain.suggestions import (  # noqa: E402,F401
     FeedbackEvidence,
     ProposedSuggestion,
+    SuggestionEvidence,
     dismissed_duplicate,
+    suggestion_evidence,
     suggestions_propose,
 )

@@ -244,3 +244,34 @@ def dismissed_duplicate(
         model=model,
     )
     return next((n.id for n in found if not facts_differ(text, n.text)), None)
+
+
+@dataclass(frozen=True)
+class SuggestionEvidence:
+    """One rated conversation or run a suggested memory came from (from its provenance)."""
+
+    kind: str  # "conversation" | "run"
+    id: int
+    rating: int
+    weight: float | None
+
+
+def suggestion_evidence(*, tenant_id: int, memory_ids) -> dict[int, list[SuggestionEvidence]]:
+    """Per memory id, the feedback it was suggested from (and reinforced by), oldest first. Tenant-scoped."""
+    from .models import Memory
+
+    out: dict[int, list[SuggestionEvidence]] = {}
+    rows = (
+        Memory.objects.for_tenant(tenant_id).filter(pk__in=list(memory_ids)).values_list("id", "provenance")
+    )
+    for memory_id, provenance in rows:
+        out[memory_id] = [
+            SuggestionEvidence(
+                kind=p["kind"], id=int(p["id"]), rating=int(p.get("rating", 0)), weight=p.get("weight")
+            )
+            for p in provenance or []
+            if isinstance(p, dict)
+            and p.get("surface") == "suggestion"
+            and p.get("kind") in ("conversation", "run")
+        ]
+    return out

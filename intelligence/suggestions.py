@@ -72,6 +72,10 @@ def dismissed_memory_ids(agent: Agent) -> list[int]:
     )
 
 
+def recent_dismissals(agent: Agent, *, limit: int = 10) -> list[SuggestionDismissal]:
+    return list(SuggestionDismissal.objects.for_tenant(agent.tenant_id).filter(agent=agent)[:limit])
+
+
 def _watermark(agent: Agent) -> datetime | None:
     run = last_run(agent)
     return run.feedback_through if run else None
