@@ -18,6 +18,7 @@ from brain import api as brain_api
 
 from . import feedback, suggestions
 from .forms import STRENGTH_LABELS
+from .learning import learning_config_for
 from .runtime import TIER_ORDER
 from .views import AgentScopedView, _actor
 
@@ -76,6 +77,7 @@ class ConversationsView(AgentScopedView):
                 "conversations": conversations,
                 "runs": runs,
                 "comment_max": feedback.COMMENT_MAX_CHARS,
+                "threshold": learning_config_for(agent).suggestion_feedback_threshold,
                 "suggestion_count": suggestions.suggestion_count(agent),
                 "nav_agents": True,
             },
@@ -146,6 +148,7 @@ class SuggestionsView(AgentScopedView):
                 "categories": brain_api.MemoryCategory.choices,
                 "strength_labels": STRENGTH_LABELS,
                 "reason_max": suggestions.REASON_MAX_CHARS,
+                "threshold": learning_config_for(agent).suggestion_feedback_threshold,
                 "last_run": suggestions.last_run(agent),
                 "nav_agents": True,
             },
