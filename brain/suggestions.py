@@ -22,6 +22,7 @@ correction, of positive ones a preference.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,9 +77,21 @@ class ProposedSuggestion:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+# Words an operator puts before the lesson itself ("Again: ...", "Please ...") and that the lesson is better
+# without; so "Again: tell X." and "Please tell X." are one suggestion.
+_FILLER = re.compile(r"^(?:(?:please|again|reminder|note|fyi|pls|once more|as before)\b[\s:,!.-]*)+", re.I)
+
+
 def _comment_text(comment: str) -> str:
-    """The comment as a memory: whitespace collapsed, cut at a sentence within MAX_TEXT_CHARS, a full stop."""
-    text = " ".join((comment or "").split())
+    """The comment as a memory: sentences without a lesson dropped ("Next time.", "This keeps happening.":
+    fewer than MIN_WORDS content words), leading filler dropped ("Again:", "Please"), whitespace collapsed,
+    cut at a sentence within MAX_TEXT_CHARS, a full stop."""
+    kept = [
+        s
+        for s in sentences(" ".join((comment or "").split()))
+        if len(content_tokens(s)) >= suggestion_setting("MIN_WORDS")
+    ]
+    text = " ".join(_FILLER.sub("", s, count=1) or s for s in kept)
     limit = suggestion_setting("MAX_TEXT_CHARS")
     if len(text) > limit:
         kept = ""

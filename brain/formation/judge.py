@@ -234,17 +234,26 @@ def local_judge(payload: dict[str, Any]) -> dict[str, Any]:
                 return {"decision": "reinforce", "target_id": n["id"], "reason": "same_key_same_value"}
         if same_key:
             return {"decision": "supersede", "target_id": same_key[0]["id"], "reason": "same_key_new_value"}
-    cos_t, tok_t = formation_setting("JUDGE_COSINE"), formation_setting("JUDGE_TOKEN_OVERLAP")
     # Keys decide supersedes only: producers derive keys from wording (Client Brain slugs its values), so
     # a different key on the same text is the same fact again, not a new one.
     for n in neighbours:
         if normalise(n["text"]) == norm:
             return {"decision": "reinforce", "target_id": n["id"], "reason": "same_text"}
-        if numbers_conflict(text, n["text"]):
-            continue
-        if (n.get("cosine") or 0) >= cos_t or (n.get("token_overlap") or 0) >= tok_t:
+        if judge_same_fact(text, n["text"], cosine=n.get("cosine"), token_overlap=n.get("token_overlap")):
             return {"decision": "reinforce", "target_id": n["id"], "reason": "same_fact"}
     return {"decision": "add", "target_id": None, "reason": "new_fact"}
+
+
+def judge_same_fact(text: str, other: str, *, cosine: float | None, token_overlap: float | None) -> bool:
+    """The deterministic judge's "the same fact again": the same normalised text, or cosine / token overlap at
+    the judge's thresholds (a little looser than the backstop's), unless the two state different numbers."""
+    if normalise(other) == normalise(text):
+        return True
+    if numbers_conflict(text, other):
+        return False
+    return (cosine or 0) >= formation_setting("JUDGE_COSINE") or (token_overlap or 0) >= formation_setting(
+        "JUDGE_TOKEN_OVERLAP"
+    )
 
 
 register_task(
@@ -347,8 +356,9 @@ def _best_duplicate(text: str, scored: list[Neighbour]) -> Neighbour | None:
 def duplicates_among(
     *, tenant_id: int, scope_kind: str, scope_id: str, text: str, ids, vector=None, model: str = ""
 ) -> list[Neighbour]:
-    """The rows among `ids` (of the scope, in any status) that `text` duplicates by the backstop's rule, closest
-    first: the backstop asked about a fixed set of rows (e.g. dismissed suggestions) rather than the live scope."""
+    """The rows among `ids` (of the scope, in any status) that `text` repeats by formation's rules (the backstop's
+    or the deterministic judge's "same fact"), closest first: formation asked about a fixed set of rows (e.g.
+    dismissed suggestions) rather than the live scope."""
     ids = [int(i) for i in ids]
     if not ids:
         return []
@@ -365,7 +375,15 @@ def duplicates_among(
         by_id=True,
     )
     wanted = set(ids)
-    found = [n for n in _score(neighbours(plan), text, vector) if n.id in wanted and backstop_match(text, n)]
+    found = [
+        n
+        for n in _score(neighbours(plan), text, vector)
+        if n.id in wanted
+        and (
+            backstop_match(text, n)
+            or judge_same_fact(text, n.text, cosine=n.cosine, token_overlap=n.token_overlap)
+        )
+    ]
     return sorted(found, key=lambda n: (-n.closeness, n.id))
 
 

@@ -39,6 +39,16 @@ def test_the_local_producer_clusters_similar_comments_and_weighs_them(local):
     assert proposed[0].support == pytest.approx(1.3)
 
 
+def test_filler_and_sentences_without_a_lesson_are_left_out_of_the_text(local):
+    proposed, _ = suggestions_propose(
+        feedback=[
+            _item("conversation:1", f"Again: {REFUND} This keeps happening."),
+            _item("conversation:2", f"Please {REFUND[0].lower()}{REFUND[1:]} Next time."),
+        ]
+    )
+    assert [(p.text, len(p.evidence)) for p in proposed] == [(REFUND, 2)]
+
+
 def test_positive_feedback_proposes_a_preference(local):
     proposed, _ = suggestions_propose(
         feedback=[_item("conversation:1", "Customers loved the friendly greeting at the start.", rating=1)]
