@@ -31,7 +31,7 @@ def test_the_local_producer_clusters_similar_comments_and_weighs_them(local):
     assert producer == "local"
     assert [(p.text, p.category, set(p.evidence)) for p in proposed] == [
         (
-            "Please mention the 30-day refund window when customers ask about returns.",
+            "Mention the 30-day refund window when customers ask about returns.",
             "correction",
             {"run:2", "conversation:1"},
         )
