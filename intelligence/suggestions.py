@@ -57,7 +57,8 @@ def suggestion_queue(agent: Agent, *, offset: int = 0, limit: int = 50) -> brain
 
 
 def suggestion_count(agent: Agent) -> int:
-    return suggestion_queue(agent, limit=1).total
+    """How many suggestions wait for review (one count statement)."""
+    return suggestion_queue(agent, limit=0).total
 
 
 def last_run(agent: Agent) -> SuggestionRun | None:
