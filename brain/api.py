@@ -80,6 +80,17 @@ from brain.providers import ProviderError  # noqa: E402,F401
 # Recall: hybrid retrieval with explanations (brain/search/, the retrieval engine).
 from brain.search import RecalledMemory, RecallInputError, Reranker, recall, recall_scores  # noqa: E402,F401
 
+# Suggestions from operators' feedback: the producers (local and LLM) and the dismissed-duplicate rule
+# (brain/suggestions.py); the caller promotes each suggestion as source=suggested, status=draft.
+from brain.suggestions import (  # noqa: E402,F401
+    FeedbackEvidence,
+    ProposedSuggestion,
+    SuggestionEvidence,
+    dismissed_duplicate,
+    suggestion_evidence,
+    suggestions_propose,
+)
+
 # Evaluator verdicts grade the confidence of the memories injected into a trace (brain/verdicts.py).
 from brain.verdicts import (  # noqa: E402,F401
     VERDICTS,

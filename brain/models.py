@@ -87,6 +87,7 @@ class WriteSurface(models.TextChoices):
     APP_LESSON = "app_lesson", "App learned outcome"
     CHAT = "chat", "Chat-mined"
     OPERATOR = "operator", "Operator edit"
+    SUGGESTION = "suggestion", "Suggested from feedback"
     IMPORT = "import", "Import / benchmark"
 
 

@@ -10,7 +10,17 @@ from django.core.exceptions import ValidationError
 from config.tenancy import AllTenantsAdminMixin
 
 from .learning import learning_config_clean
-from .models import Agent, AgentRun, ContextTrace, Conversation, ConversationTurn, ProposedAction
+from .models import (
+    Agent,
+    AgentRun,
+    ContextTrace,
+    Conversation,
+    ConversationTurn,
+    FeedbackHistory,
+    ProposedAction,
+    SuggestionDismissal,
+    SuggestionRun,
+)
 from .runtime import budget_clean
 
 
@@ -91,3 +101,28 @@ class ProposedActionAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_filter = ["tenant", "status"]
     search_fields = ["action_type", "recommendation", "reason"]
     list_select_related = ["tenant", "run"]
+
+
+# Feedback history and suggestion passes / dismissals: written by the services only, read here.
+@admin.register(FeedbackHistory)
+class FeedbackHistoryAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    list_display = ["id", "tenant", "agent", "conversation", "run", "rating", "rated_at", "actor"]
+    list_filter = ["tenant", "rating"]
+    search_fields = ["comment", "actor"]
+    list_select_related = ["tenant", "agent"]
+
+
+@admin.register(SuggestionRun)
+class SuggestionRunAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    list_display = ["id", "tenant", "agent", "ran_at", "producer", "considered", "outcomes"]
+    list_filter = ["tenant", "producer"]
+    search_fields = ["agent__name"]
+    list_select_related = ["tenant", "agent"]
+
+
+@admin.register(SuggestionDismissal)
+class SuggestionDismissalAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    list_display = ["id", "tenant", "agent", "memory_id", "reason", "actor", "dismissed_at"]
+    list_filter = ["tenant"]
+    search_fields = ["text", "reason"]
+    list_select_related = ["tenant", "agent"]

@@ -167,6 +167,17 @@ class LearningConfigForm(forms.Form):
         label="Learning window",
     )
     recency_bias = forms.ChoiceField(choices=RECENCY_BIAS_CHOICES)
+    suggestion_feedback_threshold = forms.IntegerField(
+        min_value=1,
+        max_value=100,
+        required=False,
+        label="Suggest memories after",
+        help_text="New ratings of this agent's conversations and runs before the system proposes memories.",
+    )
+
+    def clean_suggestion_feedback_threshold(self):
+        value = self.cleaned_data.get("suggestion_feedback_threshold")
+        return LEARNING_CONFIG_DEFAULTS["suggestion_feedback_threshold"] if value is None else value
 
     @classmethod
     def for_config(cls, config: dict, data=None):

@@ -2,7 +2,8 @@
 
 `learning_config_clean(data)` is the one validator: it fills the spec's defaults for missing keys,
 rejects unknown keys and values outside the spec's options, and returns a complete dict. The stored
-`Agent.learning_config` is always the cleaned form.
+`Agent.learning_config` is always the cleaned form. Code reads an agent's settings through ONE accessor,
+`learning_config_for(agent)` (a frozen `LearningConfig`: the learning window and the recency weights live there).
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ LEARNING_CONFIG_DEFAULTS: dict[str, Any] = {
     "evaluate_after_hours": 48,
     "learning_window_days": None,
     "recency_bias": "moderate",
+    # Not one of the spec's five: how many new ratings of an agent's conversations / runs make the suggestion
+    # task run (intelligence/suggestions.py). 1-100; 3 by default: one bad answer is an anecdote.
+    "suggestion_feedback_threshold": 3,
 }
+SUGGESTION_THRESHOLD_RANGE = (1, 100)
 
 
 def _allowed(choices) -> list:
@@ -75,42 +80,67 @@ def learning_config_clean(data: Any) -> dict[str, Any]:
             errors["recency_bias"] = "Must be one of none, moderate, strong."
         else:
             cleaned["recency_bias"] = value
+    if "suggestion_feedback_threshold" in data:
+        value = data["suggestion_feedback_threshold"]
+        low, high = SUGGESTION_THRESHOLD_RANGE
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            errors["suggestion_feedback_threshold"] = (
+                f"Must be a whole number of ratings from {low} to {high}."
+            )
+        else:
+            cleaned["suggestion_feedback_threshold"] = value
     if errors:
         raise ValidationError(errors)
     return cleaned
 
 
+# Recency bias (spec: "weight newer patterns more heavily"): a rating's weight halves every half-life of its
+# age; "none" weighs every rating in the learning window alike.
+RECENCY_HALF_LIFE_DAYS: dict[str, float | None] = {"none": None, "moderate": 30.0, "strong": 7.0}
+
+
 @dataclass(frozen=True)
 class LearningConfig:
-    """An agent's learning settings, complete and valid: what every learning path reads (one accessor:
-    `agent_learning_config`)."""
+    """An agent's learning settings, complete (spec defaults filled): the one way code reads them."""
 
     learn_from_approved_actions: bool
     learn_from_rejected_recommendations: bool
     evaluate_after_hours: int
     learning_window_days: int | None
     recency_bias: str
+    suggestion_feedback_threshold: int
 
     @property
     def evaluate_after(self) -> timedelta:
         return timedelta(hours=self.evaluate_after_hours)
 
     def window_start(self, now: datetime) -> datetime | None:
-        """The oldest moment whose feedback and data learning still reads (None: all time)."""
+        """The oldest moment the learning window admits; None for "all time". Older data is ignored entirely."""
         return None if self.learning_window_days is None else now - timedelta(days=self.learning_window_days)
 
-    def within_window(self, moment: datetime, now: datetime) -> bool:
+    def in_window(self, moment: datetime, now: datetime) -> bool:
         start = self.window_start(now)
         return start is None or moment >= start
 
+    def recency_weight(self, moment: datetime, now: datetime) -> float:
+        """The weight of a rating given at `moment`: 1.0 now, halved every half-life of the recency bias
+        (none: 1.0 whatever its age). A moment in the future weighs 1.0."""
+        half_life = RECENCY_HALF_LIFE_DAYS[self.recency_bias]
+        if half_life is None:
+            return 1.0
+        age_days = max((now - moment).total_seconds(), 0.0) / 86400.0
+        return 0.5 ** (age_days / half_life)
 
-def agent_learning_config(agent) -> LearningConfig:
-    """The agent's learning settings, spec defaults filled. A stored config that no longer validates (a
-    setting renamed since) falls back to the defaults for the offending keys rather than failing learning."""
-    stored = agent.learning_config if isinstance(agent.learning_config, dict) else {}
-    try:
-        cleaned = learning_config_clean(stored)
-    except ValidationError as exc:
-        bad = set(exc.message_dict) if hasattr(exc, "error_dict") else set(stored)
-        cleaned = learning_config_clean({k: v for k, v in stored.items() if k not in bad})
-    return LearningConfig(**cleaned)
+
+def learning_config_for(agent) -> LearningConfig:
+    """The agent's learning settings. Stored configs written before a setting existed get its default; a
+    stored value the validator would refuse (edited outside the services) falls back to the default too."""
+    stored = dict(getattr(agent, "learning_config", None) or {})
+    values = dict(LEARNING_CONFIG_DEFAULTS)
+    for key in LEARNING_CONFIG_DEFAULTS:
+        if key in stored:
+            try:
+                values[key] = learning_config_clean({key: stored[key]})[key]
+            except ValidationError:
+                pass
+    return LearningConfig(**values)

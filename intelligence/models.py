@@ -245,3 +245,91 @@ class ProposedAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action_type} ({self.status}) of run {self.run_id}"
+
+
+# --- Feedback history and suggestions (spec: Feedback Loop; intelligence/feedback.py, suggestions.py) -----
+
+
+class FeedbackHistory(models.Model):
+    """Every rating given to a conversation or a run, newest last: re-rating replaces the record's current
+    rating (its FeedbackFields) and the earlier ones stay here. Exactly one of `conversation` / `run` is set."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    conversation = models.ForeignKey(
+        Conversation, null=True, blank=True, on_delete=models.CASCADE, related_name="feedback_history"
+    )
+    run = models.ForeignKey(
+        AgentRun, null=True, blank=True, on_delete=models.CASCADE, related_name="feedback_history"
+    )
+    rating = models.SmallIntegerField(choices=FeedbackRating.choices)
+    comment = models.TextField(blank=True, default="")
+    rated_at = models.DateTimeField()
+    actor = models.CharField(max_length=120, blank=True, default="")
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["rated_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(conversation__isnull=False, run__isnull=True)
+                | models.Q(conversation__isnull=True, run__isnull=False),
+                name="feedbackhistory_one_record",
+            ),
+            models.CheckConstraint(condition=models.Q(rating__in=[1, -1]), name="feedbackhistory_rating"),
+        ]
+        indexes = [models.Index(fields=["tenant", "agent", "rated_at"], name="feedbackhistory_tenant_agent")]
+
+    def __str__(self) -> str:
+        return f"rating {self.rating:+d} at {self.rated_at:%Y-%m-%d %H:%M}"
+
+
+class SuggestionRun(models.Model):
+    """One pass of the suggestion task over an agent's feedback. `feedback_through` is the newest rating it
+    saw: the next pass counts new ratings after it (the agent's threshold) and proposes only clusters that
+    hold at least one of them."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    ran_at = models.DateTimeField()
+    feedback_through = models.DateTimeField(null=True, blank=True)
+    producer = models.CharField(max_length=32, blank=True, default="")
+    considered = models.PositiveIntegerField(default=0)
+    # outcome -> count: added, reinforced, rejected, dismissed_before (a near duplicate of a dismissal).
+    outcomes = models.JSONField(default=dict, blank=True)
+    memory_ids = models.JSONField(default=list, blank=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["-ran_at", "-id"]
+        indexes = [models.Index(fields=["tenant", "agent", "-ran_at"], name="suggestionrun_tenant_agent")]
+
+    def __str__(self) -> str:
+        return f"suggestion pass {self.pk} for agent {self.agent_id}"
+
+
+class SuggestionDismissal(models.Model):
+    """An operator dismissed a suggested memory (it is archived): neither it nor a near duplicate of it is
+    proposed again. `text` is the suggestion as it was dismissed."""
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    memory_id = models.BigIntegerField()
+    text = models.TextField()
+    reason = models.CharField(max_length=500)
+    actor = models.CharField(max_length=120, blank=True, default="")
+    dismissed_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        ordering = ["-dismissed_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "memory_id"], name="suggestiondismissal_once")
+        ]
+        indexes = [models.Index(fields=["tenant", "agent"], name="suggestiondismissal_agent")]
+
+    def __str__(self) -> str:
+        return f"dismissed [mem:{self.memory_id}]"

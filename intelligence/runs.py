@@ -32,7 +32,7 @@ from config.celery import enqueue_after_commit
 
 from . import runs_selectors as selectors
 from . import services
-from .learning import EVALUATE_AFTER_HOURS_CHOICES, LEARNING_CONFIG_DEFAULTS, agent_learning_config
+from .learning import EVALUATE_AFTER_HOURS_CHOICES, LEARNING_CONFIG_DEFAULTS, learning_config_for
 from .models import (
     Agent,
     AgentKind,
@@ -209,7 +209,7 @@ def run_response_record(*, run: AgentRun, text: str, proposed_actions: list[dict
 
 
 def _extraction_plan(action: ProposedAction, run: AgentRun, now: datetime) -> dict:
-    config = agent_learning_config(run.agent)
+    config = learning_config_for(run.agent)
     enabled = (
         config.learn_from_approved_actions
         if action.status == ProposedActionStatus.APPROVED
@@ -217,7 +217,7 @@ def _extraction_plan(action: ProposedAction, run: AgentRun, now: datetime) -> di
     )
     if not enabled:
         return {"result": "skipped", "reason": "setting_off"}
-    if not config.within_window(run.created_at, now):
+    if not config.in_window(run.created_at, now):
         return {"result": "skipped", "reason": "outside_learning_window"}
     return {"result": "pending", "reason": ""}
 
@@ -377,7 +377,7 @@ def run_outcome_evaluate(*, tenant_id: int, run_id: int, now: datetime | None = 
         .exclude(outcome="")
         .first()
     )
-    if run is None or run.created_at + agent_learning_config(run.agent).evaluate_after > now:
+    if run is None or run.created_at + learning_config_for(run.agent).evaluate_after > now:
         return False
     verdict_apply(
         tenant_id=tenant_id,
@@ -399,7 +399,7 @@ def runs_evaluate_matured(*, now: datetime | None = None, limit: int = 500) -> l
     `limit`); returns the ids judged. Runs not yet mature are left for a later pass."""
     now = now or timezone.now()
     # A prefilter only, so that runs of agents with a longer delay do not fill every batch: the one accessor
-    # (`agent_learning_config`, in run_outcome_evaluate) decides.
+    # (`learning_config_for`, in run_outcome_evaluate) decides.
     matured = RawSQL(
         f"{AgentRun._meta.db_table}.created_at + make_interval(hours => COALESCE((SELECT"
         f" (a.learning_config->>'evaluate_after_hours')::int FROM {Agent._meta.db_table} a"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import feedback_views, views
 
 urlpatterns = [
     path("agents/", views.AgentListView.as_view(), name="intelligence-agents"),
@@ -29,6 +29,37 @@ urlpatterns = [
     path("agents/<int:pk>/learning/", views.AgentLearningView.as_view(), name="intelligence-learning"),
     path("agents/<int:pk>/budget/", views.AgentBudgetView.as_view(), name="intelligence-budget"),
     path("agents/<int:pk>/preview/", views.BudgetPreviewView.as_view(), name="intelligence-preview"),
+    # Feedback and suggestions (intelligence/feedback_views.py).
+    path(
+        "agents/<int:pk>/conversations/",
+        feedback_views.ConversationsView.as_view(),
+        name="intelligence-conversations",
+    ),
+    path(
+        "agents/<int:pk>/conversations/<int:record_id>/feedback/",
+        feedback_views.ConversationRateView.as_view(),
+        name="intelligence-conversation-feedback",
+    ),
+    path(
+        "agents/<int:pk>/runs/<int:record_id>/feedback/",
+        feedback_views.RunRateView.as_view(),
+        name="intelligence-run-feedback",
+    ),
+    path(
+        "agents/<int:pk>/suggestions/",
+        feedback_views.SuggestionsView.as_view(),
+        name="intelligence-suggestions",
+    ),
+    path(
+        "agents/<int:pk>/suggestions/<int:memory_id>/activate/",
+        feedback_views.SuggestionActivateView.as_view(),
+        name="intelligence-suggestion-activate",
+    ),
+    path(
+        "agents/<int:pk>/suggestions/<int:memory_id>/dismiss/",
+        feedback_views.SuggestionDismissView.as_view(),
+        name="intelligence-suggestion-dismiss",
+    ),
 ]
 
 # The Runs page of an action agent (intelligence/runs_views.py).

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from . import api
+from . import api, feedback_api
 
 router = SimpleRouter(trailing_slash=False)
 router.register("agents", api.AgentViewSet, basename="agent")
@@ -24,6 +24,28 @@ urlpatterns = [
         "agents/<int:agent_pk>/memories/<int:pk>/supersede",
         api.AgentMemorySupersedeView.as_view(),
         name="agent-memory-supersede",
+    ),
+    # Feedback and suggestions (intelligence/feedback_api.py).
+    path(
+        "conversations/<int:pk>/feedback",
+        feedback_api.ConversationFeedbackView.as_view(),
+        name="conversation-feedback",
+    ),
+    path("runs/<int:pk>/feedback", feedback_api.RunFeedbackView.as_view(), name="run-feedback"),
+    path(
+        "agents/<int:agent_pk>/suggestions",
+        feedback_api.SuggestionListView.as_view(),
+        name="agent-suggestion-list",
+    ),
+    path(
+        "agents/<int:agent_pk>/suggestions/<int:pk>/activate",
+        feedback_api.SuggestionActivateView.as_view(),
+        name="agent-suggestion-activate",
+    ),
+    path(
+        "agents/<int:agent_pk>/suggestions/<int:pk>/dismiss",
+        feedback_api.SuggestionDismissView.as_view(),
+        name="agent-suggestion-dismiss",
     ),
 ]
 

@@ -269,6 +269,40 @@ def _victim_verdict_target(tenant):
     return {}
 
 
+# --- Feedback and suggestions (intelligence/feedback_api.py) --------------------------------------------
+def _conversation(tenant):
+    from intelligence.models import Agent, Conversation
+
+    agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
+    return {"pk": Conversation.objects.create(tenant=tenant, agent=agent, title=f"{tenant.name} chat").pk}
+
+
+def _run(tenant):
+    from intelligence.models import Agent, AgentRun
+
+    agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
+    return {"pk": AgentRun.objects.create(tenant=tenant, agent=agent, summary=f"{tenant.name} run").pk}
+
+
+def _agent_suggestion(tenant):
+    """A suggested draft of the victim's agent, from three thumbs-down ratings (the default threshold)."""
+    from intelligence.feedback import conversation_feedback_set
+    from intelligence.models import Agent, Conversation
+    from intelligence.suggestions import suggestions_generate
+
+    agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
+    for _ in range(3):
+        convo = Conversation.objects.create(tenant=tenant, agent=agent)
+        conversation_feedback_set(
+            conversation=convo,
+            rating=-1,
+            comment=f"{tenant.name} customers want the refund window.",
+            actor="t",
+        )
+    result = suggestions_generate(agent=agent)
+    return {"agent_pk": agent.pk, "pk": result.memory_ids[0]}
+
+
 ROUTES.update(
     {
         "conversation-messages": Route(("POST",), _victim_conversation, body={"text": "taken over"}),
@@ -289,5 +323,10 @@ ROUTES.update(
         ),
         # Not tenant-relative: the body names the victim's trace, which must be a 404 for the intruder.
         "verdicts": Route(("POST",), _victim_verdict_target),
+        "conversation-feedback": Route(("POST",), _conversation, body={"rating": -1, "comment": "intruder"}),
+        "run-feedback": Route(("POST",), _run, body={"rating": -1, "comment": "intruder"}),
+        "agent-suggestion-list": Route(("GET",), _agent_pk),
+        "agent-suggestion-activate": Route(("POST",), _agent_suggestion, body={"content": "taken over"}),
+        "agent-suggestion-dismiss": Route(("POST",), _agent_suggestion, body={"reason": "intruder"}),
     }
 )

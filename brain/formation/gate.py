@@ -21,11 +21,11 @@ from .personal_data import find_card_number, find_personal_data, redact_card_num
 from .poisoning import find_instruction
 from .text import content_tokens, normalise, numbers_conflict, sentences
 
-# Where a customer's personal data is refused: the surfaces that learn from customers' own words (tickets,
-# chat transcripts). Deliberate writes — an agent's memory-append, an operator's memory, an App's lesson —
-# may name a customer: "The customer Alice Morgan prefers a phone call" and "... Brian Chen ..." are two
-# facts those surfaces exist to keep apart.
-PERSONAL_DATA_SURFACES = frozenset({"client_brain", "chat"})
+# Where a customer's personal data is refused: the producers that learn from customers' own words (tickets,
+# chat transcripts, the feedback comments suggestions are mined from). Deliberate writes (an agent's
+# memory-append, an operator's memory, an App's lesson) may name a customer: "The customer Alice Morgan
+# prefers a phone call" and "... Brian Chen ..." are two facts those surfaces exist to keep apart.
+PERSONAL_DATA_SURFACES = frozenset({"client_brain", "chat", "suggestion"})
 
 
 class GateReason:

@@ -263,17 +263,27 @@ def local_judge(payload: dict[str, Any]) -> dict[str, Any]:
         if same_key:
             standing = [n for n in same_key if n.get("status") == MemoryStatus.ACTIVE] or same_key
             return {"decision": "supersede", "target_id": standing[0]["id"], "reason": "same_key_new_value"}
-    cos_t, tok_t = formation_setting("JUDGE_COSINE"), formation_setting("JUDGE_TOKEN_OVERLAP")
     # Keys decide supersedes only: producers derive keys from wording (Client Brain slugs its values), so
     # a different key on the same text is the same fact again, not a new one.
     for n in neighbours:
         if normalise(n["text"]) == norm:
             return {"decision": "reinforce", "target_id": n["id"], "reason": "same_text"}
-        if facts_differ(text, n["text"]):
-            continue
-        if (n.get("cosine") or 0) >= cos_t or (n.get("token_overlap") or 0) >= tok_t:
+        if judge_same_fact(text, n["text"], cosine=n.get("cosine"), token_overlap=n.get("token_overlap")):
             return {"decision": "reinforce", "target_id": n["id"], "reason": "same_fact"}
     return {"decision": "add", "target_id": None, "reason": "new_fact"}
+
+
+def judge_same_fact(text: str, other: str, *, cosine: float | None, token_overlap: float | None) -> bool:
+    """The deterministic judge's "the same fact again": the same normalised text, or cosine / token overlap at
+    the judge's thresholds (a little looser than the backstop's), unless the two name different entities or
+    numbers (`entities.facts_differ`)."""
+    if normalise(other) == normalise(text):
+        return True
+    if facts_differ(text, other):
+        return False
+    return (cosine or 0) >= formation_setting("JUDGE_COSINE") or (token_overlap or 0) >= formation_setting(
+        "JUDGE_TOKEN_OVERLAP"
+    )
 
 
 register_task(
@@ -370,23 +380,67 @@ def backstop_duplicate(
         by_id=True,
         types=types,
     )
+    return _best_duplicate(text, [n for n in _score(neighbours(plan), text, vector) if n.id != exclude_id])
+
+
+def backstop_match(text: str, n: Neighbour) -> bool:
+    """The backstop's rule for one scored neighbour: the same normalised text, or cosine / trigram / token
+    overlap at its threshold, unless the two name different entities or numbers (`entities.facts_differ`)."""
+    if normalise(n.text) == normalise(text):
+        return True
+    if facts_differ(text, n.text):
+        return False
+    return (
+        (n.cosine or 0.0) >= formation_setting("BACKSTOP_COSINE")
+        or n.lexical >= formation_setting("BACKSTOP_TRIGRAM")
+        or n.token_overlap >= formation_setting("BACKSTOP_TOKEN_OVERLAP")
+    )
+
+
+def _best_duplicate(text: str, scored: list[Neighbour]) -> Neighbour | None:
     norm = normalise(text)
     best: Neighbour | None = None
-    for n in _score(neighbours(plan), text, vector):
-        if n.id == exclude_id:
+    for n in scored:
+        if not backstop_match(text, n):
             continue
         exact = normalise(n.text) == norm
-        if not exact and facts_differ(text, n.text):
-            continue
-        duplicate = (
-            exact
-            or (n.cosine or 0.0) >= formation_setting("BACKSTOP_COSINE")
-            or n.lexical >= formation_setting("BACKSTOP_TRIGRAM")
-            or n.token_overlap >= formation_setting("BACKSTOP_TOKEN_OVERLAP")
-        )
-        if duplicate and (best is None or (1.0 if exact else n.closeness) > best.closeness):
+        if best is None or (1.0 if exact else n.closeness) > best.closeness:
             best = n if not exact else Neighbour(**{**asdict(n), "lexical": 1.0})
     return best
+
+
+def duplicates_among(
+    *, tenant_id: int, scope_kind: str, scope_id: str, text: str, ids, vector=None, model: str = ""
+) -> list[Neighbour]:
+    """The rows among `ids` (of the scope, in any status) that `text` repeats by formation's rules (the backstop's
+    or the deterministic judge's "same fact"), closest first: formation asked about a fixed set of rows (e.g.
+    dismissed suggestions) rather than the live scope."""
+    ids = [int(i) for i in ids]
+    if not ids:
+        return []
+    plan = NeighbourPlan(
+        tenant_id=tenant_id,
+        scope_kind=scope_kind,
+        scope_id=scope_id,
+        statuses=tuple(MemoryStatus.values),
+        text=text,
+        limit=0,
+        vector=vector,
+        model=model,
+        ids=tuple(ids),
+        by_id=True,
+    )
+    wanted = set(ids)
+    found = [
+        n
+        for n in _score(neighbours(plan), text, vector)
+        if n.id in wanted
+        and (
+            backstop_match(text, n)
+            or judge_same_fact(text, n.text, cosine=n.cosine, token_overlap=n.token_overlap)
+        )
+    ]
+    return sorted(found, key=lambda n: (-n.closeness, n.id))
 
 
 def recent_note_duplicate(*, tenant_id: int, scope_kind: str, scope_id: str, text: str) -> Neighbour | None:

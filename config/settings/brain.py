@@ -56,6 +56,7 @@ BRAIN_BENCHMARKS = {
     "formation": "brain.benchmarks.formation",
     "poisoning": "brain.benchmarks.poisoning",
     "extraction": "brain.benchmarks.extraction",
+    "learning": "intelligence.benchmarks.learning",
 }
 
 # --- Client Brain (spec: client_brain.txt; decision 3) ----------------------------------------------------

@@ -201,6 +201,7 @@ def test_learning_settings_form_validates_and_saves(operator, agent):
         "evaluate_after_hours": 168,
         "learning_window_days": 90,
         "recency_bias": "strong",
+        "suggestion_feedback_threshold": 3,
     }
     bad = operator.post(url, {"evaluate_after_hours": "12", "recency_bias": "strong"})
     assert "learning settings were not saved" in bad.content.decode()

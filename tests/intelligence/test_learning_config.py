@@ -16,6 +16,7 @@ def test_defaults_are_the_specs():
         "evaluate_after_hours": 48,
         "learning_window_days": None,
         "recency_bias": "moderate",
+        "suggestion_feedback_threshold": 3,
     }
     assert learning_config_clean(None) == LEARNING_CONFIG_DEFAULTS
 
@@ -79,3 +80,26 @@ def test_agent_api_lists_only_this_tenants_agents_paginated(api, tenant, other_t
     data = api.get(reverse("agent-list")).json()
     assert [a["name"] for a in data["results"]] == ["Ours"]
     assert data["count"] == 1
+
+
+@pytest.mark.parametrize("value", [0, 101, True, "3", 2.5])
+def test_the_suggestion_threshold_is_a_whole_number_of_ratings_from_1_to_100(value):
+    with pytest.raises(ValidationError) as exc:
+        learning_config_clean({"suggestion_feedback_threshold": value})
+    assert "suggestion_feedback_threshold" in exc.value.message_dict
+    assert learning_config_clean({"suggestion_feedback_threshold": 7})["suggestion_feedback_threshold"] == 7
+
+
+def test_the_accessor_fills_settings_stored_before_they_existed():
+    from intelligence.learning import learning_config_for
+    from intelligence.models import Agent
+
+    config = learning_config_for(
+        Agent(learning_config={"recency_bias": "strong", "learning_window_days": 90})
+    )
+    assert (config.recency_bias, config.learning_window_days, config.suggestion_feedback_threshold) == (
+        "strong",
+        90,
+        3,
+    )
+    assert config.evaluate_after_hours == 48 and config.learn_from_approved_actions is True
