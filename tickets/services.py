@@ -358,17 +358,17 @@ class _AttemptLedger:
     def __init__(self, attempt: LearningAttempt):
         self.attempt = attempt
 
-    def claim(self, index: int) -> bool:
+    def claim(self, identity: str) -> bool:
         row = _fenced(self.attempt).select_for_update().values_list("outcomes", flat=True).first()
         if row is None:
             raise LeaseLost(f"learning attempt {self.attempt.pk}: try {self.attempt.tries} lost its lease")
         self.attempt.outcomes = list(row)
-        return all(o.get("index") != index for o in self.attempt.outcomes)
+        return all(o.get("candidate") != identity for o in self.attempt.outcomes)
 
-    def record(self, index: int, outcome) -> None:
+    def record(self, identity: str, outcome) -> None:
         self.attempt.outcomes.append(
             {
-                "index": index,
+                "candidate": identity,
                 "type": outcome.type,
                 "key": outcome.key,
                 "result": outcome.result,

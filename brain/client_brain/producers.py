@@ -15,6 +15,7 @@ provenance to its ticket; nothing here writes the memory table itself.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -369,10 +370,10 @@ class CandidateLedger(Protocol):
     raise to abort the run (the caller lost its lease to another delivery of the same attempt).
     """
 
-    def claim(self, index: int) -> bool:
-        """False when candidate `index` of this evidence was already promoted for this attempt."""
+    def claim(self, identity: str) -> bool:
+        """False when the candidate `identity` names was already promoted for this attempt."""
 
-    def record(self, index: int, outcome: CandidateOutcome) -> None: ...
+    def record(self, identity: str, outcome: CandidateOutcome) -> None: ...
 
 
 def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None = None) -> LearningResult:
@@ -393,29 +394,37 @@ def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None
         raise ProviderError(f"{provider.name} provider answered without a 'memories' list")
     counts = {"added": 0, "reinforced": 0, "superseded": 0, "rejected": 0}
     outcomes: list[CandidateOutcome] = []
-    for index, item in enumerate(items):
+    seen: dict[str, int] = {}
+    for item in items:
+        memory_type = item.get("type") if isinstance(item, dict) else None
+        value = item.get("value") if isinstance(item, dict) else None
+        candidate = (
+            candidate_from_item(evidence, item, provider.name) if typed.is_typed(memory_type, value) else None
+        )
+        # Identified by what it is, not by its position: a second extraction may list the same items in
+        # another order (the answer of an LLM, or of code iterating a set in another process).
+        base = candidate.key if candidate is not None else "untyped:" + json.dumps(item, sort_keys=True, default=str)
+        seen[base] = seen.get(base, 0) + 1
+        identity = f"{base}#{seen[base]}"
         with transaction.atomic():
-            if ledger is not None and not ledger.claim(index):
+            if ledger is not None and not ledger.claim(identity):
                 continue
-            outcome = _promote_item(evidence, item, provider.name, promote)
+            outcome = _promote_candidate(evidence.tenant_id, memory_type, candidate, promote)
             if ledger is not None:
-                ledger.record(index, outcome)
+                ledger.record(identity, outcome)
         counts[outcome.result] += 1
         outcomes.append(outcome)
     return LearningResult(provider=provider.name, candidates=len(items), outcomes=outcomes, **counts)
 
 
-def _promote_item(evidence: TicketEvidence, item: Any, provider_name: str, promote) -> CandidateOutcome:
-    memory_type = item.get("type") if isinstance(item, dict) else None
-    value = item.get("value") if isinstance(item, dict) else None
-    if not typed.is_typed(memory_type, value):
+def _promote_candidate(tenant_id: int, memory_type: Any, candidate: MemoryCandidate | None, promote) -> CandidateOutcome:
+    if candidate is None:
         return CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
-    candidate = candidate_from_item(evidence, item, provider_name)
     outcome = promote(candidate)
     if outcome.result == "reinforced":
         # Recorded activity is a mixed contribution/selection counter (spec): a ticket that reinforces
         # a row contributes to it, as recall's selection into a prompt does.
-        memories_record_activity(tenant_id=evidence.tenant_id, memory_ids=[outcome.memory_id])
+        memories_record_activity(tenant_id=tenant_id, memory_ids=[outcome.memory_id])
     return CandidateOutcome(
         type=candidate.type,
         key=candidate.key,
