@@ -99,7 +99,12 @@ def spend_today(tenant_id: int) -> tuple[int, int]:
     """(calls, tokens) the tenant has spent today."""
     from .models import ProviderSpend
 
-    row = ProviderSpend.objects.for_tenant(tenant_id).filter(day=_today()).values_list("calls", "tokens").first()
+    row = (
+        ProviderSpend.objects.for_tenant(tenant_id)
+        .filter(day=_today())
+        .values_list("calls", "tokens")
+        .first()
+    )
     return row or (0, 0)
 
 

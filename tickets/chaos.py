@@ -58,7 +58,9 @@ class ChaosFigures:
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--database", default="brain_bench_chaos", help="Database to run in (created if missing).")
+    parser.add_argument(
+        "--database", default="brain_bench_chaos", help="Database to run in (created if missing)."
+    )
     parser.add_argument("--tickets", type=int, default=200)
     parser.add_argument("--kills", type=int, default=3, help="SIGKILLs of the worker per broker.")
     parser.add_argument("--lease", type=int, default=5, help="The running attempts' lease (seconds).")
@@ -67,7 +69,9 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--brokers",
-        default=",".join((os.environ.get("BRAIN_BENCH_BROKER_URL") or "redis://127.0.0.1:6379/12", amqp_url())),
+        default=",".join(
+            (os.environ.get("BRAIN_BENCH_BROKER_URL") or "redis://127.0.0.1:6379/12", amqp_url())
+        ),
         help="Comma-separated broker URLs (Redis and RabbitMQ).",
     )
     parser.add_argument("--concurrency", type=int, default=2, help="Worker processes (prefork).")
@@ -108,10 +112,22 @@ class ChaosWorker:
         log = open(self.log_path, "a")  # noqa: SIM115 - the child holds it; closed here at once
         self.proc = subprocess.Popen(
             [
-                sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork",
-                f"--concurrency={self.concurrency}", "--loglevel=warning", "--without-gossip",
-                "--without-mingle", "--without-heartbeat", "-Q", self.queue,
-                "-n", self.node,
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool=prefork",
+                f"--concurrency={self.concurrency}",
+                "--loglevel=warning",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-Q",
+                self.queue,
+                "-n",
+                self.node,
             ],  # fmt: skip
             cwd=settings.BASE_DIR,
             env=env,
@@ -209,7 +225,10 @@ def chaos_run(
     app.conf.task_default_queue = queue
     worker = ChaosWorker(broker, queue, (lease, queue_lease), concurrency, log_path)
     # Kill points: after a fixed share of the attempts finished, jittered by the seed.
-    kill_at = sorted(int(tickets * (k + 1) / (kills + 1) + rng.randint(-tickets // 20, tickets // 20)) for k in range(kills))
+    kill_at = sorted(
+        int(tickets * (k + 1) / (kills + 1) + rng.randint(-tickets // 20, tickets // 20))
+        for k in range(kills)
+    )
     killed = requeued = 0
     started = time.monotonic()
     try:
@@ -222,7 +241,9 @@ def chaos_run(
             if killed < kills and done >= kill_at[killed]:
                 worker.kill()
                 killed += 1
-                progress(f"  {urlparse(broker).scheme}: SIGKILL {killed} of {kills} at {done}/{tickets} finished")
+                progress(
+                    f"  {urlparse(broker).scheme}: SIGKILL {killed} of {kills} at {done}/{tickets} finished"
+                )
                 worker.start()
             if time.monotonic() - last_requeue >= lease / 2:  # as beat would, every half lease
                 requeued += services.learning_attempts_requeue().sent
@@ -252,7 +273,10 @@ def run(options: dict, stdout) -> dict:
     from brain.benchmarks.common import fresh_tenant, use_bench_database
 
     use_bench_database(options["database"], stdout)
-    settings.BRAIN_LEARNING_LEASE, settings.BRAIN_LEARNING_QUEUE_LEASE = options["lease"], options["queue_lease"]
+    settings.BRAIN_LEARNING_LEASE, settings.BRAIN_LEARNING_QUEUE_LEASE = (
+        options["lease"],
+        options["queue_lease"],
+    )
     per_broker = []
     for n, broker in enumerate(b.strip() for b in options["brokers"].split(",") if b.strip()):
         tenant = fresh_tenant(f"bench-chaos-{n}", f"Bench chaos {broker}")
@@ -282,5 +306,3 @@ def run(options: dict, stdout) -> dict:
         "stuck": sum(f.stuck for f in per_broker),
         "brokers": [asdict(f) for f in per_broker],
     }
-
-

@@ -187,7 +187,9 @@ def learning_attempts_requeue(
     due = _due_attempts(now, older_than)
     if tenant is not None:
         due = due.for_tenant(tenant)
-    rows = list(due.order_by("lease_expires_at", "id").values_list("pk", "tenant_id", "ticket_id", "status")[:limit])
+    rows = list(
+        due.order_by("lease_expires_at", "id").values_list("pk", "tenant_id", "ticket_id", "status")[:limit]
+    )
     counts = {LearningStatus.RUNNING: 0, LearningStatus.QUEUED: 0, LearningStatus.SKIPPED: 0}
     sent = found = 0
     lease = _lease_from_now(settings.BRAIN_LEARNING_QUEUE_LEASE)
@@ -302,7 +304,9 @@ class LeaseLost(Exception):
     """Another delivery of the same attempt took it over (this one outlived its lease): stop, write nothing."""
 
 
-def learning_attempt_claim(*, tenant_id: int, ticket_id: int, attempt_id: int | None) -> LearningAttempt | None:
+def learning_attempt_claim(
+    *, tenant_id: int, ticket_id: int, attempt_id: int | None
+) -> LearningAttempt | None:
     """Take the attempt's lease and mark it running; counts one more try. None: not this delivery's to run.
 
     A message may be delivered more than once (Redis's visibility timeout, RabbitMQ after a killed worker,
@@ -346,8 +350,14 @@ def _attempt_finish(attempt: LearningAttempt, status: str, **fields) -> Learning
     attempt.status = status
     attempt.finished_at = timezone.now()
     attempt.lease_expires_at = None
-    if not _fenced(attempt).update(status=status, finished_at=attempt.finished_at, lease_expires_at=None, **fields):
-        logger.warning("learning attempt %s: try %s lost its lease; its result is not recorded", attempt.pk, attempt.tries)
+    if not _fenced(attempt).update(
+        status=status, finished_at=attempt.finished_at, lease_expires_at=None, **fields
+    ):
+        logger.warning(
+            "learning attempt %s: try %s lost its lease; its result is not recorded",
+            attempt.pk,
+            attempt.tries,
+        )
         attempt.refresh_from_db()
     return attempt
 
@@ -389,7 +399,13 @@ def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> Learnin
     with its record in the attempt's ledger, so a try that dies half-way and a later try of the same
     attempt write each candidate once. Raises `LeaseLost` when another try took the attempt over.
     """
-    from brain.api import BudgetExhausted, ProviderError, learn_from_evidence, learning_unusable_reason, spend_scope
+    from brain.api import (
+        BudgetExhausted,
+        ProviderError,
+        learn_from_evidence,
+        learning_unusable_reason,
+        spend_scope,
+    )
 
     from .selectors import ticket_evidence
 
@@ -412,7 +428,10 @@ def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> Learnin
             result = learn_from_evidence(evidence, _AttemptLedger(attempt))
     except BudgetExhausted as exc:
         return _attempt_finish(
-            attempt, LearningStatus.SKIPPED, skip_reason=LearningSkipReason.BUDGET_EXHAUSTED, error=str(exc)[:2000]
+            attempt,
+            LearningStatus.SKIPPED,
+            skip_reason=LearningSkipReason.BUDGET_EXHAUSTED,
+            error=str(exc)[:2000],
         )
     except ProviderError as exc:
         attempt.error = str(exc)[:2000]

@@ -403,7 +403,11 @@ def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None
         )
         # Identified by what it is, not by its position: a second extraction may list the same items in
         # another order (the answer of an LLM, or of code iterating a set in another process).
-        base = candidate.key if candidate is not None else "untyped:" + json.dumps(item, sort_keys=True, default=str)
+        base = (
+            candidate.key
+            if candidate is not None
+            else "untyped:" + json.dumps(item, sort_keys=True, default=str)
+        )
         seen[base] = seen.get(base, 0) + 1
         identity = f"{base}#{seen[base]}"
         with transaction.atomic():
@@ -417,7 +421,9 @@ def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None
     return LearningResult(provider=provider.name, candidates=len(items), outcomes=outcomes, **counts)
 
 
-def _promote_candidate(tenant_id: int, memory_type: Any, candidate: MemoryCandidate | None, promote) -> CandidateOutcome:
+def _promote_candidate(
+    tenant_id: int, memory_type: Any, candidate: MemoryCandidate | None, promote
+) -> CandidateOutcome:
     if candidate is None:
         return CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
     outcome = promote(candidate)

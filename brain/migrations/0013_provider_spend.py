@@ -5,27 +5,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('brain', '0012_suggestion_surface'),
-        ('tickets', '0003_learning_attempt_lease'),
+        ("brain", "0012_suggestion_surface"),
+        ("tickets", "0003_learning_attempt_lease"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ProviderSpend',
+            name="ProviderSpend",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('calls', models.PositiveIntegerField(default=0)),
-                ('tokens', models.PositiveBigIntegerField(default=0)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('tenant', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tickets.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("day", models.DateField()),
+                ("calls", models.PositiveIntegerField(default=0)),
+                ("tokens", models.PositiveBigIntegerField(default=0)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tickets.tenant",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'provider spend',
-                'ordering': ['-day', 'tenant_id'],
-                'constraints': [models.UniqueConstraint(fields=('tenant', 'day'), name='provider_spend_tenant_day')],
+                "verbose_name_plural": "provider spend",
+                "ordering": ["-day", "tenant_id"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("tenant", "day"), name="provider_spend_tenant_day")
+                ],
             },
         ),
     ]

@@ -23,7 +23,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 3
 # A broker that is down must cost a web request seconds, not minutes: a connection attempt gives up after 3 s
 # and a publish is retried twice (the learning attempt stays queued for the requeue, issue 15 finding 3).
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 1,
+}
 # The Redis result backend otherwise retries a lost connection 20 times a second apart (19 s) and then raises
 # RuntimeError; tasks whose outcome lives in the database (learning) ignore their result altogether.
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 3

@@ -28,6 +28,8 @@ def test_a_worker_sigkilled_three_times_loses_duplicates_and_strands_no_learning
         import redis
 
         redis.Redis.from_url(broker).flushdb()
-    figures = chaos_run(tenant=tenant, broker=broker, tickets=TICKETS, kills=KILLS, lease=4, queue_lease=12, seed=15)
+    figures = chaos_run(
+        tenant=tenant, broker=broker, tickets=TICKETS, kills=KILLS, lease=4, queue_lease=12, seed=15
+    )
     assert (figures.tickets, figures.kills) == (TICKETS, KILLS)
     assert (figures.lost, figures.duplicated, figures.stuck) == (0, 0, 0), figures

@@ -52,7 +52,9 @@ def test_learning_past_the_tenants_daily_call_cap_skips_with_budget_exhausted_wi
     assert first.status == LearningStatus.SUCCEEDED
     calls_before = len(llm.requests)
     second = _solve(tenant, "T-2", django_capture_on_commit_callbacks)
-    assert second.status == LearningStatus.SKIPPED and second.skip_reason == LearningSkipReason.BUDGET_EXHAUSTED
+    assert (
+        second.status == LearningStatus.SKIPPED and second.skip_reason == LearningSkipReason.BUDGET_EXHAUSTED
+    )
     assert len(llm.requests) == calls_before  # checked before the call: none was made
     spend = ProviderSpend.objects.for_tenant(tenant).get(day=timezone.localdate())
     assert spend.calls == 1 and spend.tokens > 0
@@ -72,7 +74,9 @@ def test_the_token_cap_counts_the_tokens_the_endpoint_reports_or_an_estimate(
     assert skipped.skip_reason == LearningSkipReason.BUDGET_EXHAUSTED and "tokens" in skipped.error
 
 
-def test_an_attempt_skipped_for_the_budget_resumes_the_next_day(tenant, llm, django_capture_on_commit_callbacks):
+def test_an_attempt_skipped_for_the_budget_resumes_the_next_day(
+    tenant, llm, django_capture_on_commit_callbacks
+):
     _cap(tenant, calls=1)
     _solve(tenant, "T-1", django_capture_on_commit_callbacks)
     skipped = _solve(tenant, "T-2", django_capture_on_commit_callbacks)
@@ -88,14 +92,18 @@ def test_an_attempt_skipped_for_the_budget_resumes_the_next_day(tenant, llm, dja
     assert ProviderSpend.objects.for_tenant(tenant).get(day=timezone.localdate()).calls >= 1
 
 
-def test_the_local_provider_costs_nothing_and_is_not_capped(tenant, settings, django_capture_on_commit_callbacks):
+def test_the_local_provider_costs_nothing_and_is_not_capped(
+    tenant, settings, django_capture_on_commit_callbacks
+):
     settings.BRAIN_LLM_PROVIDER = {"BACKEND": "brain.providers.LocalProvider"}
     _cap(tenant, calls=0)
     assert _solve(tenant, "T-1", django_capture_on_commit_callbacks).status == LearningStatus.SUCCEEDED
     assert not ProviderSpend.objects.for_tenant(tenant).exists()
 
 
-def test_the_admin_shows_each_tenants_spend_and_limits(tenant, llm, admin_client, django_capture_on_commit_callbacks):
+def test_the_admin_shows_each_tenants_spend_and_limits(
+    tenant, llm, admin_client, django_capture_on_commit_callbacks
+):
     _cap(tenant, calls=5, tokens=100000)
     _solve(tenant, "T-1", django_capture_on_commit_callbacks)
     page = admin_client.get("/admin/brain/providerspend/")

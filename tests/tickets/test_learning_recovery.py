@@ -35,7 +35,9 @@ def test_a_broker_and_result_backend_down_at_start_never_turn_a_committed_status
 ):
     ticket = ticket_with_evidence(tenant)
     with django_capture_on_commit_callbacks(execute=True):
-        response = api.post(f"/api/v1/tickets/{ticket.external_id}/status", {"status": "solved"}, format="json")
+        response = api.post(
+            f"/api/v1/tickets/{ticket.external_id}/status", {"status": "solved"}, format="json"
+        )
     assert response.status_code == 200, response.content[:300]
     assert response.json()["status"] == "solved"
     attempt = LearningAttempt.objects.for_tenant(tenant).get()
@@ -74,7 +76,9 @@ def test_a_running_attempt_whose_worker_died_is_sent_again_once_its_lease_has_pa
     result = services.learning_attempts_requeue()
     assert (result.found, result.sent, result.expired_leases) == (1, 1, 1)
     attempt.refresh_from_db()
-    assert attempt.status == LearningStatus.SUCCEEDED and attempt.added > 0 and attempt.lease_expires_at is None
+    assert (
+        attempt.status == LearningStatus.SUCCEEDED and attempt.added > 0 and attempt.lease_expires_at is None
+    )
     assert attempt.tries == 2
 
 

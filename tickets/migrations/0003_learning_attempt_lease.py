@@ -4,24 +4,38 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tickets', '0002_ticket_message_learningattempt_classification_and_more'),
+        ("tickets", "0002_ticket_message_learningattempt_classification_and_more"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='learningattempt',
-            name='lease_expires_at',
+            model_name="learningattempt",
+            name="lease_expires_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='learningattempt',
-            name='skip_reason',
-            field=models.CharField(blank=True, choices=[('ticket_missing', 'Ticket missing'), ('not_terminal', 'No longer terminal'), ('provider_key_missing', 'Provider key missing'), ('no_evidence', 'No usable evidence'), ('budget_exhausted', 'Daily LLM budget exhausted')], default='', max_length=32),
+            model_name="learningattempt",
+            name="skip_reason",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("ticket_missing", "Ticket missing"),
+                    ("not_terminal", "No longer terminal"),
+                    ("provider_key_missing", "Provider key missing"),
+                    ("no_evidence", "No usable evidence"),
+                    ("budget_exhausted", "Daily LLM budget exhausted"),
+                ],
+                default="",
+                max_length=32,
+            ),
         ),
         migrations.AddIndex(
-            model_name='learningattempt',
-            index=models.Index(condition=models.Q(('status__in', ['queued', 'running'])), fields=['lease_expires_at'], name='learning_unfinished_lease'),
+            model_name="learningattempt",
+            index=models.Index(
+                condition=models.Q(("status__in", ["queued", "running"])),
+                fields=["lease_expires_at"],
+                name="learning_unfinished_lease",
+            ),
         ),
     ]

@@ -15,7 +15,9 @@ from tickets.tenancy.models import Tenant
 
 
 class Command(BaseCommand):
-    help = "Send learning attempts that are due (lease ran out, never sent, budget back) to the workers again."
+    help = (
+        "Send learning attempts that are due (lease ran out, never sent, budget back) to the workers again."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
