@@ -176,9 +176,17 @@ def _measure(tenant, tickets: list, kills: int, seconds: float, requeued: int, b
         .annotate(n=Count("id"))
         .values_list("action", "n")
     )
-    # A supersede writes a SUPERSEDED row and either an ADDED row (a new memory) or none.
-    extra = sum(max(0, history.get(a, 0) - recorded[a]) for a in ("reinforced", "superseded", "rejected"))
-    extra += max(0, history.get("added", 0) - recorded["added"] - recorded["superseded"])
+    # A supersede writes a SUPERSEDED row and one ADDED (the new memory) or REINFORCED (the evidence turned to
+    # an existing competitor) row; every other result writes one row of its own name.
+    extra = sum(max(0, history.get(a, 0) - recorded[a]) for a in ("superseded", "rejected"))
+    extra += max(
+        0,
+        history.get("added", 0)
+        + history.get("reinforced", 0)
+        - recorded["added"]
+        - recorded["reinforced"]
+        - recorded["superseded"],
+    )
     stuck = attempts.filter(status__in=UNFINISHED).count()
     return ChaosFigures(
         broker=urlparse(broker).scheme,
@@ -251,12 +259,14 @@ def chaos_run(
             if done >= tickets and killed >= kills:
                 break
             time.sleep(0.2)
-        # Once the leases have passed: one more pass, then whatever is unfinished is stuck.
-        time.sleep(max(lease, queue_lease) + 0.5)
-        requeued += services.learning_attempts_requeue().sent
-        settle = time.monotonic() + 2 * lease
-        while _finished(tenant) < tickets and time.monotonic() < settle:
-            time.sleep(0.2)
+        if (
+            _finished(tenant) < tickets
+        ):  # once the leases have passed: one more pass, then unfinished is stuck
+            time.sleep(max(lease, queue_lease) + 0.5)
+            requeued += services.learning_attempts_requeue().sent
+            settle = time.monotonic() + 2 * lease
+            while _finished(tenant) < tickets and time.monotonic() < settle:
+                time.sleep(0.2)
     finally:
         worker.kill()
         try:
