@@ -15,7 +15,16 @@ from config.tenancy import AllTenantsAdminMixin
 
 from .client_brain.dashboard import CLIENT_BRAIN_ROW, is_client_brain_row
 from .formation.edits import memory_set_status
-from .models import AppliedVerdict, BrainEdge, BrainNode, Memory, MemoryActivity, MemoryHistory, MemoryStatus
+from .models import (
+    AppliedVerdict,
+    BrainEdge,
+    BrainNode,
+    Memory,
+    MemoryActivity,
+    MemoryHistory,
+    MemoryStatus,
+    ProviderSpend,
+)
 
 
 class _ReadOnly:
@@ -184,3 +193,21 @@ class AppliedVerdictAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(ProviderSpend)
+class ProviderSpendAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    """Each tenant's LLM spend per day (learning and suggestions), against its daily limits."""
+
+    list_display = ["day", "tenant", "calls", "tokens", "limits"]
+    list_filter = ["tenant", "day"]
+    search_fields = ["tenant__name", "tenant__slug"]
+    list_select_related = ["tenant"]
+    date_hierarchy = "day"
+
+    @admin.display(description="Daily limits (calls / tokens)")
+    def limits(self, obj: ProviderSpend) -> str:
+        from .providers import daily_limits
+
+        limits = daily_limits(obj.tenant_id)
+        return f"{limits.calls if limits.calls is not None else '∞'} / {limits.tokens if limits.tokens is not None else '∞'}"
