@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
@@ -107,3 +108,12 @@ class MalformedRequestMiddleware:
                 {"error": {"code": code, "message": message, "fields": {}}}, status=http_status
             )
         return HttpResponse(message, status=http_status, content_type="text/plain; charset=utf-8")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: a URL under /api/ that matches no route answers in the JSON envelope, like every API 404."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"error": {"code": "not_found", "message": "Not found.", "fields": {}}}, status=404
+        )
+    return page_not_found(request, exception)
