@@ -8,11 +8,17 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from .parsers import string_problem
+
+# PostgreSQL's bigint: an offset (or id) past it is a client's mistake to refuse, not a query to send.
+MAX_OFFSET = 2**63 - 1
 
 
 class Pagination(LimitOffsetPagination):
@@ -72,3 +78,42 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
 
 def error_response(code: str, message: str, http_status: int, fields: dict | None = None) -> Response:
     return Response({"error": {"code": code, "message": message, "fields": fields or {}}}, status=http_status)
+
+
+class MalformedRequestMiddleware:
+    """Refuses a URL that no row can match or no column can hold before any view sees it.
+
+    A NUL in the path (`/api/v1/tickets/a%00b`) names nothing that can exist: 404. A NUL in a query
+    parameter is a 400 that says which. API paths answer in the JSON error envelope; UI paths in text.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path:
+            return self._refuse(request, "not_found", "Not found.", status.HTTP_404_NOT_FOUND)
+        for name, values in request.GET.lists():
+            for text in (name, *values):
+                problem = string_problem(text)
+                if problem:
+                    message = f"The query parameter {name!r} {problem}."
+                    return self._refuse(request, "invalid", message, status.HTTP_400_BAD_REQUEST)
+        return self.get_response(request)
+
+    @staticmethod
+    def _refuse(request: HttpRequest, code: str, message: str, http_status: int) -> HttpResponse:
+        if request.path.startswith("/api/"):
+            return JsonResponse(
+                {"error": {"code": code, "message": message, "fields": {}}}, status=http_status
+            )
+        return HttpResponse(message, status=http_status, content_type="text/plain; charset=utf-8")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: a URL under /api/ that matches no route answers in the JSON envelope, like every API 404."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"error": {"code": "not_found", "message": "Not found.", "fields": {}}}, status=404
+        )
+    return page_not_found(request, exception)

@@ -22,3 +22,5 @@ urlpatterns = [
     path("", include("intelligence.urls")),
     path("", include("tickets.tenancy.urls")),
 ]
+
+handler404 = "config.api.not_found"  # JSON under /api/, the page elsewhere

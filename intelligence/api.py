@@ -16,6 +16,7 @@ from rest_framework.viewsets import GenericViewSet
 
 from brain import api as brain_api
 from config.api import error_response
+from config.schema import ErrorSerializer, page_of
 from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
 from tickets.tenancy.models import ApiKey
 
@@ -113,7 +114,11 @@ def _outcome_response(agent: Agent, outcome, *, created_status: int = status.HTT
 class AgentMemoryListView(_AgentScoped):
     """GET: the agent's memories, filtered and paginated. POST: add one (through promote's gate)."""
 
-    @extend_schema(parameters=[AgentMemoryFilterSerializer], responses=AgentMemorySerializer(many=True))
+    @extend_schema(
+        parameters=[AgentMemoryFilterSerializer],
+        responses=page_of(AgentMemorySerializer, name="AgentMemoryPage"),
+        operation_id="v1_agents_memories_list",
+    )
     def get(self, request, agent: Agent):
         params = AgentMemoryFilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
@@ -129,7 +134,14 @@ class AgentMemoryListView(_AgentScoped):
             }
         )
 
-    @extend_schema(request=AgentMemoryWriteSerializer, responses={201: OpenApiResponse(description="added")})
+    @extend_schema(
+        request=AgentMemoryWriteSerializer,
+        responses={
+            201: OpenApiResponse(description="added"),
+            200: OpenApiResponse(description="reinforced an existing memory"),
+            422: ErrorSerializer,
+        },
+    )
     def post(self, request, agent: Agent):
         data = AgentMemoryWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -151,7 +163,9 @@ class AgentMemoryDetailView(_AgentScoped):
         )
         return Response({**AgentMemorySerializer(record).data, "chain": [m.id for m in chain]})
 
-    @extend_schema(request=AgentMemoryEditSerializer, responses=AgentMemorySerializer)
+    @extend_schema(
+        request=AgentMemoryEditSerializer, responses={200: AgentMemorySerializer, 422: ErrorSerializer}
+    )
     def patch(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemoryEditSerializer(data=request.data, partial=True)
@@ -170,7 +184,9 @@ class AgentMemoryDetailView(_AgentScoped):
 class AgentMemoryStatusView(_AgentScoped):
     """POST {"status": "active" | "stale" | "archived" | "draft"}; a superseded memory keeps its status (409)."""
 
-    @extend_schema(request=AgentMemoryStatusSerializer, responses=AgentMemorySerializer)
+    @extend_schema(
+        request=AgentMemoryStatusSerializer, responses={200: AgentMemorySerializer, 409: ErrorSerializer}
+    )
     def post(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemoryStatusSerializer(data=request.data)

@@ -1,5 +1,6 @@
 """REST for the tenant itself, its API keys and its members (admins only for keys and members)."""
 
+from django.utils.cache import add_never_cache_headers
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -56,7 +57,9 @@ class ApiKeyViewSet(
             created_by=user,
         )
         key.key = full_key
-        return Response(ApiKeyCreatedSerializer(key).data, status=status.HTTP_201_CREATED)
+        response = Response(ApiKeyCreatedSerializer(key).data, status=status.HTTP_201_CREATED)
+        add_never_cache_headers(response)  # it carries the secret: no cache or proxy may keep it
+        return response
 
     @extend_schema(request=None, responses=ApiKeySerializer)
     @action(detail=True, methods=["post"])

@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from django.views.decorators.http import require_POST
@@ -66,7 +67,9 @@ class ApiKeysView(TenantViewMixin, View):
             created_by=request.user,
         )
         messages.success(request, f"Created key “{key.name}”. Copy it now: it will not be shown again.")
-        return self.get(request, new_key=full_key)
+        response = self.get(request, new_key=full_key)
+        add_never_cache_headers(response)  # the page shows the secret: no cache or proxy may keep it
+        return response
 
 
 class ApiKeyRevokeView(TenantViewMixin, View):
