@@ -101,11 +101,11 @@ def test_response_reports_chars_per_section_reserves_and_stores_the_trace(api, t
 
 
 def test_agent_budget_overrides_change_the_tiers(api, tenant):
-    agent = make_agent(tenant, budget_overrides={"tier_hard_rule": 60})
+    agent = make_agent(tenant, budget_overrides={"tier_hard_rule": 70})
     first = add_memory(agent, "Always answer in the customer's language.")
     second = add_memory(agent, "Never mention competitors by name in any reply.")
     data = context(api, agent, conversation="Hello").json()
-    assert section(data, "hard_rule")["budget"] == 60
+    assert section(data, "hard_rule")["budget"] == 70
     assert len(data["injected_memory_ids"]) == 1
     left_out = ({first, second} - set(data["injected_memory_ids"])).pop()
     assert omitted_reasons(data)[left_out] == "tier_budget_exceeded"
