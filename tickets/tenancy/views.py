@@ -171,8 +171,11 @@ class InvitationsView(LoginRequiredMixin, View):
                 request, f"You joined {invitation.tenant.name} as {invitation.get_role_display().lower()}."
             )
             return redirect("home")
-        services.invitation_decline(invitation=invitation)
-        messages.success(request, f"Declined the invitation to {invitation.tenant.name}.")
+        if request.POST.get("action") == "decline":
+            services.invitation_decline(invitation=invitation)
+            messages.success(request, f"Declined the invitation to {invitation.tenant.name}.")
+        else:
+            messages.error(request, "Choose accept or decline.")
         return redirect("invitations")
 
 
