@@ -75,6 +75,9 @@ from brain.models import (  # noqa: E402,F401
     MemoryType,
 )
 
+# Memories in prompts: quoted as untrusted data; look-alikes of a [mem:ID] tag read as the tag (brain/prompting.py).
+from brain.prompting import canonical_tags, quote  # noqa: E402,F401
+
 # Errors of the configured LLM provider.
 from brain.providers import BudgetExhausted, ProviderError, spend_scope  # noqa: E402,F401
 

@@ -3,6 +3,7 @@
 from .brain import *  # noqa: F401,F403,E402
 from .celery import *  # noqa: F401,F403,E402
 from .database import DATABASES  # noqa: F401,E402
+from .email import *  # noqa: F401,F403,E402
 from .env import BASE_DIR, env_bool, env_int, env_list, env_str
 from .rest import *  # noqa: F401,F403,E402
 from .signin import *  # noqa: F401,F403,E402

@@ -24,3 +24,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# Invitations go out by mail (DJANGO_EMAIL_HOST and friends, config/settings/email.py); their one-time links
+# are never shown on the members page.
+EMAIL_BACKEND = env_str("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+BRAIN_INVITATION_LINK_SHOWN = False

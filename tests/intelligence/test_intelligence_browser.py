@@ -80,7 +80,7 @@ def test_operator_adds_activates_and_previews_a_memory(page, live_server, tenant
     page.click("[data-testid=preview-form] button")
     page.wait_for_selector("[data-testid=preview-result]")
     rules = page.inner_text("[data-testid=section-text-hard_rule]")
-    assert f"[mem:{memory_id}] Never raise a daily budget by more than 20 percent at once." in rules
+    assert f'[mem:{memory_id}] "Never raise a daily budget by more than 20 percent at once."' in rules
     assert "scope_provider_mismatch" in page.content()  # the Meta-only pattern, with no provider given
     assert "note_never_injected" in page.content()
     shot(page, "05-budget-preview")

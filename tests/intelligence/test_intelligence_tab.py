@@ -218,10 +218,10 @@ def test_budget_preview_shows_sections_chars_and_omissions(operator, agent):
         reverse("intelligence-preview", args=[agent.pk]),
         {"conversation": "Should we pause the campaign?", "provider": "meta_ads"},
     ).content.decode()
-    assert f"[mem:{rule}] Never pause a campaign" in page
+    assert f"[mem:{rule}] &quot;Never pause a campaign" in page  # quoted as data: two quotes, one newline
     assert (
         'data-testid="section-hard_rule"' in page
-        and f"{len(f'[mem:{rule}] ') + len('Never pause a campaign during a product launch week.') + 1} / 1500"
+        and f"{len(f'[mem:{rule}] ') + len('Never pause a campaign during a product launch week.') + 3} / 1500"
         in page
     )
     assert "scope_provider_mismatch" in page and f"[mem:{google}]" in page

@@ -16,7 +16,6 @@ from .models import ApiKey, Membership, Role
 from .serializers import (
     ApiKeyCreatedSerializer,
     ApiKeySerializer,
-    MembershipCreateSerializer,
     MembershipSerializer,
     TenantSerializer,
 )
@@ -76,24 +75,14 @@ class MembershipViewSet(
     mixins.DestroyModelMixin,
     GenericViewSet,
 ):
-    """Admins add people to the tenant, change their role, and remove them."""
+    """Admins change members' roles and remove them. People join only by accepting an invitation (the Members
+    page), never by being added: there is no create."""
 
     queryset = Membership.objects.select_related("user")
     serializer_class = MembershipSerializer
     read_role = Role.ADMIN
     write_role = Role.ADMIN
     filterset_fields = ["role"]
-
-    @extend_schema(request=MembershipCreateSerializer, responses={201: MembershipSerializer})
-    def create(self, request, *args, **kwargs):
-        serializer = MembershipCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        membership = services.membership_set(
-            tenant=self.tenant,
-            user=serializer.validated_data["username"],
-            role=serializer.validated_data["role"],
-        )
-        return Response(MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
 
     def perform_update(self, serializer):
         services.membership_set(

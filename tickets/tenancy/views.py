@@ -1,7 +1,10 @@
-"""Operator UI for the tenant itself: home, the tenant switcher, members and API keys."""
+"""Operator UI for the tenant itself: home, the tenant switcher, members, invitations and API keys."""
 
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,12 +15,24 @@ from django.views.decorators.http import require_POST
 
 from . import services
 from .context import TenantViewMixin, operator_ui_sections, switch_tenant
-from .forms import ApiKeyForm, MemberForm
-from .models import ApiKey, Membership, Role
-from .selectors import api_keys_for_tenant, members_for_tenant
+from .forms import ApiKeyForm, InvitationForm, InvitationPasswordForm
+from .models import ApiKey, Invitation, Membership, Role
+from .selectors import (
+    api_keys_for_tenant,
+    invitation_pending_by_token,
+    invitations_pending_for_tenant,
+    invitations_pending_for_user,
+    members_for_tenant,
+)
 
 
 class HomeView(TenantViewMixin, View):
+    def dispatch(self, request, *args, **kwargs):
+        # Someone signed in who belongs to no tenant yet: their invitations are where to go.
+        if request.user.is_authenticated and request.tenant is None:
+            return redirect("invitations")
+        return super().dispatch(request, *args, **kwargs)
+
     def get(self, request):
         cards = [card for section in operator_ui_sections() for card in section.home_cards(request.tenant)]
         return render(request, "home.html", {"cards": cards})
@@ -86,33 +101,129 @@ class ApiKeyRevokeView(TenantViewMixin, View):
 
 
 class MembersView(TenantViewMixin, View):
+    """Members and pending invitations. Admins invite by e-mail; nobody is added without accepting."""
+
     required_role = Role.ADMIN
     write_role = Role.ADMIN
 
-    def get(self, request, form=None):
+    def get(self, request, form=None, new_link=None):
         return render(
             request,
             "tenant/members.html",
             {
                 "members": members_for_tenant(request.tenant),
-                "form": form or MemberForm(),
+                "invitations": invitations_pending_for_tenant(request.tenant),
+                "form": form or InvitationForm(),
                 "roles": Role.choices,
+                "new_link": new_link,
+                "invitation_days": settings.BRAIN_INVITATION_DAYS,
             },
         )
 
     def post(self, request):
-        form = MemberForm(request.POST)
+        form = InvitationForm(request.POST)
         if not form.is_valid():
-            messages.error(request, "Nobody was added; fix the errors below.")
+            messages.error(request, "Nobody was invited; fix the errors below.")
             return self.get(request, form=form)
-        membership = services.membership_set(
-            tenant=request.tenant, user=form.cleaned_data["username"], role=form.cleaned_data["role"]
+        invitation, link = services.invitation_create(
+            tenant=request.tenant,
+            email=form.cleaned_data["email"],
+            role=form.cleaned_data["role"],
+            invited_by=request.user,
+            link_for=lambda token: request.build_absolute_uri(reverse("invitation-link", args=[token])),
         )
+        # The same answer whether or not an account has this address (it names only what the admin typed).
         messages.success(
             request,
-            f"{membership.user.username} is now {membership.get_role_display().lower()} of {request.tenant}.",
+            f"Invited {invitation.email} as {invitation.get_role_display().lower()}. They become a member "
+            f"when they accept; the invitation expires in {settings.BRAIN_INVITATION_DAYS} days.",
         )
+        shown = link if settings.BRAIN_INVITATION_LINK_SHOWN else None
+        return self.get(request, new_link=shown)
+
+
+class InvitationRevokeView(TenantViewMixin, View):
+    required_role = Role.ADMIN
+    write_role = Role.ADMIN
+
+    def post(self, request, pk: int):
+        invitation = Invitation.objects.for_tenant(request.tenant).filter(pk=pk).first()
+        if invitation is None:
+            raise Http404("No such invitation.")
+        services.invitation_revoke(invitation=invitation)
+        messages.success(request, f"Withdrew the invitation of {invitation.email}; its link no longer works.")
         return redirect("tenant-members")
+
+
+class InvitationsView(LoginRequiredMixin, View):
+    """The signed-in user's pending invitations (addressed to their e-mail), in any tenant: accept or decline."""
+
+    def get(self, request, pk: int | None = None):
+        return render(
+            request, "tenant/invitations.html", {"invitations": invitations_pending_for_user(request.user)}
+        )
+
+    def post(self, request, pk: int):
+        invitation = invitations_pending_for_user(request.user).filter(pk=pk).first()
+        if invitation is None:  # another user's, answered, revoked or expired: the same answer
+            raise Http404("No such invitation is waiting for you.")
+        if request.POST.get("action") == "accept":
+            services.invitation_accept(invitation=invitation, user=request.user)
+            switch_tenant(request, invitation.tenant_id)
+            messages.success(
+                request, f"You joined {invitation.tenant.name} as {invitation.get_role_display().lower()}."
+            )
+            return redirect("home")
+        if request.POST.get("action") == "decline":
+            services.invitation_decline(invitation=invitation)
+            messages.success(request, f"Declined the invitation to {invitation.tenant.name}.")
+        else:
+            messages.error(request, "Choose accept or decline.")
+        return redirect("invitations")
+
+
+class InvitationLinkView(View):
+    """The one-time link: a new user sets a password and joins; an existing one is sent to sign in and accept
+    on their Invitations page (an existing account is never changed through a link)."""
+
+    def dispatch(self, request, token: str):
+        invitation = invitation_pending_by_token(token)
+        if invitation is None:
+            return render(request, "tenant/invitation_link.html", {"invitation": None}, status=404)
+        if request.user.is_authenticated:
+            return redirect("invitations")
+        return super().dispatch(request, invitation)
+
+    def get(self, request, invitation, form=None):
+        return render(
+            request,
+            "tenant/invitation_link.html",
+            {"invitation": invitation, "form": form or InvitationPasswordForm(email=invitation.email)},
+        )
+
+    def post(self, request, invitation):
+        form = InvitationPasswordForm(request.POST, email=invitation.email)
+        if not form.is_valid():
+            return self.get(request, invitation, form=form)
+        try:
+            user = services.invitation_accept_as_new_user(
+                invitation=invitation, password=form.cleaned_data["password1"]
+            )
+        except services.InvitationClosed:
+            user = None
+        if user is None:
+            messages.info(
+                request,
+                f"No new account was made for {invitation.email}. If you already have one, sign in and accept "
+                "the invitation on your Invitations page.",
+            )
+            return redirect(f"{reverse('login')}?next={reverse('invitations')}")
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        switch_tenant(request, invitation.tenant_id)
+        messages.success(
+            request, f"Welcome! You joined {invitation.tenant.name}; you sign in as {user.username}."
+        )
+        return redirect("home")
 
 
 class MemberChangeView(TenantViewMixin, View):
