@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tickets", "0002_ticket_message_learningattempt_classification_and_more"),
+        ("tickets", "0003_learning_attempt_lease"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
