@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("", include("brain.client_brain.urls")),
+    path("", include("tickets.urls")),
     path("", include("intelligence.urls")),
     path("", include("tickets.tenancy.urls")),
 ]

@@ -1,10 +1,13 @@
 """Operator UI for the tenant itself: home, the tenant switcher, members and API keys."""
 
+from datetime import timedelta
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from django.views.decorators.http import require_POST
@@ -17,9 +20,41 @@ from .selectors import api_keys_for_tenant, members_for_tenant
 
 
 class HomeView(TenantViewMixin, View):
+    """The overview: each section's cards, what changed in the last 7 days, and, until every step is done, the
+    setup checklist (an agent, a rule, an API key, a first ticket). A signed-in user with no tenant gets a
+    page that says so (and, for staff, links to the admin) instead of a bare 403."""
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.user.is_authenticated and request.tenant is None:
+            return render(request, "no_tenant.html", status=403)
+        return super().dispatch(request, *args, **kwargs)
+
     def get(self, request):
-        cards = [card for section in operator_ui_sections() for card in section.home_cards(request.tenant)]
-        return render(request, "home.html", {"cards": cards})
+        tenant = request.tenant
+        sections = operator_ui_sections()
+        since = timezone.now() - timedelta(days=7)
+        steps = [step for s in sections for step in getattr(s, "setup_steps", lambda t: [])(tenant)]
+        steps.insert(
+            2,
+            {
+                "label": "Create an API key for the agent",
+                "done": api_keys_for_tenant(tenant).filter(revoked_at__isnull=True).exists(),
+                "url": reverse("tenant-api-keys"),
+                "help": "Agents call the API with it; only admins create keys.",
+            },
+        )
+        return render(
+            request,
+            "home.html",
+            {
+                "cards": [card for s in sections for card in s.home_cards(tenant)],
+                "changes": [
+                    c for s in sections for c in getattr(s, "week_changes", lambda t, d: [])(tenant, since)
+                ],
+                "steps": steps,
+                "setup_done": all(step["done"] for step in steps),
+            },
+        )
 
 
 @login_required
