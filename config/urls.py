@@ -4,6 +4,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from .health import healthz
 
+admin.site.site_header = "The Brain administration"
+admin.site.site_title = "The Brain administration"
+admin.site.index_title = "Tenants, memories and learning"
+
 api_v1 = [
     path("", include("tickets.tenancy.urls_api")),
     path("", include("tickets.urls_api")),

@@ -62,3 +62,10 @@ def week_changes(tenant, since) -> list[dict]:
     if not calls:
         return []
     return [{"text": f"Agents asked for their context {calls} time{'s' if calls != 1 else ''}.", "url": None}]
+
+
+def first_agent(tenant):
+    """The tenant's first agent by name (the API keys page's ready curl names it), or None."""
+    from .selectors import agents_for_tenant
+
+    return agents_for_tenant(tenant).first()

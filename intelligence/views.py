@@ -163,7 +163,10 @@ class IntelligenceTabView(AgentScopedView):
 
 
 class AgentMemoryAddView(AgentScopedView):
-    """Spec: Creating Memories. Through promote(): operators' manual memories skip the judge, not the gate."""
+    """Spec: Creating Memories. Through promote(): operators' manual memories skip the judge, not the gate.
+    A viewer is not offered the form (the 403 page says which role it needs)."""
+
+    required_role = "operator"
 
     def get(self, request, agent, form=None):
         return render(

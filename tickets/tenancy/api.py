@@ -85,11 +85,14 @@ class MembershipViewSet(
     def create(self, request, *args, **kwargs):
         serializer = MembershipCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        membership = services.membership_set(
-            tenant=self.tenant,
-            user=serializer.validated_data["username"],
-            role=serializer.validated_data["role"],
-        )
+        try:
+            membership = services.membership_set(
+                tenant=self.tenant,
+                user=serializer.validated_data["username"],
+                role=serializer.validated_data["role"],
+            )
+        except services.LastAdminError as exc:
+            return error_response("last_admin", str(exc), status.HTTP_409_CONFLICT)
         return Response(MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
 
     def perform_update(self, serializer):
@@ -107,4 +110,7 @@ class MembershipViewSet(
     def update(self, request, *args, **kwargs):
         if "role" not in request.data:
             raise ValidationError({"role": ["Send the new role: admin, operator or viewer."]})
-        return super().update(request, *args, **kwargs)
+        try:
+            return super().update(request, *args, **kwargs)
+        except services.LastAdminError as exc:
+            return error_response("last_admin", str(exc), status.HTTP_409_CONFLICT)

@@ -74,11 +74,17 @@ def switch_tenant_view(request):
     return HttpResponseRedirect(next_url)
 
 
+# The new key's secret waits in the session for the one GET after the POST (POST/redirect/GET): a reload
+# then neither creates a second key nor shows the secret again.
+NEW_KEY_SESSION = "brain_new_api_key"
+
+
 class ApiKeysView(TenantViewMixin, View):
     required_role = Role.ADMIN
     write_role = Role.ADMIN
 
-    def get(self, request, form=None, new_key=None):
+    def get(self, request, form=None):
+        new_key = request.session.pop(NEW_KEY_SESSION, None)
         return render(
             request,
             "tenant/api_keys.html",
@@ -86,6 +92,8 @@ class ApiKeysView(TenantViewMixin, View):
                 "keys": api_keys_for_tenant(request.tenant),
                 "form": form or ApiKeyForm(),
                 "new_key": new_key,
+                "api_base": request.build_absolute_uri("/api/v1/"),
+                "first_agent": agents_first(request.tenant),
             },
         )
 
@@ -100,8 +108,19 @@ class ApiKeysView(TenantViewMixin, View):
             role=form.cleaned_data["role"],
             created_by=request.user,
         )
+        request.session[NEW_KEY_SESSION] = {"name": key.name, "secret": full_key}
         messages.success(request, f"Created key “{key.name}”. Copy it now: it will not be shown again.")
-        return self.get(request, new_key=full_key)
+        return redirect("tenant-api-keys")
+
+
+def agents_first(tenant):
+    """The tenant's first agent (for the ready curl), through the operator UI's sections: tenancy does not
+    import the apps above it."""
+    for section in operator_ui_sections():
+        first = getattr(section, "first_agent", None)
+        if first is not None:
+            return first(tenant)
+    return None
 
 
 class ApiKeyRevokeView(TenantViewMixin, View):
@@ -137,9 +156,13 @@ class MembersView(TenantViewMixin, View):
         if not form.is_valid():
             messages.error(request, "Nobody was added; fix the errors below.")
             return self.get(request, form=form)
-        membership = services.membership_set(
-            tenant=request.tenant, user=form.cleaned_data["username"], role=form.cleaned_data["role"]
-        )
+        try:
+            membership = services.membership_set(
+                tenant=request.tenant, user=form.cleaned_data["username"], role=form.cleaned_data["role"]
+            )
+        except services.LastAdminError as exc:
+            messages.error(request, str(exc))
+            return redirect("tenant-members")
         messages.success(
             request,
             f"{membership.user.username} is now {membership.get_role_display().lower()} of {request.tenant}.",
@@ -168,6 +191,10 @@ class MemberChangeView(TenantViewMixin, View):
             if role not in Role.values:
                 messages.error(request, "Choose admin, operator or viewer.")
             else:
-                services.membership_set(tenant=request.tenant, user=membership.user, role=role)
-                messages.success(request, f"{membership.user.username} is now {role}.")
+                try:
+                    services.membership_set(tenant=request.tenant, user=membership.user, role=role)
+                except services.LastAdminError as exc:
+                    messages.error(request, str(exc))
+                else:
+                    messages.success(request, f"{membership.user.username} is now {role}.")
         return redirect("tenant-members")
