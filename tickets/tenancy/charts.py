@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-WIDTH, HEIGHT = 560, 200
-LEFT, BOTTOM, TOP = 36, 34, 12
+WIDTH, HEIGHT = 560, 220
+LEFT, BOTTOM, TOP = 44, 36, 14
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,10 @@ class Chart:
     def left(self) -> int:
         return LEFT
 
+    @property
+    def top_label_y(self) -> int:
+        return TOP + 6
+
 
 def _scale(top: int) -> float:
     return (HEIGHT - BOTTOM - TOP) / top if top else 0.0
@@ -78,7 +82,7 @@ def stacked_columns(
     scale = _scale(top)
     slot = (WIDTH - LEFT) / max(len(columns), 1)
     marks, labels = [], []
-    every = max(1, len(columns) // 8)  # at most about eight labels under the axis
+    every = -(-len(columns) // 5)  # at most five labels under the axis, so they never overlap
     for i, (label, values) in enumerate(columns):
         x = LEFT + i * slot + slot * 0.12
         y = HEIGHT - BOTTOM
