@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from config.admin_display import json_table
 from config.tenancy import AllTenantsAdminMixin
 
 from . import services
@@ -132,6 +133,12 @@ class LearningAttemptAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     search_fields = ["ticket_external_id", "error", "tenant__name"]
     list_select_related = ["tenant"]
     date_hierarchy = "created_at"
+    exclude = ["outcomes"]
+    readonly_fields = ["outcomes_table"]
+
+    @admin.display(description="what each candidate became")
+    def outcomes_table(self, obj):
+        return json_table(obj.outcomes)
 
     def has_add_permission(self, request):
         return False

@@ -71,7 +71,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # The operator UI's sections, in navigation order: modules with nav_item(request) and home_cards(tenant).
-OPERATOR_UI_SECTIONS = ["intelligence.navigation", "brain.client_brain.navigation"]
+OPERATOR_UI_SECTIONS = ["intelligence.navigation", "brain.client_brain.navigation", "tickets.navigation"]
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

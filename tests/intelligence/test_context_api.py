@@ -152,7 +152,7 @@ def test_the_runtime_counts_client_brain_activity_and_the_budget_preview_does_no
     row = fact(tenant, "Acme ships refurbished laptops from Lyon within two days.")
     operator = Client()
     operator.force_login(member_factory(tenant))
-    preview = operator.get(
+    preview = operator.post(
         reverse("intelligence-preview", args=[agent.pk]),
         {"conversation": "Where do refurbished laptops ship from?"},
     )

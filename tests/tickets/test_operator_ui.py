@@ -48,7 +48,10 @@ def test_switch_ignores_an_offsite_next_url(client, tenant):
 
 def test_creating_a_key_in_the_ui_shows_the_secret_once(client, tenant):
     client.force_login(make_member(tenant, Role.ADMIN))
-    response = client.post(reverse("tenant-api-keys"), {"name": "Support agent", "role": "operator"})
+    response = client.post(
+        reverse("tenant-api-keys"), {"name": "Support agent", "role": "operator"}, follow=True
+    )
+    assert response.redirect_chain == [(reverse("tenant-api-keys"), 302)]  # POST/redirect/GET
     html = response.content.decode()
     full_key = re.search(r"brn_[0-9a-f]{8}_[\w-]+", html).group(0)
     assert "will not be shown again" in html

@@ -99,4 +99,7 @@ class MembershipViewSet(
     def update(self, request, *args, **kwargs):
         if "role" not in request.data:
             raise ValidationError({"role": ["Send the new role: admin, operator or viewer."]})
-        return super().update(request, *args, **kwargs)
+        try:
+            return super().update(request, *args, **kwargs)
+        except services.LastAdminError as exc:
+            return error_response("last_admin", str(exc), status.HTTP_409_CONFLICT)

@@ -22,14 +22,34 @@ def tenant_create(*, name: str, slug: str | None = None) -> Tenant:
     return Tenant.objects.create(name=name, slug=slug or slugify(name))
 
 
+LAST_ADMIN_MESSAGE = "A tenant needs at least one admin; make someone else admin first."
+
+
+class LastAdminError(ValueError):
+    """The change would leave the tenant without an admin (removing or demoting its last one)."""
+
+
+def _is_last_admin(membership: Membership) -> bool:
+    others = (
+        Membership.objects.for_tenant(membership.tenant_id)
+        .select_for_update()
+        .filter(role=Role.ADMIN)
+        .exclude(pk=membership.pk)
+    )
+    return membership.role == Role.ADMIN and not others.exists()
+
+
 @transaction.atomic
 def membership_set(*, tenant: Tenant, user, role: str) -> Membership:
-    """Add `user` to `tenant` with `role`, or change the role of an existing member. Idempotent."""
+    """Add `user` to `tenant` with `role`, or change the role of an existing member. Idempotent. Raises
+    LastAdminError when it would demote the tenant's last admin."""
     if role not in Role.values:
         raise ValueError(f"role must be one of {', '.join(Role.values)}")
     membership, created = Membership.objects.for_tenant(tenant).get_or_create(
         tenant=tenant, user=user, defaults={"role": role}
     )
+    if not created and membership.role != role and _is_last_admin(membership):
+        raise LastAdminError(LAST_ADMIN_MESSAGE)
     if not created and membership.role != role:
         membership.role = role
         membership.save(update_fields=["role"])
@@ -38,14 +58,9 @@ def membership_set(*, tenant: Tenant, user, role: str) -> Membership:
 
 @transaction.atomic
 def membership_remove(*, membership: Membership) -> None:
-    remaining_admins = (
-        Membership.objects.for_tenant(membership.tenant_id)
-        .filter(role=Role.ADMIN)
-        .exclude(pk=membership.pk)
-        .exists()
-    )
-    if membership.role == Role.ADMIN and not remaining_admins:
-        raise ValueError("A tenant needs at least one admin; make someone else admin first.")
+    """Remove a member. Raises LastAdminError for the tenant's last admin."""
+    if _is_last_admin(membership):
+        raise LastAdminError(LAST_ADMIN_MESSAGE)
     membership.delete()
 
 

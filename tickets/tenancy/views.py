@@ -1,5 +1,7 @@
 """Operator UI for the tenant itself: home, the tenant switcher, members, invitations and API keys."""
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -8,6 +10,7 @@ from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
@@ -27,15 +30,44 @@ from .selectors import (
 
 
 class HomeView(TenantViewMixin, View):
+    """The overview: each section's cards, what changed in the last 7 days, and, until every step is done, the
+    setup checklist (an agent, a rule, an API key, a first ticket). A signed-in user with no tenant is sent
+    to their pending invitations, or, with none, gets a page that says so (and, for staff, links to the
+    admin) instead of a bare 403."""
+
     def dispatch(self, request, *args, **kwargs):
-        # Someone signed in who belongs to no tenant yet: their invitations are where to go.
         if request.user.is_authenticated and request.tenant is None:
-            return redirect("invitations")
+            if invitations_pending_for_user(request.user).exists():
+                return redirect("invitations")
+            return render(request, "no_tenant.html", status=403)
         return super().dispatch(request, *args, **kwargs)
 
     def get(self, request):
-        cards = [card for section in operator_ui_sections() for card in section.home_cards(request.tenant)]
-        return render(request, "home.html", {"cards": cards})
+        tenant = request.tenant
+        sections = operator_ui_sections()
+        since = timezone.now() - timedelta(days=7)
+        steps = [step for s in sections for step in getattr(s, "setup_steps", lambda t: [])(tenant)]
+        steps.insert(
+            2,
+            {
+                "label": "Create an API key for the agent",
+                "done": api_keys_for_tenant(tenant).filter(revoked_at__isnull=True).exists(),
+                "url": reverse("tenant-api-keys"),
+                "help": "Agents call the API with it; only admins create keys.",
+            },
+        )
+        return render(
+            request,
+            "home.html",
+            {
+                "cards": [card for s in sections for card in s.home_cards(tenant)],
+                "changes": [
+                    c for s in sections for c in getattr(s, "week_changes", lambda t, d: [])(tenant, since)
+                ],
+                "steps": steps,
+                "setup_done": all(step["done"] for step in steps),
+            },
+        )
 
 
 @login_required
@@ -55,20 +87,31 @@ def switch_tenant_view(request):
     return HttpResponseRedirect(next_url)
 
 
+# The new key's secret waits in the session for the one GET after the POST (POST/redirect/GET): a reload
+# then neither creates a second key nor shows the secret again.
+NEW_KEY_SESSION = "brain_new_api_key"
+
+
 class ApiKeysView(TenantViewMixin, View):
     required_role = Role.ADMIN
     write_role = Role.ADMIN
 
-    def get(self, request, form=None, new_key=None):
-        return render(
+    def get(self, request, form=None):
+        new_key = request.session.pop(NEW_KEY_SESSION, None)
+        response = render(
             request,
             "tenant/api_keys.html",
             {
                 "keys": api_keys_for_tenant(request.tenant),
                 "form": form or ApiKeyForm(),
                 "new_key": new_key,
+                "api_base": request.build_absolute_uri("/api/v1/"),
+                "first_agent": agents_first(request.tenant),
             },
         )
+        if new_key:
+            add_never_cache_headers(response)  # the page shows the secret: no cache or proxy may keep it
+        return response
 
     def post(self, request):
         form = ApiKeyForm(request.POST)
@@ -81,10 +124,19 @@ class ApiKeysView(TenantViewMixin, View):
             role=form.cleaned_data["role"],
             created_by=request.user,
         )
+        request.session[NEW_KEY_SESSION] = {"name": key.name, "secret": full_key}
         messages.success(request, f"Created key “{key.name}”. Copy it now: it will not be shown again.")
-        response = self.get(request, new_key=full_key)
-        add_never_cache_headers(response)  # the page shows the secret: no cache or proxy may keep it
-        return response
+        return redirect("tenant-api-keys")
+
+
+def agents_first(tenant):
+    """The tenant's first agent (for the ready curl), through the operator UI's sections: tenancy does not
+    import the apps above it."""
+    for section in operator_ui_sections():
+        first = getattr(section, "first_agent", None)
+        if first is not None:
+            return first(tenant)
+    return None
 
 
 class ApiKeyRevokeView(TenantViewMixin, View):
@@ -247,6 +299,10 @@ class MemberChangeView(TenantViewMixin, View):
             if role not in Role.values:
                 messages.error(request, "Choose admin, operator or viewer.")
             else:
-                services.membership_set(tenant=request.tenant, user=membership.user, role=role)
-                messages.success(request, f"{membership.user.username} is now {role}.")
+                try:
+                    services.membership_set(tenant=request.tenant, user=membership.user, role=role)
+                except services.LastAdminError as exc:
+                    messages.error(request, str(exc))
+                else:
+                    messages.success(request, f"{membership.user.username} is now {role}.")
         return redirect("tenant-members")
