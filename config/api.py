@@ -72,3 +72,19 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
 
 def error_response(code: str, message: str, http_status: int, fields: dict | None = None) -> Response:
     return Response({"error": {"code": code, "message": message, "fields": fields or {}}}, status=http_status)
+
+
+def gate_rejected_response(reason: str, field: str, **extra: Any) -> Response:
+    """The one answer of every write surface when the formation gate refuses a memory: 422, code `rejected`,
+    the gate's reason code under the field that carried the text. Nothing was written; `extra` (the brain
+    surfaces' `outcome`) rides beside the error. A duplicate is not a refusal: it reinforces and answers 200."""
+    body = {
+        "error": {
+            "code": "rejected",
+            "message": f"The memory was not written: the formation gate rejected it ({reason}). "
+            "Change the text and retry.",
+            "fields": {field: [reason]},
+        },
+        **extra,
+    }
+    return Response(body, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
