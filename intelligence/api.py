@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
 from brain import api as brain_api
-from config.api import error_response, gate_rejected_response
+from config.api import PAGE_PARAMETERS, error_response, gate_rejected_response, page_bounds
 from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
 from tickets.tenancy.models import ApiKey
 
@@ -108,12 +108,15 @@ def _outcome_response(agent: Agent, outcome, *, created_status: int = status.HTT
 class AgentMemoryListView(_AgentScoped):
     """GET: the agent's memories, filtered and paginated. POST: add one (through promote's gate)."""
 
-    @extend_schema(parameters=[AgentMemoryFilterSerializer], responses=AgentMemorySerializer(many=True))
+    @extend_schema(
+        parameters=[AgentMemoryFilterSerializer, *PAGE_PARAMETERS], responses=AgentMemorySerializer(many=True)
+    )
     def get(self, request, agent: Agent):
         params = AgentMemoryFilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
+        limit, offset = page_bounds(request.query_params, default_limit=25)
         page = brain_api.agent_memory_list(
-            tenant_id=agent.tenant_id, agent_id=agent.pk, **params.validated_data
+            tenant_id=agent.tenant_id, agent_id=agent.pk, limit=limit, offset=offset, **params.validated_data
         )
         return Response(
             {

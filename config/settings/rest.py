@@ -26,7 +26,9 @@ API_MAX_PAGE_SIZE = env_int("BRAIN_API_MAX_PAGE_SIZE", 200)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "The Brain API",
-    "DESCRIPTION": "Typed, tenant-isolated memory for a business's AI agents. Authenticate with `Authorization: Bearer <key>`.",
+    # The description ("Getting started"), tags, summaries and examples: config/openapi.py.
+    "DESCRIPTION": "Typed, tenant-isolated memory for a business's AI agents.",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.openapi.explain"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
