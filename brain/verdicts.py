@@ -35,6 +35,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from . import events
 from .ask import validate_citations
 from .models import AppliedVerdict, BrainScopeKind, Memory, MemoryHistory, MemoryStatus
 
@@ -240,6 +241,10 @@ def apply_evaluator_verdict(
         for memory_id, before, status_before, after, status_after, was_cited in rows
     )
     found = {n.memory_id for n in nudges}
+    for nudge in nudges:  # archival by verdict is written in SQL above, not through history_add
+        if nudge.archived:
+            data = events.memory_data(nudge.memory_id, {"status": nudge.status_after}, REASON_BELOW_FLOOR)
+            events.publish(tenant_id, events.MEMORY_ARCHIVED, data)
     return VerdictResult(
         applied=True,
         trace=trace,

@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("brain.client_brain.urls")),
     path("", include("intelligence.urls")),
     path("", include("tickets.tenancy.urls")),
+    path("", include("tickets.webhooks.urls")),
 ]

@@ -316,5 +316,21 @@ def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> Learnin
 
 
 def learning_attempt_fail(*, attempt: LearningAttempt, error: str) -> LearningAttempt:
-    """Record that the attempt failed for good (retries exhausted, or an unexpected error)."""
-    return _attempt_finish(attempt, LearningStatus.FAILED, error=error[:2000])
+    """Record that the attempt failed for good (retries exhausted, or an unexpected error); the tenant's
+    webhooks hear of it (learning.attempt_failed) after the commit."""
+    from .webhooks.models import WebhookEvent
+    from .webhooks.services import webhook_event_publish
+
+    attempt = _attempt_finish(attempt, LearningStatus.FAILED, error=error[:2000])
+    data = {
+        "attempt_id": attempt.pk,
+        "ticket_external_id": attempt.ticket_external_id,
+        "trigger": attempt.trigger,
+        "error": attempt.error,
+    }
+    transaction.on_commit(
+        lambda: webhook_event_publish(
+            tenant_id=attempt.tenant_id, event=WebhookEvent.LEARNING_ATTEMPT_FAILED, data=data
+        )
+    )
+    return attempt

@@ -51,3 +51,7 @@ def learn_from_ticket(self, tenant_id: int, ticket_id: int, attempt_id: int | No
         logger.exception("learning from ticket %s of tenant %s failed", ticket_id, tenant_id)
         attempt = services.learning_attempt_fail(attempt=attempt, error=f"{type(exc).__name__}: {exc}")
     return {"attempt_id": attempt.pk, "status": attempt.status, "skip_reason": attempt.skip_reason}
+
+
+# Webhook deliveries (tickets/webhooks/tasks.py): imported here so the worker's task autodiscovery finds them.
+from .webhooks.tasks import deliver_webhook  # noqa: E402, F401

@@ -1,0 +1,16 @@
+"""Events that become webhook deliveries: the brain's (brain.events) and the helpdesk's failed learning."""
+
+from typing import Any
+
+from .services import webhook_event_publish
+
+
+def on_brain_event(tenant_id: int, event: str, data: dict[str, Any]) -> None:
+    webhook_event_publish(tenant_id=tenant_id, event=event, data=data)
+
+
+def connect() -> None:
+    """Called from TicketsConfig.ready()."""
+    from brain import events
+
+    events.subscribe(on_brain_event)
