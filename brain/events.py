@@ -23,23 +23,27 @@ MEMORY_ARCHIVED = "memory.archived"
 SUGGESTION_PROPOSED = "suggestion.proposed"
 
 Listener = Callable[[int, str, dict[str, Any]], None]
-_listeners: list[Listener] = []
+Interest = Callable[[int, str], bool]
+_listeners: list[tuple[Listener, Interest]] = []
 
 
-def subscribe(listener: Listener) -> None:
-    """`listener(tenant_id, event, data)` is called after the commit of each event. Idempotent."""
-    if listener not in _listeners:
-        _listeners.append(listener)
+def subscribe(listener: Listener, *, wants: Interest) -> None:
+    """`listener(tenant_id, event, data)` is called after the commit of each event that `wants(tenant_id,
+    event)` says it cares about (asked at once, inside the write's transaction: keep it cheap). Idempotent."""
+    if all(known is not listener for known, _ in _listeners):
+        _listeners.append((listener, wants))
 
 
 def publish(tenant_id: int, event: str, data: dict[str, Any]) -> None:
-    """Tell the listeners after the current transaction commits (at once outside one)."""
-    if _listeners:
-        transaction.on_commit(lambda: _notify(tenant_id, event, data))
+    """Tell the interested listeners after the current transaction commits (at once outside one); nothing
+    is scheduled when no listener wants the event, so a tenant without webhooks pays one cheap question."""
+    interested = [listener for listener, wants in _listeners if wants(tenant_id, event)]
+    if interested:
+        transaction.on_commit(lambda: _notify(interested, tenant_id, event, data))
 
 
-def _notify(tenant_id: int, event: str, data: dict[str, Any]) -> None:
-    for listener in list(_listeners):
+def _notify(listeners: list[Listener], tenant_id: int, event: str, data: dict[str, Any]) -> None:
+    for listener in listeners:
         try:
             listener(tenant_id, event, data)
         except Exception:  # a listener's failure must not undo or fail the write that happened

@@ -176,6 +176,14 @@ def _repeat(trace: str, verdict_key: str, tenant_id: int) -> VerdictResult:
 
 
 @transaction.atomic
+def _publish_archivals(tenant_id: int, nudges: Sequence[VerdictNudge]) -> None:
+    """Archival by verdict is written in SQL (_NUDGE_SQL), not through history_add: publish it here."""
+    for nudge in nudges:
+        if nudge.archived:
+            data = events.memory_data(nudge.memory_id, {"status": nudge.status_after}, REASON_BELOW_FLOOR)
+            events.publish(tenant_id, events.MEMORY_ARCHIVED, data)
+
+
 def apply_evaluator_verdict(
     *,
     tenant_id: int,
@@ -241,10 +249,7 @@ def apply_evaluator_verdict(
         for memory_id, before, status_before, after, status_after, was_cited in rows
     )
     found = {n.memory_id for n in nudges}
-    for nudge in nudges:  # archival by verdict is written in SQL above, not through history_add
-        if nudge.archived:
-            data = events.memory_data(nudge.memory_id, {"status": nudge.status_after}, REASON_BELOW_FLOOR)
-            events.publish(tenant_id, events.MEMORY_ARCHIVED, data)
+    _publish_archivals(tenant_id, nudges)
     return VerdictResult(
         applied=True,
         trace=trace,
