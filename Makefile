@@ -19,10 +19,12 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 # torch first, pinned: the CPU build of 2.13.0 lies on this machine's disk; an unpinned torch would
-# pull a multi-GB CUDA build. Then the project with its embeddings and dev extras.
-$(STAMP): pyproject.toml | $(PY)
+# pull a multi-GB CUDA build. Then the project with its embeddings and dev extras, and the agents' Python
+# client (clients/python, its own package), which the tests drive against the live server.
+$(STAMP): pyproject.toml clients/python/pyproject.toml | $(PY)
 	$(PIP) install --quiet "torch==2.13.0"
 	$(PIP) install --quiet -e ".[embeddings,dev]"
+	$(PIP) install --quiet -e clients/python
 	@touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the project (once; again when pyproject.toml changes)

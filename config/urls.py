@@ -38,6 +38,7 @@ urlpatterns = [
     path("", include("tickets.urls")),
     path("", include("intelligence.urls")),
     path("", include("tickets.tenancy.urls")),
+    path("", include("tickets.webhooks.urls")),
 ]
 
 handler404 = "config.api.not_found"  # JSON under /api/, the page elsewhere

@@ -7,7 +7,6 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from brain import api as brain_api
-from config.api import MAX_OFFSET
 
 from .learning import learning_config_clean
 from .models import Agent
@@ -142,8 +141,8 @@ class AgentMemoryFilterSerializer(serializers.Serializer):
     source = _any(brain_api.MemorySource.choices)
     scope = _any(["scoped", "unscoped", *brain_api.PROVIDERS])
     q = serializers.CharField(source="search", required=False, allow_blank=True, default="", max_length=200)
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=100, default=25)
-    offset = serializers.IntegerField(required=False, min_value=0, max_value=MAX_OFFSET, default=0)
+    # Paging is the API's one rule (config.api.page_bounds: 400 when not a whole number, clamped above the
+    # maximum); the view passes `limit` / `offset` from there.
 
 
 class ContextRequestSerializer(serializers.Serializer):

@@ -6,6 +6,7 @@ from config.tenancy import AllTenantsAdminMixin
 from . import services
 from .models import Approval, Classification, LearningAttempt, Message, Ticket
 from .tenancy import admin as tenancy_admin  # noqa: F401  (registers the tenancy models' admin)
+from .webhooks import admin as webhooks_admin  # noqa: F401  (registers the webhook models' admin)
 
 # --- Tickets, their evidence and learning attempts -------------------------------------------------
 

@@ -231,3 +231,8 @@ class LearningAttempt(models.Model):
     def __str__(self) -> str:
         reason = f" ({self.skip_reason})" if self.skip_reason else ""
         return f"learning #{self.ticket_external_id}: {self.status}{reason}"
+
+
+# Webhook endpoints and deliveries live in their own module (tickets/webhooks); imported here so the app
+# registry finds them.
+from .webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent  # noqa: E402, F401

@@ -462,5 +462,22 @@ def learning_attempt_retry_later(*, attempt: LearningAttempt, countdown: float) 
 
 
 def learning_attempt_fail(*, attempt: LearningAttempt, error: str) -> LearningAttempt:
-    """Record that the attempt failed for good (retries exhausted, or an unexpected error)."""
-    return _attempt_finish(attempt, LearningStatus.FAILED, error=error[:2000])
+    """Record that the attempt failed for good (retries exhausted, or an unexpected error); the tenant's
+    webhooks hear of it (learning.attempt_failed) after the commit."""
+    from .webhooks.models import WebhookEndpoint, WebhookEvent
+    from .webhooks.services import webhook_event_publish
+
+    attempt = _attempt_finish(attempt, LearningStatus.FAILED, error=error[:2000])
+    data = {
+        "attempt_id": attempt.pk,
+        "ticket_external_id": attempt.ticket_external_id,
+        "trigger": attempt.trigger,
+        "error": attempt.error,
+    }
+    if WebhookEndpoint.objects.for_tenant(attempt.tenant_id).filter(is_active=True).exists():
+        transaction.on_commit(
+            lambda: webhook_event_publish(
+                tenant_id=attempt.tenant_id, event=WebhookEvent.LEARNING_ATTEMPT_FAILED, data=data
+            )
+        )
+    return attempt

@@ -110,6 +110,13 @@ BRAIN_LLM_DAILY_LIMITS = {
     "TOKENS": env_int("BRAIN_LLM_DAILY_TOKENS", 0) or None,
 }
 
+# Webhooks (tickets/webhooks): attempts in all, seconds of the first retry's backoff (doubling), timeout per
+# POST; plain http to a loopback host only when explicitly allowed (tests, local development).
+BRAIN_WEBHOOK_MAX_ATTEMPTS = env_int("BRAIN_WEBHOOK_MAX_ATTEMPTS", 6)
+BRAIN_WEBHOOK_RETRY_BACKOFF = env_int("BRAIN_WEBHOOK_RETRY_BACKOFF", 30)
+BRAIN_WEBHOOK_TIMEOUT = env_int("BRAIN_WEBHOOK_TIMEOUT", 10)
+BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = env_str("BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "") == "1"
+
 # --- Recall (brain/search/) --------------------------------------------------------------------------
 # Overrides of brain.search.DEFAULTS: RRF_K, WEIGHTS {fts, trigram, vector}, CANDIDATES,
 # CONFIDENCE_WEIGHT, RECENCY_WEIGHT, RECENCY_HALF_LIFE_DAYS, MMR_LAMBDA (None = no MMR unless asked),

@@ -30,7 +30,9 @@ API_MAX_JSON_DEPTH = env_int("BRAIN_API_MAX_JSON_DEPTH", 32)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "The Brain API",
-    "DESCRIPTION": "Typed, tenant-isolated memory for a business's AI agents. Authenticate with `Authorization: Bearer <key>`.",
+    # The description ("Getting started"), tags, summaries and examples: config/openapi.py.
+    "DESCRIPTION": "Typed, tenant-isolated memory for a business's AI agents.",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.openapi.explain"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
