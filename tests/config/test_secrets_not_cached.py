@@ -27,9 +27,12 @@ def test_the_rest_answer_carrying_a_new_key_is_not_stored(tenant):
 
 def test_the_page_showing_a_new_key_is_not_stored(client, tenant):
     client.force_login(make_member(tenant, Role.ADMIN))
-    response = client.post(reverse("tenant-api-keys"), {"name": "agent", "role": Role.OPERATOR})
+    created = client.post(reverse("tenant-api-keys"), {"name": "agent", "role": Role.OPERATOR})
+    assert created.status_code == 302  # POST/redirect/GET: a reload never creates a second key
+    response = client.get(created["Location"])
     assert response.status_code == 200 and b'data-testid="new-key"' in response.content
     assert_no_store(response)
+    assert b'data-testid="new-key"' not in client.get(created["Location"]).content  # shown once
 
 
 def _load_production_settings(secret_key: str) -> subprocess.CompletedProcess:

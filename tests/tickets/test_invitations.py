@@ -125,7 +125,8 @@ def test_a_new_user_sets_a_password_through_the_one_time_link(client, tenant, se
         Membership.objects.for_tenant(tenant).get(user__username="new.person@example.com").role == "operator"
     )
     assert newcomer.get(reverse("home")).status_code == 200  # signed in, inside the tenant
-    assert Client().login(username="new.person@example.com", password=password)
+    sign_in = {"username": "new.person@example.com", "password": password}
+    assert Client().post(reverse("login"), sign_in).status_code == 302  # the password works
     # The link works once.
     assert Client().get(link).status_code == 404
     assert Client().post(link, {"password1": password, "password2": password}).status_code == 404
@@ -217,7 +218,17 @@ def test_only_admins_invite(client, tenant, invite):
     assert not Invitation.objects.for_tenant(tenant).exists()
 
 
-def test_someone_without_a_tenant_lands_on_their_invitations(client, db):
+def test_someone_without_a_tenant_lands_on_their_invitations(client, tenant, invite):
+    admin = Client()
+    admin.force_login(make_member(tenant, Role.ADMIN))
+    invite(admin, "alice@example.com")
     client.force_login(user_with_email("alice", "alice@example.com"))
     response = client.get(reverse("home"))
     assert response.status_code == 302 and response["Location"] == reverse("invitations")
+
+
+def test_someone_without_a_tenant_or_an_invitation_is_told_so(client, db):
+    client.force_login(user_with_email("bob", "bob@example.com"))
+    response = client.get(reverse("home"))
+    assert response.status_code == 403 and b'data-testid="no-tenant"' in response.content
+    assert reverse("invitations").encode() in response.content
