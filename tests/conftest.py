@@ -4,6 +4,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -17,6 +18,46 @@ from tickets.tenancy.models import Role
 from .factories import MembershipFactory, TenantFactory, UserFactory
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _tenant_wall_for_test_code(request):
+    """The tenant wall (config/rls.py) in tests: test code plants rows of several tenants directly, so it runs
+    with the audited bypass; a request made through the test client starts as production's do, with no
+    tenant and no bypass, so every API and UI test runs under row-level security as the runtime role."""
+    needs_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(
+        request.fixturenames
+    )
+    if not needs_db:
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")
+    from django.core.signals import request_finished, request_started
+
+    from config import rls
+
+    test_thread = threading.get_ident()
+
+    def request_starts(**kwargs):
+        if threading.get_ident() == test_thread:
+            rls.session_reset()
+
+    def request_ends(**kwargs):
+        if threading.get_ident() == test_thread:
+            rls.session_reset()
+            rls.bypass_set(True, "test code after a request")
+
+    rls.bypass_set(True, "test code")
+    request_started.connect(request_starts, dispatch_uid="tests.tenant_wall.start")
+    request_finished.connect(request_ends, dispatch_uid="tests.tenant_wall.end")
+    try:
+        yield
+    finally:
+        request_started.disconnect(dispatch_uid="tests.tenant_wall.start")
+        request_finished.disconnect(dispatch_uid="tests.tenant_wall.end")
+        from django.db import connection
+
+        connection.brain_tenant_id, connection.brain_bypass = None, False
 
 
 @pytest.fixture

@@ -8,12 +8,16 @@ Views never pick a tenant from a URL or a payload.
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import import_module
 
 from django.conf import settings
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
+from django.urls import reverse
+
+from config import rls
 
 from .models import ApiKey, Role, Tenant, role_at_least
 from .parents import parent_get
@@ -29,7 +33,7 @@ class TenantContext:
 
 
 def tenant_for_session(request: HttpRequest) -> TenantContext:
-    memberships = list(memberships_for_user(request.user))
+    memberships = memberships_for_user(request.user)
     if not memberships:
         return TenantContext(None, None)
     wanted = request.session.get(SESSION_KEY)
@@ -41,7 +45,9 @@ def tenant_for_session(request: HttpRequest) -> TenantContext:
 
 
 class TenantMiddleware:
-    """Sets request.tenant and request.role for signed-in operators (None when they have no tenant)."""
+    """Sets request.tenant and request.role for signed-in operators (None when they have no tenant), and
+    makes the tenant the database session's for the tenant wall (config/rls.py; cleared when the request
+    finishes). Staff in the Django admin work across tenants: the audited bypass, for that request only."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -49,9 +55,21 @@ class TenantMiddleware:
     def __call__(self, request: HttpRequest):
         request.tenant, request.role = None, None
         if request.user.is_authenticated:
+            if request.user.is_staff and request.path_info.startswith(admin_prefix()):
+                with rls.tenant_bypass(
+                    f"admin {request.method} {request.path_info} by user {request.user.pk}"
+                ):
+                    return self.get_response(request)
             context = tenant_for_session(request)
             request.tenant, request.role = context.tenant, context.role
+            if context.tenant is not None:
+                rls.tenant_set(context.tenant.pk)
         return self.get_response(request)
+
+
+@lru_cache(maxsize=1)
+def admin_prefix() -> str:
+    return reverse("admin:index")
 
 
 def switch_tenant(request: HttpRequest, tenant_id: int) -> bool:
@@ -76,7 +94,7 @@ def tenant_context(request: HttpRequest) -> dict:
         return {}
     memberships = getattr(request, "_brain_memberships", None)
     if memberships is None:
-        memberships = list(memberships_for_user(request.user))
+        memberships = memberships_for_user(request.user)
     role = getattr(request, "role", None)
     nav_items = []
     if getattr(request, "tenant", None) is not None:

@@ -6,13 +6,14 @@ was lost). Run this from cron, or once after a broker outage; repeating it is ha
 
 from datetime import timedelta
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from config.rls import CrossTenantCommand
 from tickets import services
 from tickets.tenancy.models import Tenant
 
 
-class Command(BaseCommand):
+class Command(CrossTenantCommand):
     help = "Send learning attempts that are still queued after some minutes to the workers again."
 
     def add_arguments(self, parser):
