@@ -13,9 +13,9 @@ A request's setting is cleared when the request finishes (`request_finished`), s
 (CONN_MAX_AGE) never carries one tenant into the next request.
 
 The explicit, audited bypass: `tenant_bypass(reason)` sets `brain.bypass` for a block and logs the reason.
-The admin (staff work across tenants), `migrate`, the membership lookup at sign-in, cross-tenant tasks and
-maintenance commands use it. The key lookup (a key must be found before its tenant is known) goes through
-one SQL function that holds the bypass for its own read only.
+The admin (staff work across tenants), `migrate`, cross-tenant tasks and maintenance commands use it. The
+two reads made before a tenant is known, the key lookup and a user's memberships (sign-in, the switcher),
+go through SQL functions that hold the bypass for their own read only.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ POLICY_CONDITION = (
     f" OR (SELECT current_setting('{BYPASS_SETTING}', true)) = 'on'"
 )
 KEY_LOOKUP_FUNCTION = "brain_api_key_by_prefix"
+MEMBERSHIPS_FUNCTION = "brain_memberships_of_user"
 KEY_LOOKUP_FUNCTION_SQL = f"""
 CREATE OR REPLACE FUNCTION {KEY_LOOKUP_FUNCTION}(key_prefix text) RETURNS SETOF tickets_apikey
 LANGUAGE plpgsql AS $$
@@ -43,6 +44,17 @@ DECLARE previous text := coalesce(current_setting('{BYPASS_SETTING}', true), '')
 BEGIN
     PERFORM set_config('{BYPASS_SETTING}', 'on', true);
     RETURN QUERY SELECT * FROM tickets_apikey WHERE prefix = key_prefix;
+    PERFORM set_config('{BYPASS_SETTING}', previous, true);
+END $$
+"""
+# A user's memberships are read before the request's tenant is known (sign-in, the tenant switcher).
+MEMBERSHIPS_FUNCTION_SQL = f"""
+CREATE OR REPLACE FUNCTION {MEMBERSHIPS_FUNCTION}(member integer) RETURNS SETOF tickets_membership
+LANGUAGE plpgsql AS $$
+DECLARE previous text := coalesce(current_setting('{BYPASS_SETTING}', true), '');
+BEGIN
+    PERFORM set_config('{BYPASS_SETTING}', 'on', true);
+    RETURN QUERY SELECT * FROM tickets_membership WHERE user_id = member;
     PERFORM set_config('{BYPASS_SETTING}', previous, true);
 END $$
 """
@@ -80,6 +92,7 @@ def wall_install(connection) -> list[str]:
             cursor.execute(f'ALTER TABLE "{table}" FORCE ROW LEVEL SECURITY')
             cursor.execute(f'CREATE POLICY {POLICY} ON "{table}" USING ({POLICY_CONDITION})')
         cursor.execute(KEY_LOOKUP_FUNCTION_SQL)
+        cursor.execute(MEMBERSHIPS_FUNCTION_SQL)
         _grant_runtime_role(cursor, connection.settings_dict.get("RUNTIME_USER"), connection.ops.quote_name)
     return tables
 
@@ -149,11 +162,11 @@ def session_reset(*, using: str = DEFAULT_DB_ALIAS) -> None:
     if not had_state or connection.connection is None:
         return
     try:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT set_config(%s, '', false), set_config(%s, 'off', false)",
-                [TENANT_SETTING, BYPASS_SETTING],
-            )
+        # Connection upkeep, sent on the driver's connection as Django's own health check is: not one of
+        # the request's queries (query-count guards measure the handler's).
+        connection.connection.execute(
+            "SELECT set_config(%s, '', false), set_config(%s, 'off', false)", [TENANT_SETTING, BYPASS_SETTING]
+        )
     except Exception:  # noqa: BLE001 - a connection that cannot be reset must not be reused
         logger.exception("could not clear the tenant of a connection; closing it")
         connection.close()
@@ -197,6 +210,19 @@ def tenant_bypass(reason: str, *, using: str = DEFAULT_DB_ALIAS, level: int = lo
     finally:
         if not previous:
             bypass_set(False, reason, using=using)
+
+
+@contextmanager
+def bypass_suspended(*, using: str = DEFAULT_DB_ALIAS):
+    """The block is held to the wall even inside a bypass (erasure: the policy itself keeps it to one tenant)."""
+    previous = getattr(connections[using], "brain_bypass", False)
+    if previous:
+        bypass_set(False, "", using=using)
+    try:
+        yield
+    finally:
+        if previous:
+            bypass_set(True, "resumed after a block held to one tenant", using=using)
 
 
 class CrossTenantCommand(BaseCommand):

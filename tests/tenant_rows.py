@@ -15,7 +15,6 @@ from django.utils import timezone
 
 from config import rls
 
-
 _serial = itertools.count(1)
 
 

@@ -64,3 +64,20 @@ def migration_role(connection):
     finally:
         connection.close()
         connection.settings_dict["USER"], connection.settings_dict["PASSWORD"] = runtime
+
+
+def driver_params(settings_dict: dict, *, migration: bool = False) -> dict:
+    """psycopg.connect() keywords for these settings, as the runtime role or the migration role (tests and
+    tools that talk to the server outside Django's connection, e.g. to drop a benchmark's database)."""
+    user = settings_dict.get("MIGRATION_USER") if migration else None
+    password = settings_dict.get("MIGRATION_PASSWORD", "") if user else settings_dict["PASSWORD"]
+    user = user or settings_dict["USER"]
+    if settings_dict.get("EMBEDDED_DATA_DIR"):
+        password = embedded_db.password_for(embedded_db.server_for(settings_dict["EMBEDDED_DATA_DIR"]), user)
+    return {
+        "host": settings_dict["HOST"],
+        "port": settings_dict["PORT"] or None,
+        "user": user,
+        "password": password,
+        "dbname": settings_dict["NAME"],
+    }

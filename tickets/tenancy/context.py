@@ -33,10 +33,11 @@ class TenantContext:
 
 
 def tenant_for_session(request: HttpRequest) -> TenantContext:
-    memberships = memberships_for_user(request.user)
+    wanted = request.session.get(SESSION_KEY)
+    # The chosen tenant becomes the database session's in the same statement (the tenant wall).
+    memberships = memberships_for_user(request.user, make_current=True, wanted_tenant_id=wanted)
     if not memberships:
         return TenantContext(None, None)
-    wanted = request.session.get(SESSION_KEY)
     chosen = next((m for m in memberships if m.tenant_id == wanted), memberships[0])
     if wanted != chosen.tenant_id:
         request.session[SESSION_KEY] = chosen.tenant_id
@@ -62,8 +63,6 @@ class TenantMiddleware:
                     return self.get_response(request)
             context = tenant_for_session(request)
             request.tenant, request.role = context.tenant, context.role
-            if context.tenant is not None:
-                rls.tenant_set(context.tenant.pk)
         return self.get_response(request)
 
 

@@ -2,7 +2,7 @@
 
 The tables come from the catalog (every table with a tenant_id column: memories with their vectors, the
 graph, tickets, agents, runs, traces, keys, memberships, ... and any table added later), not from a list
-kept by hand. The deletes run inside the tenant wall's scope of that tenant (config/rls.py), so row-level
+kept by hand. The deletes run as that tenant with any bypass suspended (config/rls.py), so row-level
 security itself holds them to the tenant's rows. Foreign keys are checked at commit (Django declares
 them deferrable): the order of the deletes does not matter, and a row of another table still pointing
 at the tenant's rows makes the whole erasure roll back.
@@ -72,7 +72,7 @@ def tenant_erase(*, tenant: Tenant) -> ErasureReceipt:
     All or nothing (one transaction). Not idempotent: the tenant is gone afterwards.
     """
     tenant_id, slug, name = tenant.pk, tenant.slug, tenant.name
-    with rls.tenant_scope(tenant_id), connection.cursor() as cursor:
+    with rls.tenant_scope(tenant_id), rls.bypass_suspended(), connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         tables = rls.tenant_tables(cursor)
         before = _counts(cursor, tables, tenant_id)
