@@ -143,7 +143,8 @@ def tenant_set(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS) -> None:
     """Make `tenant_id` the session's tenant (None: no tenant, no rows). Lasts until cleared or changed."""
     connection = connections[using]
     connection.brain_tenant_id = tenant_id
-    _set(connection, TENANT_SETTING, "" if tenant_id is None else str(int(tenant_id)))
+    if connection.connection is not None:  # else the next session starts with it (startup options)
+        _set(connection, TENANT_SETTING, "" if tenant_id is None else str(int(tenant_id)))
 
 
 def tenant_noted(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS) -> None:
@@ -196,7 +197,8 @@ def bypass_set(on: bool, reason: str, *, using: str = DEFAULT_DB_ALIAS, level: i
     if on:
         logger.log(level, "tenant wall bypassed: %s", reason)
     connection.brain_bypass = on
-    if on or connection.connection is not None:
+    # A closed connection is left closed: the backend opens the next session in this state (startup options).
+    if connection.connection is not None:
         _set(connection, BYPASS_SETTING, "on" if on else "off")
 
 

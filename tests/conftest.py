@@ -33,34 +33,48 @@ def _tenant_wall_for_test_code(request):
         return
     request.getfixturevalue("_django_db_helper")
     from django.core.signals import request_finished, request_started
+    from django.db.backends.signals import connection_created
 
     from config import rls
 
     test_thread = threading.get_ident()
+    in_request = []
+
+    def bypass_on_driver(wrapper):  # on the driver's connection: not one of a request's queries
+        wrapper.connection.execute("SELECT set_config('brain.bypass', 'on', false)")
+        wrapper.brain_bypass = True
 
     def request_starts(**kwargs):
         if threading.get_ident() == test_thread:
+            in_request.append(True)
             rls.session_reset()
 
     def request_ends(**kwargs):
         from django.db import connection
 
         if threading.get_ident() == test_thread:
+            in_request.clear()
             rls.session_reset()
-            if (
-                connection.connection is not None
-            ):  # on the driver's connection: not one of the request's queries
-                connection.connection.execute("SELECT set_config('brain.bypass', 'on', false)")
+            if connection.connection is not None:
+                bypass_on_driver(connection)
             connection.brain_bypass = True
+
+    def connection_opens(sender, connection, **kwargs):
+        # A connection the test thread opens outside a request (a fresh wrapper when an event loop runs in
+        # the thread, as Playwright's does) is test code too.
+        if threading.get_ident() == test_thread and not in_request:
+            bypass_on_driver(connection)
 
     rls.bypass_set(True, "test code")
     request_started.connect(request_starts, dispatch_uid="tests.tenant_wall.start")
     request_finished.connect(request_ends, dispatch_uid="tests.tenant_wall.end")
+    connection_created.connect(connection_opens, dispatch_uid="tests.tenant_wall.open")
     try:
         yield
     finally:
         request_started.disconnect(dispatch_uid="tests.tenant_wall.start")
         request_finished.disconnect(dispatch_uid="tests.tenant_wall.end")
+        connection_created.disconnect(dispatch_uid="tests.tenant_wall.open")
         from django.db import connection
 
         connection.brain_tenant_id, connection.brain_bypass = None, False
