@@ -37,27 +37,30 @@ POLICY_CONDITION = (
 )
 KEY_LOOKUP_FUNCTION = "brain_api_key_by_prefix"
 MEMBERSHIPS_FUNCTION = "brain_memberships_of_user"
-KEY_LOOKUP_FUNCTION_SQL = f"""
-CREATE OR REPLACE FUNCTION {KEY_LOOKUP_FUNCTION}(key_prefix text) RETURNS SETOF tickets_apikey
+
+
+def _lookup_function_sql(name: str, table: str, column: str, argument_type: str) -> str:
+    """A function reading `table`'s rows by `column` with the bypass held for its own read only: for the two
+    reads made before a tenant is known."""
+    return f"""
+DROP FUNCTION IF EXISTS {name}({argument_type});
+CREATE FUNCTION {name}(wanted {argument_type}) RETURNS SETOF {table}
 LANGUAGE plpgsql AS $$
 DECLARE previous text := coalesce(current_setting('{BYPASS_SETTING}', true), '');
 BEGIN
     PERFORM set_config('{BYPASS_SETTING}', 'on', true);
-    RETURN QUERY SELECT * FROM tickets_apikey WHERE prefix = key_prefix;
+    RETURN QUERY SELECT * FROM {table} WHERE {column} = wanted;
     PERFORM set_config('{BYPASS_SETTING}', previous, true);
 END $$
 """
-# A user's memberships are read before the request's tenant is known (sign-in, the tenant switcher).
-MEMBERSHIPS_FUNCTION_SQL = f"""
-CREATE OR REPLACE FUNCTION {MEMBERSHIPS_FUNCTION}(member integer) RETURNS SETOF tickets_membership
-LANGUAGE plpgsql AS $$
-DECLARE previous text := coalesce(current_setting('{BYPASS_SETTING}', true), '');
-BEGIN
-    PERFORM set_config('{BYPASS_SETTING}', 'on', true);
-    RETURN QUERY SELECT * FROM tickets_membership WHERE user_id = member;
-    PERFORM set_config('{BYPASS_SETTING}', previous, true);
-END $$
-"""
+
+
+LOOKUP_FUNCTIONS_SQL = [
+    _lookup_function_sql(KEY_LOOKUP_FUNCTION, "tickets_apikey", "prefix", "text"),  # a key, by its prefix
+    _lookup_function_sql(
+        MEMBERSHIPS_FUNCTION, "tickets_membership", "user_id", "integer"
+    ),  # sign-in, switcher
+]
 
 
 # --- Installing the wall (runs as the migration role: `migrate` and post_migrate) -------------------------
@@ -91,8 +94,8 @@ def wall_install(connection) -> list[str]:
             cursor.execute(f'ALTER TABLE "{table}" ENABLE ROW LEVEL SECURITY')
             cursor.execute(f'ALTER TABLE "{table}" FORCE ROW LEVEL SECURITY')
             cursor.execute(f'CREATE POLICY {POLICY} ON "{table}" USING ({POLICY_CONDITION})')
-        cursor.execute(KEY_LOOKUP_FUNCTION_SQL)
-        cursor.execute(MEMBERSHIPS_FUNCTION_SQL)
+        for function_sql in LOOKUP_FUNCTIONS_SQL:
+            cursor.execute(function_sql)
         _grant_runtime_role(cursor, connection.settings_dict.get("RUNTIME_USER"), connection.ops.quote_name)
     return tables
 
