@@ -11,11 +11,21 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import Count
 
+from config.admin_display import json_table
 from config.tenancy import AllTenantsAdminMixin
 
 from .client_brain.dashboard import CLIENT_BRAIN_ROW, is_client_brain_row
 from .formation.edits import memory_set_status
-from .models import AppliedVerdict, BrainEdge, BrainNode, Memory, MemoryActivity, MemoryHistory, MemoryStatus
+from .models import (
+    AppliedVerdict,
+    BrainEdge,
+    BrainNode,
+    Memory,
+    MemoryActivity,
+    MemoryHistory,
+    MemoryStatus,
+    ProviderSpend,
+)
 
 
 class _ReadOnly:
@@ -48,7 +58,26 @@ class MemoryAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_select_related = ["tenant"]
     ordering = ["-updated_at", "-id"]
     actions = ["archive", "activate"]
-    exclude = ["embedding"]
+    # The embedding and the search vector are machinery, not something staff read; JSON shows as tables.
+    exclude = ["embedding", "search_vector", "payload", "provenance"]
+
+    @admin.display(description="payload")
+    def payload_table(self, obj: Memory):
+        return json_table(obj.payload)
+
+    @admin.display(description="learned from")
+    def provenance_table(self, obj: Memory):
+        return json_table(obj.provenance)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # Every field is read-only here (the change permission exists for the status actions): no Save.
+        extra_context = {
+            **(extra_context or {}),
+            "show_save": False,
+            "show_save_and_continue": False,
+            "show_save_and_add_another": False,
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="text")
     def short_text(self, obj: Memory) -> str:
@@ -99,7 +128,12 @@ class MemoryAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
         super().delete_queryset(request, queryset.exclude(CLIENT_BRAIN_ROW))
 
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in Memory._meta.fields if f.name != "embedding"] + ["tags", "campaign_ids"]
+        return [f.name for f in Memory._meta.fields if f.name not in self.exclude] + [
+            "tags",
+            "campaign_ids",
+            "payload_table",
+            "provenance_table",
+        ]
 
 
 @admin.register(MemoryHistory)
@@ -184,3 +218,21 @@ class AppliedVerdictAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(ProviderSpend)
+class ProviderSpendAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    """Each tenant's LLM spend per day (learning and suggestions), against its daily limits."""
+
+    list_display = ["day", "tenant", "calls", "tokens", "limits"]
+    list_filter = ["tenant", "day"]
+    search_fields = ["tenant__name", "tenant__slug"]
+    list_select_related = ["tenant"]
+    date_hierarchy = "day"
+
+    @admin.display(description="Daily limits (calls / tokens)")
+    def limits(self, obj: ProviderSpend) -> str:
+        from .providers import daily_limits
+
+        limits = daily_limits(obj.tenant_id)
+        return f"{limits.calls if limits.calls is not None else '∞'} / {limits.tokens if limits.tokens is not None else '∞'}"

@@ -29,6 +29,7 @@ from brain.caches import DerivedCache, memoize  # noqa: E402,F401
 # memory tool (brain/client_brain/).
 from brain.client_brain.copilot import client_brain_copilot  # noqa: E402,F401
 from brain.client_brain.producers import (  # noqa: E402,F401
+    CandidateOutcome,
     LearningResult,
     TicketEvidence,
     learn_from_evidence,
@@ -74,8 +75,11 @@ from brain.models import (  # noqa: E402,F401
     MemoryType,
 )
 
+# Memories in prompts: quoted as untrusted data; look-alikes of a [mem:ID] tag read as the tag (brain/prompting.py).
+from brain.prompting import canonical_tags, quote  # noqa: E402,F401
+
 # Errors of the configured LLM provider.
-from brain.providers import ProviderError  # noqa: E402,F401
+from brain.providers import BudgetExhausted, ProviderError, spend_scope  # noqa: E402,F401
 
 # Recall: hybrid retrieval with explanations (brain/search/, the retrieval engine).
 from brain.search import RecalledMemory, RecallInputError, Reranker, recall, recall_scores  # noqa: E402,F401

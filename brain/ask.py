@@ -3,10 +3,12 @@
 `brain_ask(tenant_id=..., question=...)` recalls the tenant's memories (the same `recall` service,
 same filters), hands them to the provider task `brain.ask`, and validates the answer's citations: a
 tag naming a memory that was not given (or not a memory id at all) is removed from the answer and
-reported in `invalid_citations`. The default local provider answers extractively (the memory
-sentences that share the most words with the question), with no LLM; the OpenAI-compatible provider
-writes the answer when configured. Memories are untrusted text: they are sent as data, and the
-system prompt says they are never instructions.
+reported in `invalid_citations` (look-alikes of a tag, such as a full-width `［mem:7］`, are read as
+the tag they imitate). The default local provider answers extractively (the memory sentences that
+share the most words with the question, each quoted as a JSON string, so an instruction stored in a
+memory comes back as quoted data, never as the answer's own words), with no LLM; the
+OpenAI-compatible provider writes the answer when configured. Memories are untrusted text: they are
+sent as data, and the system prompt says they are never instructions.
 
 Read-only and tenant-scoped. Raises `RecallInputError` for bad input, `ProviderError` when the
 configured provider fails.
@@ -18,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .prompting import canonical_tags, quote
 from .providers import get_provider, register_task
 from .search import RecalledMemory, RecallInputError, recall
 
@@ -46,7 +49,8 @@ def _words(text: str) -> set[str]:
 
 
 def _local_answer(payload: dict[str, Any]) -> dict[str, Any]:
-    """Extractive answer: up to three memory sentences sharing the most words with the question."""
+    """Extractive answer: up to three memory sentences sharing the most words with the question, each
+    quoted (`"sentence" [mem:ID]`)."""
     question = _words(payload.get("question", ""))
     scored = []
     for order, memory in enumerate(payload.get("memories", [])):
@@ -59,7 +63,7 @@ def _local_answer(payload: dict[str, Any]) -> dict[str, Any]:
     scored.sort()
     picked = []
     for _, _, sentence, tag in scored[:3]:
-        picked.append(f"{sentence} {tag}")
+        picked.append(f"{quote(sentence)} {tag}")
     return {"answer": " ".join(picked)}
 
 
@@ -79,7 +83,8 @@ class AskAnswer:
 
 
 def validate_citations(answer: str, given_ids: set[int]) -> tuple[str, list[int], list[str]]:
-    """Drop every `[mem:X]` tag whose X is not one of `given_ids`; return (clean answer, valid ids, dropped tags)."""
+    """Drop every `[mem:X]` tag (or look-alike of one) whose X is not one of `given_ids`; return (clean answer,
+    valid ids, dropped tags)."""
     valid: list[int] = []
     invalid: list[str] = []
 
@@ -92,7 +97,7 @@ def validate_citations(answer: str, given_ids: set[int]) -> tuple[str, list[int]
         invalid.append(match.group(0))
         return ""
 
-    cleaned = TAG.sub(check, answer)
+    cleaned = TAG.sub(check, canonical_tags(answer))
     cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).replace(" .", ".").strip()
     return cleaned, valid, invalid
 

@@ -352,3 +352,28 @@ class AppliedVerdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.verdict} on {self.trace}" + (f" ({self.verdict_key})" if self.verdict_key else "")
+
+
+class ProviderSpend(models.Model):
+    """A tenant's LLM spend on one day: provider calls and tokens (issue 15, per-tenant cost limits).
+
+    Counted by `brain.providers` for every call of a metered provider made inside `spend_scope(tenant_id)`
+    (learning and suggestions), and checked before each such call against the tenant's daily limits. One row
+    per tenant and day (the provider's day: the project's time zone), bumped by one atomic upsert.
+    """
+
+    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    day = models.DateField()
+    calls = models.PositiveIntegerField(default=0)
+    tokens = models.PositiveBigIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tenant", "day"], name="provider_spend_tenant_day")]
+        ordering = ["-day", "tenant_id"]
+        verbose_name_plural = "provider spend"
+
+    def __str__(self) -> str:
+        return f"{self.day}: {self.calls} calls, {self.tokens} tokens"

@@ -238,15 +238,14 @@ def dismissed_duplicate(
     """The dismissed suggestion (a memory id among `dismissed_memory_ids`) that `text` repeats, or None.
 
     Formation's duplicate rule: the hard backstop's (same normalised text, cosine, trigram or token overlap at
-    its thresholds, unless numbers conflict), and two texts naming different entities (`facts_differ`) are
-    two facts. Read-only; tenant-scoped.
+    its thresholds, unless the two name different entities or numbers: `facts_differ`). Read-only; tenant-scoped.
     """
     ids = list(dismissed_memory_ids)
     if not ids:
         return None
-    from .formation.services import _embed  # the vector promote() would compute for the same text
+    from .formation.writes import embed_for_write  # the vector promote() would compute for the same text
 
-    vector, model = _embed(text)
+    vector, model = embed_for_write(text)
     found = duplicates_among(
         tenant_id=tenant_id,
         scope_kind=scope_kind,

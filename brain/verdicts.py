@@ -35,6 +35,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from . import events
 from .ask import validate_citations
 from .models import AppliedVerdict, BrainScopeKind, Memory, MemoryHistory, MemoryStatus
 
@@ -175,6 +176,14 @@ def _repeat(trace: str, verdict_key: str, tenant_id: int) -> VerdictResult:
 
 
 @transaction.atomic
+def _publish_archivals(tenant_id: int, nudges: Sequence[VerdictNudge]) -> None:
+    """Archival by verdict is written in SQL (_NUDGE_SQL), not through history_add: publish it here."""
+    for nudge in nudges:
+        if nudge.archived:
+            data = events.memory_data(nudge.memory_id, {"status": nudge.status_after}, REASON_BELOW_FLOOR)
+            events.publish(tenant_id, events.MEMORY_ARCHIVED, data)
+
+
 def apply_evaluator_verdict(
     *,
     tenant_id: int,
@@ -240,6 +249,7 @@ def apply_evaluator_verdict(
         for memory_id, before, status_before, after, status_after, was_cited in rows
     )
     found = {n.memory_id for n in nudges}
+    _publish_archivals(tenant_id, nudges)
     return VerdictResult(
         applied=True,
         trace=trace,

@@ -7,6 +7,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
+from config.admin_display import json_table
 from config.tenancy import AllTenantsAdminMixin
 
 from .learning import learning_config_clean
@@ -65,6 +66,29 @@ class ContextTraceAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_filter = ["tenant", "origin"]
     search_fields = ["agent__name"]
     list_select_related = ["tenant", "agent"]
+    # The JSON fields as tables, memory ids linked to their memories.
+    exclude = ["request_summary", "sections", "injected_memory_ids", "omitted", "omitted_counts", "budget"]
+    readonly_fields = ["request_table", "sections_table", "injected_table", "omitted_table", "counts_table"]
+
+    @admin.display(description="request")
+    def request_table(self, obj):
+        return json_table(obj.request_summary)
+
+    @admin.display(description="sections")
+    def sections_table(self, obj):
+        return json_table(obj.sections)
+
+    @admin.display(description="injected memories")
+    def injected_table(self, obj):
+        return json_table({"memory_ids": obj.injected_memory_ids})
+
+    @admin.display(description="left out (memory ids per reason)")
+    def omitted_table(self, obj):
+        return json_table(obj.omitted, key="omitted")
+
+    @admin.display(description="left out (counts per reason)")
+    def counts_table(self, obj):
+        return json_table(obj.omitted_counts)
 
 
 class FeedbackAdmin(AllTenantsAdminMixin, admin.ModelAdmin):

@@ -15,7 +15,8 @@ from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
 from brain import api as brain_api
-from config.api import error_response
+from config.api import PAGE_PARAMETERS, error_response, gate_rejected_response, page_bounds
+from config.schema import ErrorSerializer, page_of
 from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
 from tickets.tenancy.models import ApiKey
 
@@ -85,20 +86,15 @@ class _AgentScoped(TenantAPIView):
 
 
 def _rejected(reason: str) -> Response:
-    return error_response(
-        "rejected",
-        f"The memory was not written: the formation gate rejected it ({reason}). Change the content and retry.",
-        status.HTTP_422_UNPROCESSABLE_ENTITY,
-        {"content": [reason]},
-    )
+    return gate_rejected_response(reason, "content")
 
 
 def _outcome_response(agent: Agent, outcome, *, created_status: int = status.HTTP_201_CREATED) -> Response:
     if not outcome.written:
         return _rejected(outcome.reason)
-    record = brain_api.agent_memory_get(
-        tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=outcome.memory_id
-    )
+    # A duplicate reinforces the memory it repeats: the answer shows that memory (never `memory: null`).
+    memory_id = outcome.memory_id or outcome.related_memory_id
+    record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id)
     return Response(
         {
             "result": outcome.result,
@@ -113,12 +109,17 @@ def _outcome_response(agent: Agent, outcome, *, created_status: int = status.HTT
 class AgentMemoryListView(_AgentScoped):
     """GET: the agent's memories, filtered and paginated. POST: add one (through promote's gate)."""
 
-    @extend_schema(parameters=[AgentMemoryFilterSerializer], responses=AgentMemorySerializer(many=True))
+    @extend_schema(
+        parameters=[AgentMemoryFilterSerializer, *PAGE_PARAMETERS],
+        responses=page_of(AgentMemorySerializer, name="AgentMemoryPage"),
+        operation_id="v1_agents_memories_list",
+    )
     def get(self, request, agent: Agent):
         params = AgentMemoryFilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
+        limit, offset = page_bounds(request.query_params, default_limit=25)
         page = brain_api.agent_memory_list(
-            tenant_id=agent.tenant_id, agent_id=agent.pk, **params.validated_data
+            tenant_id=agent.tenant_id, agent_id=agent.pk, limit=limit, offset=offset, **params.validated_data
         )
         return Response(
             {
@@ -129,7 +130,14 @@ class AgentMemoryListView(_AgentScoped):
             }
         )
 
-    @extend_schema(request=AgentMemoryWriteSerializer, responses={201: OpenApiResponse(description="added")})
+    @extend_schema(
+        request=AgentMemoryWriteSerializer,
+        responses={
+            201: OpenApiResponse(description="added"),
+            200: OpenApiResponse(description="reinforced an existing memory"),
+            422: ErrorSerializer,
+        },
+    )
     def post(self, request, agent: Agent):
         data = AgentMemoryWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -151,7 +159,9 @@ class AgentMemoryDetailView(_AgentScoped):
         )
         return Response({**AgentMemorySerializer(record).data, "chain": [m.id for m in chain]})
 
-    @extend_schema(request=AgentMemoryEditSerializer, responses=AgentMemorySerializer)
+    @extend_schema(
+        request=AgentMemoryEditSerializer, responses={200: AgentMemorySerializer, 422: ErrorSerializer}
+    )
     def patch(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemoryEditSerializer(data=request.data, partial=True)
@@ -170,7 +180,9 @@ class AgentMemoryDetailView(_AgentScoped):
 class AgentMemoryStatusView(_AgentScoped):
     """POST {"status": "active" | "stale" | "archived" | "draft"}; a superseded memory keeps its status (409)."""
 
-    @extend_schema(request=AgentMemoryStatusSerializer, responses=AgentMemorySerializer)
+    @extend_schema(
+        request=AgentMemoryStatusSerializer, responses={200: AgentMemorySerializer, 409: ErrorSerializer}
+    )
     def post(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
         data = AgentMemoryStatusSerializer(data=request.data)

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 
 from brain import api as brain_api
 from config.api import error_response
+from config.schema import page_of
 from tickets.tenancy.drf import TenantAPIView
 
 from . import feedback, suggestions
@@ -95,7 +96,7 @@ class RunFeedbackView(TenantAPIView):
 class SuggestionListView(_AgentScoped):
     """GET: the agent's suggestions waiting for review (source suggested, status draft), newest first."""
 
-    @extend_schema(responses=AgentMemorySerializer(many=True))
+    @extend_schema(responses=page_of(AgentMemorySerializer, name="SuggestionPage", offset=False))
     def get(self, request, agent):
         page = suggestions.suggestion_queue(agent)
         return Response({"count": page.total, "results": AgentMemorySerializer(page.items, many=True).data})

@@ -30,11 +30,14 @@ _CATEGORY_HELP = {
     "correction": "fixes a past mistake",
     "instruction": "an explicit rule to follow",
 }
+# What each strength does at runtime, in the operator's words (the Add Memory form shows it beside each choice).
 _STRENGTH_HELP = {
-    "hard_rule": "always applied (1,500 characters)",
-    "preference": "applied when relevant (1,000)",
-    "heuristic": "applied when scope matches (500)",
-    "context_note": "stored, never auto-applied (0)",
+    "hard_rule": "injected into every conversation its scope matches, relevant or not (up to 1,500 characters "
+    "of rules)",
+    "preference": "injected only when the conversation is about it (up to 1,000 characters of preferences)",
+    "heuristic": "injected wherever its scope matches, after rules and preferences (up to 500 characters of "
+    "patterns): a safe start",
+    "context_note": "kept for reference; never injected",
 }
 _STATUS_HELP = {"draft": "not injected yet", "active": "injected at runtime", "stale": "needs review"}
 
@@ -46,7 +49,12 @@ def _helped(choices, help_texts) -> list[tuple[str, str]]:
 
 
 CATEGORY_CHOICES = _helped(brain_api.MemoryCategory.choices, _CATEGORY_HELP)
-STRENGTH_CHOICES = _helped(brain_api.MemoryStrength.choices, _STRENGTH_HELP)
+# "Rule (hard_rule): ..." — the spec's label with the value the API and the admin use.
+STRENGTH_CHOICES = _helped(
+    [(v, f"{label} ({v})") for v, label in brain_api.MemoryStrength.choices], _STRENGTH_HELP
+)
+# Add Memory starts at the least aggressive strength that still reaches the prompt (a note never does).
+INITIAL_STRENGTH = brain_api.MemoryStrength.HEURISTIC.value
 STATUS_CHOICES = _helped(
     [(s, brain_api.MemoryStatus(s).label) for s in brain_api.SETTABLE_STATUSES], _STATUS_HELP
 )
@@ -104,7 +112,7 @@ class AgentMemoryForm(SchemaForm):
     schema = AgentMemoryWriteSerializer
 
     category = forms.ChoiceField(choices=CATEGORY_CHOICES)
-    strength = forms.ChoiceField(choices=STRENGTH_CHOICES)
+    strength = forms.ChoiceField(choices=STRENGTH_CHOICES, initial=INITIAL_STRENGTH, widget=forms.RadioSelect)
     status = forms.ChoiceField(choices=STATUS_CHOICES, initial="draft")
     content = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "What the agent should know or do"}),

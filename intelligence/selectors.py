@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Count, Max, QuerySet
 
 from brain import api as brain_api
 from config.rawsql import ModelColumns
@@ -49,3 +52,27 @@ def agents_with_memory_counts(tenant) -> list[dict]:
 
 def recent_traces(tenant, agent: Agent, limit: int = 10) -> QuerySet[ContextTrace]:
     return ContextTrace.objects.for_tenant(tenant).filter(agent=agent).order_by("-created_at", "-id")[:limit]
+
+
+@dataclass(frozen=True)
+class MemoryInjections:
+    """How often the runtime injected one memory (runtime calls only, not previews) and the latest traces."""
+
+    count: int
+    last_at: datetime | None
+    traces: list[ContextTrace]
+
+
+def memory_injections(tenant, agent: Agent, memory_id: int, *, limit: int = 10) -> MemoryInjections:
+    """The runtime calls of `agent` (in `tenant`) whose context injected `memory_id`: a count, the latest time,
+    and the newest `limit` traces. Two statements."""
+    injected = ContextTrace.objects.for_tenant(tenant).filter(
+        agent=agent, origin="api", injected_memory_ids__contains=[int(memory_id)]
+    )
+    summary = injected.aggregate(count=Count("id"), last_at=Max("created_at"))
+    traces = list(injected.order_by("-created_at", "-id")[:limit]) if summary["count"] else []
+    return MemoryInjections(count=summary["count"], last_at=summary["last_at"], traces=traces)
+
+
+def trace_for_agent(tenant, agent: Agent, trace_id: int) -> ContextTrace | None:
+    return ContextTrace.objects.for_tenant(tenant).filter(agent=agent, pk=trace_id).first()

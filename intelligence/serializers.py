@@ -141,8 +141,8 @@ class AgentMemoryFilterSerializer(serializers.Serializer):
     source = _any(brain_api.MemorySource.choices)
     scope = _any(["scoped", "unscoped", *brain_api.PROVIDERS])
     q = serializers.CharField(source="search", required=False, allow_blank=True, default="", max_length=200)
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=100, default=25)
-    offset = serializers.IntegerField(required=False, min_value=0, default=0)
+    # Paging is the API's one rule (config.api.page_bounds: 400 when not a whole number, clamped above the
+    # maximum); the view passes `limit` / `offset` from there.
 
 
 class ContextRequestSerializer(serializers.Serializer):

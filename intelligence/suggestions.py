@@ -180,7 +180,8 @@ def suggestions_generate(*, agent: Agent, now: datetime | None = None, force: bo
     records = rated_records(agent.tenant_id, agent.pk, since=config.window_start(now))
     evidence = _evidence(records, config, now, watermark)
     by_ref = {e.ref: e for e in evidence}
-    proposals, producer = brain_api.suggestions_propose(feedback=evidence)
+    with brain_api.spend_scope(tenant_id=agent.tenant_id):  # the tenant's daily LLM limits (issue 15)
+        proposals, producer = brain_api.suggestions_propose(feedback=evidence)
     dismissed = dismissed_memory_ids(agent)
     outcomes: dict[str, int] = {}
     memory_ids: list[int] = []

@@ -29,6 +29,7 @@ urlpatterns = [
     path("agents/<int:pk>/learning/", views.AgentLearningView.as_view(), name="intelligence-learning"),
     path("agents/<int:pk>/budget/", views.AgentBudgetView.as_view(), name="intelligence-budget"),
     path("agents/<int:pk>/preview/", views.BudgetPreviewView.as_view(), name="intelligence-preview"),
+    path("agents/<int:pk>/traces/", views.AgentTracesView.as_view(), name="intelligence-traces"),
     # Feedback and suggestions (intelligence/feedback_views.py).
     path(
         "agents/<int:pk>/conversations/",

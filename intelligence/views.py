@@ -11,6 +11,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponseRedirect
@@ -46,6 +47,18 @@ STATUS_ACTIONS = {
 
 def _actor(request) -> str:
     return f"user:{request.user.pk}"
+
+
+def actor_names(actors) -> dict[str, str]:
+    """`{"3": "olivia"}` for the `user:<id>` actors among `actors` (one query), for `actor_words`."""
+    ids = {a.partition(":")[2] for a in actors if a.startswith("user:")}
+    ids = [int(i) for i in ids if i.isdigit()]
+    if not ids:
+        return {}
+    return {
+        str(pk): name
+        for pk, name in get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")
+    }
 
 
 def _form_errors_from(form, exc: ValidationError) -> None:
@@ -142,7 +155,6 @@ class IntelligenceTabView(AgentScopedView):
             "status_actions": STATUS_ACTIONS,
             "add_form": AgentMemoryForm(),
             "learning_form": learning_form or LearningConfigForm.for_config(agent.learning_config),
-            "preview_form": BudgetPreviewForm(),
             "budget_form": budget_form
             or BudgetOverridesForm(initial=agent.budget_overrides, defaults=default_budget().as_dict()),
             "traces": selectors.recent_traces(self.tenant, agent, limit=5),
@@ -151,7 +163,10 @@ class IntelligenceTabView(AgentScopedView):
 
 
 class AgentMemoryAddView(AgentScopedView):
-    """Spec: Creating Memories. Through promote(): operators' manual memories skip the judge, not the gate."""
+    """Spec: Creating Memories. Through promote(): operators' manual memories skip the judge, not the gate.
+    A viewer is not offered the form (the 403 page says which role it needs)."""
+
+    required_role = "operator"
 
     def get(self, request, agent, form=None):
         return render(
@@ -196,6 +211,8 @@ class AgentMemoryDetailView(AgentScopedView):
                 "memory": memory,
                 "chain": chain,
                 "history": history,
+                "actor_names": actor_names([h.actor for h in history]),
+                "injections": selectors.memory_injections(self.tenant, agent, memory.id),
                 "strength_labels": STRENGTH_LABELS,
                 "status_actions": STATUS_ACTIONS,
                 "edit_form": edit_form or AgentMemoryEditForm.for_memory(memory),
@@ -322,38 +339,134 @@ class AgentBudgetView(AgentScopedView):
         )
 
 
-class BudgetPreviewView(AgentScopedView):
-    """For a sample conversation: exactly what the runtime would inject, per section, and what was left out.
+# One colour per section of the stacked bar (the legend repeats them in words).
+SECTION_COLOURS = {
+    "policy": "#98a2b3",
+    "knowledge_base": "#7a5af8",
+    "hard_rule": "#3b5bdb",
+    "preference": "#15aabf",
+    "heuristic": "#40c057",
+    "brand": "#f08c00",
+}
 
-    A GET (viewers may use it too); it reads only and stores no trace.
+
+def budget_bar(used: list[tuple[str, int]], total: int) -> list[dict]:
+    """The stacked bar of the total budget from (section name, characters used) pairs: one segment per
+    section that used characters, then what is left unused."""
+    segments = [
+        {
+            "name": name,
+            "title": SECTION_TITLES.get(name, name).split(" (")[0],
+            "chars": chars,
+            "percent": round(100 * chars / total, 2) if total else 0,
+            "colour": SECTION_COLOURS.get(name, "#667085"),
+        }
+        for name, chars in used
+        if chars
+    ]
+    free = max(total - sum(chars for _, chars in used), 0)
+    if free:
+        segments.append(
+            {
+                "name": "free",
+                "title": "Unused",
+                "chars": free,
+                "percent": round(100 * free / total, 2),
+                "colour": "#f2f4f7",
+            }
+        )
+    return segments
+
+
+class BudgetPreviewView(AgentScopedView):
+    """The agent's context view: for a sample conversation, exactly what the runtime would inject, per section
+    (one stacked bar of the total budget, the memories as chips), and what it would leave out, in words.
+
+    The conversation is POSTed (it may hold customer text: it stays out of URLs and logs). Viewers may use it
+    too: it reads only and stores no trace.
     """
 
+    write_role = "viewer"
+
     def get(self, request, agent):
-        form = BudgetPreviewForm(request.GET or None)
+        return self.render_view(request, agent, BudgetPreviewForm())
+
+    def post(self, request, agent):
+        form = BudgetPreviewForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, "Type a sample conversation to see this agent's context.")
+        return self.render_view(request, agent, form)
+
+    def render_view(self, request, agent, form):
         context = {"agent": agent, "form": form, "nav_agents": True, "strength_labels": STRENGTH_LABELS}
-        if form.is_valid():
+        if form.is_bound and form.is_valid():
             assembly, inactive = services.agent_context_assemble(
                 agent=agent, request=services.ContextRequest(**form.validated)
             )
-            memory_ids = {o.memory_id for o in assembly.omitted} | set(assembly.injected_memory_ids)
-            texts = {
-                r.id: r
-                for r in brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
-                if r.id in memory_ids
+            records = {
+                r.id: r for r in brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
             }
             context.update(
                 {
                     "assembly": assembly,
+                    "bar": budget_bar([(s.name, s.chars) for s in assembly.sections], assembly.budget.total),
                     "sections": [
-                        {"section": s, "title": SECTION_TITLES[s.name], "is_tier": s.name in TIER_ORDER}
+                        {
+                            "section": s,
+                            "title": SECTION_TITLES[s.name],
+                            "is_tier": s.name in TIER_ORDER,
+                            "colour": SECTION_COLOURS.get(s.name),
+                            "memories": [(i, records.get(i)) for i in s.memory_ids],
+                        }
                         for s in assembly.sections
                     ],
-                    "omitted": [(o, texts.get(o.memory_id)) for o in assembly.omitted[:100]],
+                    "omitted": [(o, records.get(o.memory_id)) for o in assembly.omitted[:100]],
                     "omitted_more": max(len(assembly.omitted) - 100, 0),
                     "inactive": inactive,
                     "memory_cap": assembly.budget.memory_cap,
                 }
             )
-        elif request.GET:
-            messages.error(request, "Type a sample conversation to preview the budget.")
         return render(request, "intelligence/budget_preview.html", context)
+
+
+class AgentTracesView(AgentScopedView):
+    """Recent runtime calls of the agent (its context traces): what each injected, what it left out and why."""
+
+    def get(self, request, agent):
+        traces = list(selectors.recent_traces(self.tenant, agent, limit=30))
+        records = {
+            r.id: r for r in brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
+        }
+        rows = []
+        for trace in traces:
+            sections = [
+                {
+                    "name": name,
+                    "title": SECTION_TITLES.get(name, name).split(" (")[0],
+                    "is_tier": name in TIER_ORDER,
+                    "chars": data.get("chars", 0),
+                    "budget": data.get("budget", 0),
+                    "truncated": data.get("truncated", False),
+                    "memories": [(i, records.get(i)) for i in data.get("memory_ids", [])],
+                }
+                for name, data in (trace.sections or {}).items()
+            ]
+            rows.append(
+                {
+                    "trace": trace,
+                    "sections": sections,
+                    "omitted": [
+                        (reason, [(i, records.get(i)) for i in ids])
+                        for reason, ids in (trace.omitted or {}).items()
+                    ],
+                    "bar": budget_bar(
+                        [(row["name"], row["chars"]) for row in sections],
+                        (trace.budget or {}).get("total") or default_budget().total,
+                    ),
+                }
+            )
+        return render(
+            request,
+            "intelligence/traces.html",
+            {"agent": agent, "rows": rows, "nav_agents": True, "strength_labels": STRENGTH_LABELS},
+        )

@@ -106,7 +106,7 @@ ROUTES: dict[str, Route] = {
     "api-key-list": Route(("GET", "POST"), tenant_relative=True, body={"name": "x"}),
     "api-key-detail": Route(("GET",), _api_key),
     "api-key-revoke": Route(("POST",), _api_key),
-    "member-list": Route(("GET", "POST"), tenant_relative=True, body={"username": "nobody"}),
+    "member-list": Route(("GET",), tenant_relative=True),
     "member-detail": Route(("GET", "PUT", "PATCH", "DELETE"), _membership, body={"role": "viewer"}),
     # Helpdesk integration (tickets/helpdesk_api.py).
     "ticket-list": Route(

@@ -1,10 +1,12 @@
 from django.contrib import admin
 
+from config.admin_display import json_table
 from config.tenancy import AllTenantsAdminMixin
 
 from . import services
 from .models import Approval, Classification, LearningAttempt, Message, Ticket
 from .tenancy import admin as tenancy_admin  # noqa: F401  (registers the tenancy models' admin)
+from .webhooks import admin as webhooks_admin  # noqa: F401  (registers the webhook models' admin)
 
 # --- Tickets, their evidence and learning attempts -------------------------------------------------
 
@@ -132,6 +134,12 @@ class LearningAttemptAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     search_fields = ["ticket_external_id", "error", "tenant__name"]
     list_select_related = ["tenant"]
     date_hierarchy = "created_at"
+    exclude = ["outcomes"]
+    readonly_fields = ["outcomes_table"]
+
+    @admin.display(description="what each candidate became")
+    def outcomes_table(self, obj):
+        return json_table(obj.outcomes)
 
     def has_add_permission(self, request):
         return False

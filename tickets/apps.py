@@ -15,6 +15,9 @@ class TicketsConfig(AppConfig):
         from . import schema  # noqa: F401 - registers the OpenAPI auth extension
         from .selectors import ticket_get
         from .tenancy.parents import register_parent
+        from .webhooks import listeners
+
+        listeners.connect()  # brain events -> webhook deliveries
 
         # The helpdesk's URLs name a ticket by the helpdesk's id (`tickets/<external_id>/...`).
         register_parent(

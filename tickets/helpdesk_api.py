@@ -123,6 +123,7 @@ class TicketMessagesView(_TicketChildView):
     serializer_class = MessageSerializer
     filterset_fields = ["direction", "is_note"]
 
+    @extend_schema(request=MessageSerializer, responses={201: MessageSerializer, 200: MessageSerializer})
     def post(self, request, ticket, **kwargs):
         serializer = MessageSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -138,6 +139,7 @@ class TicketClassificationsView(_TicketChildView):
     queryset = Classification.objects.order_by("-created_at", "-id")
     serializer_class = ClassificationSerializer
 
+    @extend_schema(request=ClassificationSerializer, responses={201: ClassificationSerializer})
     def post(self, request, ticket, **kwargs):
         serializer = ClassificationSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -154,6 +156,7 @@ class TicketApprovalsView(_TicketChildView):
     serializer_class = ApprovalSerializer
     filterset_fields = ["decision", "kind"]
 
+    @extend_schema(request=ApprovalSerializer, responses={201: ApprovalSerializer})
     def post(self, request, ticket, **kwargs):
         serializer = ApprovalSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

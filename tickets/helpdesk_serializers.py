@@ -11,6 +11,7 @@ from .models import (
     ApprovalDecision,
     Classification,
     LearningAttempt,
+    LearningSkipReason,
     Message,
     MessageDirection,
     Ticket,
@@ -114,6 +115,11 @@ class ApprovalSerializer(serializers.ModelSerializer):
 
 
 class LearningAttemptSerializer(serializers.ModelSerializer):
+    # "" (no skip) is an answer too: declared so the schema's enum includes it.
+    skip_reason = serializers.ChoiceField(
+        choices=LearningSkipReason.choices, allow_blank=True, read_only=True
+    )
+
     class Meta:
         model = LearningAttempt
         fields = [

@@ -167,6 +167,8 @@ class LearningSkipReason(models.TextChoices):
     NOT_TERMINAL = "not_terminal", "No longer terminal"
     PROVIDER_KEY_MISSING = "provider_key_missing", "Provider key missing"
     NO_EVIDENCE = "no_evidence", "No usable evidence"
+    # The tenant's daily LLM allowance is spent; the requeue sends the attempt again the next day.
+    BUDGET_EXHAUSTED = "budget_exhausted", "Daily LLM budget exhausted"
 
 
 class LearningTrigger(models.TextChoices):
@@ -204,6 +206,10 @@ class LearningAttempt(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The lease: a queued attempt's message is expected to reach a worker, and a running attempt to finish,
+    # before this moment; past it, the requeue task sends it again. Null: queued but not sent (broker down),
+    # due at once; or finished.
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     objects = TenantScopedManager()
 
@@ -212,9 +218,21 @@ class LearningAttempt(models.Model):
             models.Index(fields=["tenant", "-created_at", "-id"], name="learning_tenant_created"),
             models.Index(fields=["tenant", "status", "skip_reason"], name="learning_tenant_status"),
             models.Index(fields=["tenant", "ticket"], name="learning_tenant_ticket"),
+            # The requeue sweep reads the unfinished attempts of every tenant by lease: a small partial index
+            # (finished attempts are most rows). Sharded by tenant, each shard runs the sweep on its own rows.
+            models.Index(
+                fields=["lease_expires_at"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="learning_unfinished_lease",
+            ),
         ]
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         reason = f" ({self.skip_reason})" if self.skip_reason else ""
         return f"learning #{self.ticket_external_id}: {self.status}{reason}"
+
+
+# Webhook endpoints and deliveries live in their own module (tickets/webhooks); imported here so the app
+# registry finds them.
+from .webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent  # noqa: E402, F401

@@ -1,5 +1,6 @@
 """Reads for tickets and the evidence learning reads (tenants, members and keys: tickets.tenancy.selectors)."""
 
+from datetime import date
 from typing import TYPE_CHECKING
 
 from .models import Approval, Classification, Message, MessageDirection, Ticket
@@ -89,3 +90,43 @@ def ticket_evidence(*, ticket: Ticket) -> "TicketEvidence":
             for a in approvals
         ],
     )
+
+
+# --- The operator UI's Learning page and charts (reads of learning attempts, tenant first) ---------------
+
+
+def learning_attempts_recent(*, tenant: Tenant | int, ticket_external_id: str = "", limit: int = 50):
+    """The tenant's newest learning attempts (one ticket's when `ticket_external_id` is given)."""
+    from .models import LearningAttempt
+
+    attempts = LearningAttempt.objects.for_tenant(tenant)
+    if ticket_external_id:
+        attempts = attempts.filter(ticket_external_id=ticket_external_id)
+    return attempts.order_by("-created_at", "-id")[:limit]
+
+
+LEARNED_OUTCOMES = ("added", "reinforced", "superseded", "rejected")
+
+
+def learned_per_day(*, tenant: Tenant | int, days: int = 14) -> list[tuple[date, dict[str, int]]]:
+    """For each of the last `days` days (oldest first, today last): the memories learning added, reinforced,
+    superseded and rejected, summed from the learning attempts created that day. One grouped statement."""
+    from datetime import timedelta
+
+    from django.db.models import Sum
+    from django.db.models.functions import TruncDate
+    from django.utils import timezone
+
+    from .models import LearningAttempt
+
+    today = timezone.localdate()
+    first = today - timedelta(days=days - 1)
+    rows = (
+        LearningAttempt.objects.for_tenant(tenant)
+        .filter(created_at__date__gte=first)
+        .annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(**{name: Sum(name) for name in LEARNED_OUTCOMES})
+    )
+    by_day = {row["day"]: {name: row[name] or 0 for name in LEARNED_OUTCOMES} for row in rows}
+    return [(first + timedelta(days=i), by_day.get(first + timedelta(days=i), {})) for i in range(days)]

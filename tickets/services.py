@@ -4,10 +4,15 @@ Tenants, members and keys: tickets.tenancy.services.
 """
 
 import logging
+from collections import Counter
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from .models import (
@@ -99,10 +104,15 @@ def learning_request(*, ticket: Ticket, trigger: str = LearningTrigger.MANUAL) -
     """Record a queued learning attempt for `ticket` and send `learn_from_ticket` after commit.
 
     Not `enqueue_after_commit`: the send must not raise into the request that changed the status (the
-    change is committed by then), so `learning_attempt_send` catches an unreachable broker.
+    change is committed by then), so `learning_attempt_send` catches an unreachable broker. The attempt is
+    queued under a lease: if no worker has taken it by then, the requeue task sends it again.
     """
     attempt = LearningAttempt.objects.create(
-        tenant_id=ticket.tenant_id, ticket=ticket, ticket_external_id=ticket.external_id, trigger=trigger
+        tenant_id=ticket.tenant_id,
+        ticket=ticket,
+        ticket_external_id=ticket.external_id,
+        trigger=trigger,
+        lease_expires_at=_lease_from_now(settings.BRAIN_LEARNING_QUEUE_LEASE),
     )
     transaction.on_commit(
         partial(learning_attempt_send, tenant_id=ticket.tenant_id, ticket_id=ticket.pk, attempt_id=attempt.pk)
@@ -110,43 +120,97 @@ def learning_request(*, ticket: Ticket, trigger: str = LearningTrigger.MANUAL) -
     return attempt
 
 
+def _lease_from_now(seconds: float):
+    return timezone.now() + timedelta(seconds=seconds)
+
+
 def learning_attempt_send(*, tenant_id: int, ticket_id: int, attempt_id: int) -> bool:
     """Send `learn_from_ticket` for a queued attempt. Call outside a transaction (after commit).
 
-    When the broker cannot be reached the attempt stays queued with the error noted, and
-    `manage.py learning_requeue` sends it again later; returns whether it was sent.
+    When the broker cannot be reached the attempt stays queued with the error noted and no lease, so the
+    requeue task (beat) or `manage.py learning_requeue` sends it again later; returns whether it was sent.
+    Never raises: it runs after the status change committed, and nothing may turn that into a 500.
     """
-    from kombu.exceptions import OperationalError
-
     from .tasks import learn_from_ticket
 
     try:
         learn_from_ticket.delay(tenant_id, ticket_id, attempt_id=attempt_id)
-    except OperationalError as exc:
-        logger.warning("learning attempt %s not sent, the broker is unavailable: %s", attempt_id, exc)
+    except Exception as exc:  # kombu's OperationalError, a result backend's RuntimeError, a socket error...
+        logger.warning("learning attempt %s not sent, the broker is unavailable: %r", attempt_id, exc)
         LearningAttempt.objects.for_tenant(tenant_id).filter(
             pk=attempt_id, status=LearningStatus.QUEUED
-        ).update(error=f"not sent yet, the broker was unavailable: {exc}"[:2000])
+        ).update(error=f"not sent yet, the broker was unavailable: {exc}"[:2000], lease_expires_at=None)
         return False
     return True
 
 
-def learning_attempts_requeue(*, older_than: timedelta, tenant: Tenant | None = None) -> tuple[int, int]:
-    """Send again the attempts still queued after `older_than` (broker outage, lost message).
+@dataclass(frozen=True)
+class RequeueResult:
+    """One pass of the requeue: attempts found due, and how many of them were sent."""
 
-    Returns (found, sent). Safe to repeat: learning a ticket twice reinforces rather than adds.
+    found: int
+    sent: int
+    expired_leases: int  # running attempts whose worker died (lease ran out)
+    unsent: int  # queued attempts never sent (broker outage) or waiting past their lease
+    budget_resumed: int  # skipped for an exhausted daily budget on an earlier day
+
+
+def _due_attempts(now, older_than: timedelta | None):
+    """The attempts a requeue pass sends again, across tenants (a maintenance sweep, like the admin's)."""
+    unfinished = Q(status__in=[LearningStatus.QUEUED, LearningStatus.RUNNING]) & (
+        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    )
+    if older_than is not None:
+        unfinished |= Q(status=LearningStatus.QUEUED, created_at__lt=now - older_than)
+    # Resume the next day: skipped because the tenant's daily LLM budget was spent, on an earlier day.
+    start_of_today = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    budget = Q(
+        status=LearningStatus.SKIPPED,
+        skip_reason=LearningSkipReason.BUDGET_EXHAUSTED,
+        finished_at__lt=start_of_today,
+    )
+    return LearningAttempt.objects.all_tenants().filter(unfinished | budget, ticket__isnull=False)
+
+
+def learning_attempts_requeue(
+    *, older_than: timedelta | None = None, tenant: Tenant | None = None, limit: int = 1000
+) -> RequeueResult:
+    """Send again every attempt that is due: its lease ran out (a killed worker, a lost message), it was
+    never sent (a broker outage), or it waited for tomorrow's budget. With `older_than`, also attempts
+    queued for longer than that, whatever their lease. The periodic task and `learning_requeue` call this.
+
+    Each due attempt is first put back to queued under a fresh lease by a conditional update, so two
+    passes running at once send it once; a worker still holding a message for it finds it taken or finished
+    and does nothing (`learning_attempt_claim`). Safe to repeat.
     """
-    stale = LearningAttempt.objects.all_tenants().filter(
-        status=LearningStatus.QUEUED, ticket__isnull=False, created_at__lt=timezone.now() - older_than
-    )
+    now = timezone.now()
+    due = _due_attempts(now, older_than)
     if tenant is not None:
-        stale = stale.for_tenant(tenant)
-    rows = list(stale.values_list("pk", "tenant_id", "ticket_id"))
-    sent = sum(
-        learning_attempt_send(tenant_id=tenant_id, ticket_id=ticket_id, attempt_id=pk)
-        for pk, tenant_id, ticket_id in rows
+        due = due.for_tenant(tenant)
+    rows = list(
+        due.order_by("lease_expires_at", "id").values_list("pk", "tenant_id", "ticket_id", "status")[:limit]
     )
-    return len(rows), sent
+    counts = {LearningStatus.RUNNING: 0, LearningStatus.QUEUED: 0, LearningStatus.SKIPPED: 0}
+    sent = found = 0
+    lease = _lease_from_now(settings.BRAIN_LEARNING_QUEUE_LEASE)
+    for pk, tenant_id, ticket_id, status in rows:
+        taken = (
+            _due_attempts(now, older_than)
+            .filter(pk=pk, status=status)
+            .update(status=LearningStatus.QUEUED, skip_reason="", finished_at=None, lease_expires_at=lease)
+        )
+        if not taken:  # a worker took it, or another pass did, since the read
+            continue
+        found += 1
+        counts[status] += 1
+        sent += learning_attempt_send(tenant_id=tenant_id, ticket_id=ticket_id, attempt_id=pk)
+    return RequeueResult(
+        found=found,
+        sent=sent,
+        expired_leases=counts[LearningStatus.RUNNING],
+        unsent=counts[LearningStatus.QUEUED],
+        budget_resumed=counts[LearningStatus.SKIPPED],
+    )
 
 
 @transaction.atomic
@@ -236,24 +300,48 @@ def approval_record(
 # --- The learning attempt (run by the learn_from_ticket task) -----------------------------------------
 
 
-def learning_attempt_begin(*, tenant_id: int, ticket_id: int, attempt_id: int | None) -> LearningAttempt:
-    """Mark the attempt running (creating a manual one when none was queued); counts one more try."""
-    attempt = (
-        LearningAttempt.objects.for_tenant(tenant_id).filter(pk=attempt_id).first() if attempt_id else None
-    )
-    if attempt is None:
+class LeaseLost(Exception):
+    """Another delivery of the same attempt took it over (this one outlived its lease): stop, write nothing."""
+
+
+def learning_attempt_claim(
+    *, tenant_id: int, ticket_id: int, attempt_id: int | None
+) -> LearningAttempt | None:
+    """Take the attempt's lease and mark it running; counts one more try. None: not this delivery's to run.
+
+    A message may be delivered more than once (Redis's visibility timeout, RabbitMQ after a killed worker,
+    the requeue task's re-send): only a queued attempt, or a running one whose lease ran out, is taken, in
+    one conditional update, so two deliveries never run it at once and a finished attempt is never run
+    again. `tries` is the fencing token: every later write of this run checks it is still the latest try.
+    Without an attempt id (a manual run) a new attempt is created and taken.
+    """
+    if attempt_id is None:
         ticket = Ticket.objects.for_tenant(tenant_id).filter(pk=ticket_id).first()
-        attempt = LearningAttempt.objects.create(
+        attempt_id = LearningAttempt.objects.create(
             tenant_id=tenant_id,
             ticket=ticket,
             ticket_external_id=ticket.external_id if ticket else "",
             trigger=LearningTrigger.MANUAL,
-        )
-    attempt.status = LearningStatus.RUNNING
-    attempt.tries += 1
-    attempt.started_at = attempt.started_at or timezone.now()
-    attempt.save(update_fields=["status", "tries", "started_at"])
-    return attempt
+        ).pk
+    now = timezone.now()
+    claimable = Q(status=LearningStatus.QUEUED) | Q(
+        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now), status=LearningStatus.RUNNING
+    )
+    attempts = LearningAttempt.objects.for_tenant(tenant_id)
+    taken = attempts.filter(claimable, pk=attempt_id).update(
+        status=LearningStatus.RUNNING,
+        tries=F("tries") + 1,
+        started_at=Coalesce("started_at", now),
+        lease_expires_at=now + timedelta(seconds=settings.BRAIN_LEARNING_LEASE),
+    )
+    return attempts.get(pk=attempt_id) if taken else None
+
+
+def _fenced(attempt: LearningAttempt):
+    """The attempt's row, only while this run's try is the latest and still running."""
+    return LearningAttempt.objects.for_tenant(attempt.tenant_id).filter(
+        pk=attempt.pk, tries=attempt.tries, status=LearningStatus.RUNNING
+    )
 
 
 def _attempt_finish(attempt: LearningAttempt, status: str, **fields) -> LearningAttempt:
@@ -261,20 +349,63 @@ def _attempt_finish(attempt: LearningAttempt, status: str, **fields) -> Learning
         setattr(attempt, name, value)
     attempt.status = status
     attempt.finished_at = timezone.now()
-    attempt.save(update_fields=["status", "finished_at", *fields])
+    attempt.lease_expires_at = None
+    if not _fenced(attempt).update(
+        status=status, finished_at=attempt.finished_at, lease_expires_at=None, **fields
+    ):
+        logger.warning(
+            "learning attempt %s: try %s lost its lease; its result is not recorded",
+            attempt.pk,
+            attempt.tries,
+        )
+        attempt.refresh_from_db()
     return attempt
+
+
+class _AttemptLedger:
+    """The attempt's record of promoted candidates (`outcomes`), written in each candidate's transaction."""
+
+    def __init__(self, attempt: LearningAttempt):
+        self.attempt = attempt
+
+    def claim(self, identity: str) -> bool:
+        row = _fenced(self.attempt).select_for_update().values_list("outcomes", flat=True).first()
+        if row is None:
+            raise LeaseLost(f"learning attempt {self.attempt.pk}: try {self.attempt.tries} lost its lease")
+        self.attempt.outcomes = list(row)
+        return all(o.get("candidate") != identity for o in self.attempt.outcomes)
+
+    def record(self, identity: str, outcome) -> None:
+        self.attempt.outcomes.append(
+            {
+                "candidate": identity,
+                "type": outcome.type,
+                "key": outcome.key,
+                "result": outcome.result,
+                "memory_id": outcome.memory_id,
+                "reason": outcome.reason,
+            }
+        )
+        _fenced(self.attempt).update(outcomes=self.attempt.outcomes)
 
 
 def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> LearningAttempt:
     """Run one learning attempt: re-read the exact tenant ticket, check it, extract, promote, record.
 
-    Skips (with its reason) when the ticket is missing, no longer terminal, or the configured provider
-    needs a key that is unavailable. Raises `ProviderError` on a transient provider failure, leaving
-    the attempt running with the error noted, so the task can retry; `learning_attempt_fail` records
-    the final failure. Not one transaction: each promote() commits on its own, and a retry reinforces
-    what an earlier try already added.
+    Skips (with its reason) when the ticket is missing, no longer terminal, the configured provider
+    needs a key that is unavailable, or the tenant's daily LLM budget is spent. Raises `ProviderError` on
+    a transient provider failure, leaving the attempt running with the error noted, so the task can
+    retry; `learning_attempt_fail` records the final failure. Not one transaction: each promote() commits
+    with its record in the attempt's ledger, so a try that dies half-way and a later try of the same
+    attempt write each candidate once. Raises `LeaseLost` when another try took the attempt over.
     """
-    from brain.api import ProviderError, learn_from_evidence, learning_unusable_reason
+    from brain.api import (
+        BudgetExhausted,
+        ProviderError,
+        learn_from_evidence,
+        learning_unusable_reason,
+        spend_scope,
+    )
 
     from .selectors import ticket_evidence
 
@@ -293,28 +424,60 @@ def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> Learnin
     if evidence.latest_reply is None and evidence.classification is None and not evidence.approvals:
         return _attempt_finish(attempt, LearningStatus.SKIPPED, skip_reason=LearningSkipReason.NO_EVIDENCE)
     try:
-        result = learn_from_evidence(evidence)
+        with spend_scope(tenant_id=attempt.tenant_id):
+            result = learn_from_evidence(evidence, _AttemptLedger(attempt))
+    except BudgetExhausted as exc:
+        return _attempt_finish(
+            attempt,
+            LearningStatus.SKIPPED,
+            skip_reason=LearningSkipReason.BUDGET_EXHAUSTED,
+            error=str(exc)[:2000],
+        )
     except ProviderError as exc:
         attempt.error = str(exc)[:2000]
-        attempt.save(update_fields=["error"])
+        _fenced(attempt).update(error=attempt.error)
         raise
+    counts = Counter(o["result"] for o in attempt.outcomes)
     return _attempt_finish(
         attempt,
         LearningStatus.SUCCEEDED,
+        skip_reason="",
         provider=result.provider,
         candidates=result.candidates,
-        added=result.added,
-        reinforced=result.reinforced,
-        superseded=result.superseded,
-        rejected=result.rejected,
-        outcomes=[
-            {"type": o.type, "key": o.key, "result": o.result, "memory_id": o.memory_id, "reason": o.reason}
-            for o in result.outcomes
-        ],
+        added=counts["added"],
+        reinforced=counts["reinforced"],
+        superseded=counts["superseded"],
+        rejected=counts["rejected"],
+        outcomes=attempt.outcomes,
         error="",
     )
 
 
+def learning_attempt_retry_later(*, attempt: LearningAttempt, countdown: float) -> LearningAttempt:
+    """Put the attempt back to queued for a retry in `countdown` seconds, its lease covering the wait."""
+    attempt.status = LearningStatus.QUEUED
+    attempt.lease_expires_at = _lease_from_now(countdown + settings.BRAIN_LEARNING_LEASE)
+    _fenced(attempt).update(status=attempt.status, lease_expires_at=attempt.lease_expires_at)
+    return attempt
+
+
 def learning_attempt_fail(*, attempt: LearningAttempt, error: str) -> LearningAttempt:
-    """Record that the attempt failed for good (retries exhausted, or an unexpected error)."""
-    return _attempt_finish(attempt, LearningStatus.FAILED, error=error[:2000])
+    """Record that the attempt failed for good (retries exhausted, or an unexpected error); the tenant's
+    webhooks hear of it (learning.attempt_failed) after the commit."""
+    from .webhooks.models import WebhookEndpoint, WebhookEvent
+    from .webhooks.services import webhook_event_publish
+
+    attempt = _attempt_finish(attempt, LearningStatus.FAILED, error=error[:2000])
+    data = {
+        "attempt_id": attempt.pk,
+        "ticket_external_id": attempt.ticket_external_id,
+        "trigger": attempt.trigger,
+        "error": attempt.error,
+    }
+    if WebhookEndpoint.objects.for_tenant(attempt.tenant_id).filter(is_active=True).exists():
+        transaction.on_commit(
+            lambda: webhook_event_publish(
+                tenant_id=attempt.tenant_id, event=WebhookEvent.LEARNING_ATTEMPT_FAILED, data=data
+            )
+        )
+    return attempt

@@ -15,9 +15,10 @@ provenance to its ticket; nothing here writes the memory table itself.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import transaction
 
@@ -361,13 +362,28 @@ def _untrusted_texts(evidence: TicketEvidence) -> list[str]:
     return [text for text in texts if text]
 
 
-def learn_from_evidence(evidence: TicketEvidence) -> LearningResult:
+class CandidateLedger(Protocol):
+    """Where the caller records, per candidate, that it was promoted: learning once per attempt.
+
+    Both methods run inside the transaction of that candidate's promote(), so a candidate's write and its
+    record commit together: a run killed half-way and run again skips what the first run wrote. `claim` may
+    raise to abort the run (the caller lost its lease to another delivery of the same attempt).
+    """
+
+    def claim(self, identity: str) -> bool:
+        """False when the candidate `identity` names was already promoted for this attempt."""
+
+    def record(self, identity: str, outcome: CandidateOutcome) -> None: ...
+
+
+def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None = None) -> LearningResult:
     """Extract typed memories from one ticket's evidence and promote each. Tenant-scoped by `evidence`.
 
     Raises `ProviderError` when the provider fails or answers without a `memories` list (transient:
     the caller may retry). Idempotent in effect: learning the same evidence again produces the same
-    candidates, which `promote()` reinforces rather than adds. A reinforcement counts one recorded activity
-    on the reinforced row, in the same transaction.
+    candidates, which `promote()` reinforces rather than adds; with a `ledger`, a candidate already
+    promoted for the caller's attempt is not promoted again (and not counted in this result). A
+    reinforcement counts one recorded activity on the reinforced row, in the same transaction.
     """
     from brain.api import promote  # the public formation entry point (imported late: brain.api imports us)
 
@@ -378,30 +394,47 @@ def learn_from_evidence(evidence: TicketEvidence) -> LearningResult:
         raise ProviderError(f"{provider.name} provider answered without a 'memories' list")
     counts = {"added": 0, "reinforced": 0, "superseded": 0, "rejected": 0}
     outcomes: list[CandidateOutcome] = []
+    seen: dict[str, int] = {}
     for item in items:
         memory_type = item.get("type") if isinstance(item, dict) else None
         value = item.get("value") if isinstance(item, dict) else None
-        if not typed.is_typed(memory_type, value):
-            counts["rejected"] += 1
-            outcomes.append(
-                CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
-            )
-            continue
-        candidate = candidate_from_item(evidence, item, provider.name)
-        with transaction.atomic():
-            outcome = promote(candidate)
-            if outcome.result == "reinforced":
-                # Recorded activity is a mixed contribution/selection counter (spec): a ticket that reinforces
-                # a row contributes to it, as recall's selection into a prompt does.
-                memories_record_activity(tenant_id=evidence.tenant_id, memory_ids=[outcome.memory_id])
-        counts[outcome.result] += 1
-        outcomes.append(
-            CandidateOutcome(
-                type=candidate.type,
-                key=candidate.key,
-                result=outcome.result,
-                memory_id=outcome.memory_id,
-                reason=outcome.reason,
-            )
+        candidate = (
+            candidate_from_item(evidence, item, provider.name) if typed.is_typed(memory_type, value) else None
         )
+        # Identified by what it is, not by its position: a second extraction may list the same items in
+        # another order (the answer of an LLM, or of code iterating a set in another process).
+        base = (
+            candidate.key
+            if candidate is not None
+            else "untyped:" + json.dumps(item, sort_keys=True, default=str)
+        )
+        seen[base] = seen.get(base, 0) + 1
+        identity = f"{base}#{seen[base]}"
+        with transaction.atomic():
+            if ledger is not None and not ledger.claim(identity):
+                continue
+            outcome = _promote_candidate(evidence.tenant_id, memory_type, candidate, promote)
+            if ledger is not None:
+                ledger.record(identity, outcome)
+        counts[outcome.result] += 1
+        outcomes.append(outcome)
     return LearningResult(provider=provider.name, candidates=len(items), outcomes=outcomes, **counts)
+
+
+def _promote_candidate(
+    tenant_id: int, memory_type: Any, candidate: MemoryCandidate | None, promote
+) -> CandidateOutcome:
+    if candidate is None:
+        return CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
+    outcome = promote(candidate)
+    if outcome.result == "reinforced":
+        # Recorded activity is a mixed contribution/selection counter (spec): a ticket that reinforces
+        # a row contributes to it, as recall's selection into a prompt does.
+        memories_record_activity(tenant_id=tenant_id, memory_ids=[outcome.memory_id])
+    return CandidateOutcome(
+        type=candidate.type,
+        key=candidate.key,
+        result=outcome.result,
+        memory_id=outcome.memory_id,
+        reason=outcome.reason,
+    )

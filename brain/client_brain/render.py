@@ -8,10 +8,10 @@ tells the model the content is data, never instructions.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from brain.caches import memoize
+from brain.prompting import quote
 
 from . import typed
 from .types import ContextMemory
@@ -34,12 +34,6 @@ NOUNS = {
     typed.ISSUES: "issues",
     typed.PROCESS: "process rules",
 }
-
-
-def quote(value: object) -> str:
-    """A stored value as an inert JSON string literal."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return json.dumps(text.strip(), ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def memory_line(memory: ContextMemory) -> str:

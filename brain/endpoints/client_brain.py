@@ -35,6 +35,7 @@ from brain.client_brain.dashboard import (
 from brain.client_brain.recall import client_brain_context
 from brain.models import Memory
 from config.api import error_response
+from config.schema import page_of
 from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
 from tickets.tenancy.models import Role
 
@@ -116,7 +117,7 @@ class ClientBrainCopilotView(TenantAPIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("q", str, description="The operator's question or keywords.")],
-        responses=ClientBrainCopilotMemorySerializer(many=True),
+        responses=page_of(ClientBrainCopilotMemorySerializer, name="ClientBrainCopilotPage", offset=False),
     )
     def get(self, request):
         query = request.query_params.get("q", "")

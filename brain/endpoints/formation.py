@@ -1,8 +1,10 @@
 """The write surfaces for agents (tenant API key): memory-append, lessons, chat-mine; and a memory's graph neighbours.
 
 Every surface builds `MemoryCandidate`s and calls `promote()`: the same gate, judge and backstop for all.
-A rejection is not an API error — the request was well formed and the gate decided — so it answers 200
-with the outcome and its reason code; a write answers 201. The tenant comes from the key, never the body.
+A write answers 201, a reinforcement of an existing memory 200, and a gate rejection 422 with code
+`rejected` (config.api.gate_rejected_response, the rule of every write surface) and the outcome beside the
+error; chat-mine, which writes many candidates, answers 422 only when the gate refused every one it mined.
+The tenant comes from the key, never the body.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from brain.formation.miner import mine_conversation
 from brain.graph import graph_neighbours
 from brain.models import BrainScopeKind, Memory, MemorySource, MemoryStrength, MemoryType, WriteSurface
 from brain.types import MemoryCandidate, PromoteOutcome
-from config.api import Pagination
+from config.api import Pagination, gate_rejected_response
 from tickets.tenancy.drf import TenantAPIView, TenantGenericAPIView
 
 from .formation_serializers import (
@@ -113,6 +115,8 @@ class MemoryAppendView(TenantAPIView):
                 injected_memory_ids=data["injected_memory_ids"],
             )
         )
+        if not outcome.written:
+            return gate_rejected_response(outcome.reason, "text", outcome=_outcome(outcome))
         return Response({"outcome": _outcome(outcome)}, status=_status([outcome]))
 
 
@@ -145,6 +149,8 @@ class LessonView(TenantAPIView):
                 injected_memory_ids=data["injected_memory_ids"],
             )
         )
+        if not outcome.written:
+            return gate_rejected_response(outcome.reason, "template", outcome=_outcome(outcome, text))
         return Response({"outcome": _outcome(outcome, text)}, status=_status([outcome]))
 
 
@@ -188,10 +194,10 @@ class ChatMineView(TenantAPIView):
                 )
             )
             outcomes.append((outcome, item.text))
-        return Response(
-            {"miner": miner, "outcomes": [_outcome(o, t) for o, t in outcomes]},
-            status=_status([o for o, _ in outcomes]),
-        )
+        body = {"miner": miner, "outcomes": [_outcome(o, t) for o, t in outcomes]}
+        if outcomes and not any(o.written for o, _ in outcomes):
+            return gate_rejected_response(outcomes[0][0].reason, "messages", **body)
+        return Response(body, status=_status([o for o, _ in outcomes]))
 
 
 class MemoryNeighboursView(TenantGenericAPIView):

@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
+from ..caches import memoize
 from .text import _STOPWORDS
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
@@ -69,7 +69,7 @@ class Entities:
         return self.plain | self.named | self.initial
 
 
-@lru_cache(maxsize=8192)
+@memoize("formation-entities", maxsize=8192, keyed_on="a text (pure: a text's entities never change)")
 def entities(text: str) -> Entities:
     """The entities `text` names, folded (see the module docstring for what counts)."""
     text = text or ""

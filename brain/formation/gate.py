@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from brain.prompting import canonical_tags
+
 from .personal_data import find_card_number, find_personal_data, redact_card_numbers, redact_contacts
 from .poisoning import find_instruction
 from .text import content_tokens, normalise, numbers_conflict, sentences
@@ -156,6 +158,7 @@ _LEAD_IN = re.compile(
     r"|as noted(?: before| earlier)?|as (?:of|for) today|just so you know|good to know|keep in mind)\s*[:,\-]\s*",
     re.IGNORECASE,
 )
+# Read through canonical_tags(): a full-width, other-bracket or zero-width-split tag is still a tag.
 _MEM_TAG = re.compile(r"\[mem:\s*\d+\s*\]", re.IGNORECASE)
 
 
@@ -319,7 +322,7 @@ def _content_verdict(stripped: str, published_contacts: Sequence[str] | None) ->
 
 def _shape_verdict(raw: str, stripped: str) -> GateVerdict | None:
     """Structural garbage: memory tags, bare URLs, table rows, JSON, tool calls, process narration."""
-    if _MEM_TAG.search(stripped):
+    if _MEM_TAG.search(canonical_tags(stripped)):
         return GateVerdict(False, GateReason.ECHOES_INJECTED_MEMORY, "carries a [mem:ID] tag")
     if _BARE_URL.match(stripped) or _ONLY_URLS.match(stripped):
         return GateVerdict(False, GateReason.BARE_URL, "only a URL")

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .. import graph
+from .. import events, graph
 from ..models import GraphNodeKind, GraphRelation, Memory, MemoryHistory, MemoryStatus
 from ..types import MemoryCandidate, PromoteOutcome
 from .judge import Neighbour, formation_setting
@@ -50,6 +50,7 @@ def snapshot(memory: Memory) -> dict[str, Any]:
 
 
 def history_add(*, tenant_id, memory, action, actor, surface="", reason="", before=None, after=None) -> None:
+    """The one writer of memory history; what it records is also published as a brain event (events.py)."""
     MemoryHistory.objects.create(
         tenant_id=tenant_id,
         memory=memory,
@@ -60,6 +61,10 @@ def history_add(*, tenant_id, memory, action, actor, surface="", reason="", befo
         before=before,
         after=after,
     )
+    source = getattr(memory, "source", "")
+    if event := events.memory_event(action, after, before, source=source):
+        data = events.memory_data(getattr(memory, "pk", None), after or before, reason)
+        events.publish(tenant_id, event, {**data, "source": source})
 
 
 def scope_lock(tenant_id: int, scope_kind: str, scope_id: str) -> None:

@@ -3,8 +3,10 @@
 from .brain import *  # noqa: F401,F403,E402
 from .celery import *  # noqa: F401,F403,E402
 from .database import DATABASES  # noqa: F401,E402
+from .email import *  # noqa: F401,F403,E402
 from .env import BASE_DIR, env_bool, env_int, env_list, env_str
 from .rest import *  # noqa: F401,F403,E402
+from .signin import *  # noqa: F401,F403,E402
 
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "dev-insecure-secret-key-change-me-in-production-0123456789")
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -23,6 +25,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "tickets",
     "brain",
     "intelligence",
@@ -30,6 +33,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.api.MalformedRequestMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -37,6 +41,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "tickets.tenancy.context.TenantMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a locked-out sign-in into its page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -66,7 +71,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # The operator UI's sections, in navigation order: modules with nav_item(request) and home_cards(tenant).
-OPERATOR_UI_SECTIONS = ["intelligence.navigation", "brain.client_brain.navigation"]
+OPERATOR_UI_SECTIONS = ["intelligence.navigation", "brain.client_brain.navigation", "tickets.navigation"]
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

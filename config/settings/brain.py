@@ -57,6 +57,7 @@ BRAIN_BENCHMARKS = {
     "poisoning": "brain.benchmarks.poisoning",
     "extraction": "brain.benchmarks.extraction",
     "learning": "intelligence.benchmarks.learning",
+    "chaos": "tickets.chaos",
 }
 
 # --- Client Brain (spec: client_brain.txt; decision 3) ----------------------------------------------------
@@ -102,6 +103,19 @@ BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "fulltext")
 # Transient provider errors are retried with exponential backoff: BACKOFF, 2×BACKOFF, 4×BACKOFF... seconds.
 BRAIN_LEARNING_MAX_RETRIES = env_int("BRAIN_LEARNING_MAX_RETRIES", 3)
 BRAIN_LEARNING_RETRY_BACKOFF = env_int("BRAIN_LEARNING_RETRY_BACKOFF", 10)
+# Per-tenant cost limits on LLM calls made for learning and suggestions, per day (brain/providers.py); None
+# is no limit. A tenant overrides them with Tenant.settings["llm_daily_limits"] = {"calls": n, "tokens": n}.
+BRAIN_LLM_DAILY_LIMITS = {
+    "CALLS": env_int("BRAIN_LLM_DAILY_CALLS", 0) or None,
+    "TOKENS": env_int("BRAIN_LLM_DAILY_TOKENS", 0) or None,
+}
+
+# Webhooks (tickets/webhooks): attempts in all, seconds of the first retry's backoff (doubling), timeout per
+# POST; plain http to a loopback host only when explicitly allowed (tests, local development).
+BRAIN_WEBHOOK_MAX_ATTEMPTS = env_int("BRAIN_WEBHOOK_MAX_ATTEMPTS", 6)
+BRAIN_WEBHOOK_RETRY_BACKOFF = env_int("BRAIN_WEBHOOK_RETRY_BACKOFF", 30)
+BRAIN_WEBHOOK_TIMEOUT = env_int("BRAIN_WEBHOOK_TIMEOUT", 10)
+BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = env_str("BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "") == "1"
 
 # --- Recall (brain/search/) --------------------------------------------------------------------------
 # Overrides of brain.search.DEFAULTS: RRF_K, WEIGHTS {fts, trigram, vector}, CANDIDATES,

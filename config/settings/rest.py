@@ -8,13 +8,15 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["tickets.tenancy.permissions.TenantRolePermission"],
+    # JSON only, through the parser that refuses over-deep documents and unstorable strings with a 400.
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": ["tickets.tenancy.authentication.ApiKeyRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api_key": env_str("BRAIN_API_THROTTLE_RATE", "1200/min")},
     "EXCEPTION_HANDLER": "config.api.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.schema.BrainAutoSchema",
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -23,10 +25,14 @@ REST_FRAMEWORK = {
 }
 
 API_MAX_PAGE_SIZE = env_int("BRAIN_API_MAX_PAGE_SIZE", 200)
+# The deepest JSON body the API parses (the largest legitimate payload, a learning config, is 3 deep).
+API_MAX_JSON_DEPTH = env_int("BRAIN_API_MAX_JSON_DEPTH", 32)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "The Brain API",
-    "DESCRIPTION": "Typed, tenant-isolated memory for a business's AI agents. Authenticate with `Authorization: Bearer <key>`.",
+    # The description ("Getting started"), tags, summaries and examples: config/openapi.py.
+    "DESCRIPTION": "Typed, tenant-isolated memory for a business's AI agents.",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.openapi.explain"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

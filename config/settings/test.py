@@ -7,3 +7,4 @@ REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"api_key": "10000
 # embedder contract tests (tests/brain/test_embedders.py) always run the real MiniLM model too.
 if not env_str("BRAIN_EMBEDDER"):  # noqa: F405
     BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.HashingEmbedder"}
+BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = True  # the webhook tests receive on a plain-http loopback server

@@ -10,7 +10,17 @@ After each pass the simulated operator reviews the queue: a suggestion saying on
 activated, one saying a misleading lesson (some comments are wrong) is dismissed; the misleading comments
 keep coming after the dismissal, in other words.
 
-Figures (JSON keys): `runs`; `suggestions_proposed` (suggested memories written), `suggestions_activated`,
+Every run is also settled by an evaluator verdict (`brain.api.apply_evaluator_verdict`, the function
+`POST /api/v1/verdicts` and matured outcomes call): `pass` when it succeeded, `fail` when it failed, with a
+response that cites (`[mem:ID]`) the memory that steered it when one did, else one injected memory half the
+time. Runs inject only the memories still active (an archived memory is no longer injected, as in the
+runtime).
+
+Figures (JSON keys): `runs`; `verdicts_per_s` (the verdict calls alone); `verdicts_to_archive_median` (verdicts
+a bad memory took part in until it was archived, the median over the bad memories archived; `bad_archived`
+says how many were); `good_final_confidence_mean` (the good memories at the end); `moved_outside_trace`
+(memories whose confidence changed in a verdict they were not injected into, measured by reading every
+memory of the agent before and after each verdict: must be 0); `suggestions_proposed` (suggested memories written), `suggestions_activated`,
 `suggestions_dismissed`; `reproposed_after_dismiss` — suggestions written or reinforced after a dismissal
 that repeat a dismissed text (normalised text equal, or content-word overlap ≥ 0.7, measured here
 independently of the product's check), and reinforcements of a dismissed memory after its dismissal: must
@@ -156,12 +166,13 @@ def simulate(
         if steers_to_failure and len(bad_ids) < bad:
             bad_ids[outcome.memory_id] = TRUE_LESSONS[index]
     review = _Review()
+    verdicts = _Verdicts(active=list(memory_ids), bad=set(bad_ids))
     passes_seen = 0
     start = timezone.now() - timedelta(days=DAYS)
     started = time.perf_counter()
     for number in range(runs):
         at = start + timedelta(seconds=DAYS * 86400 * number / max(runs, 1))
-        injected = rng.sample(memory_ids, rng.choice((2, 3)))
+        injected = rng.sample(verdicts.active, min(len(verdicts.active), rng.choice((2, 3))))
         trace = ContextTrace.objects.create(
             tenant=tenant,
             agent=agent,
@@ -173,6 +184,7 @@ def simulate(
         agent_run = AgentRun.objects.create(
             tenant=tenant, agent=agent, summary=f"run {number}", context_trace=trace
         )
+        verdicts.settle(tenant, trace.pk, injected, steering, failed, rng)
         if rng.random() >= rated:
             continue
         if failed:
@@ -193,6 +205,7 @@ def simulate(
     elapsed = time.perf_counter() - started
     figures = {
         "runs": runs,
+        **verdicts.figures(tenant),
         "suggestion_passes": passes_seen,
         "suggestions_proposed": _proposed(tenant, agent),
         "suggestions_activated": review.activated,
@@ -211,7 +224,75 @@ def simulate(
             f"{figures['suggestions_proposed']} suggestions proposed, {review.activated} activated, "
             f"{review.dismissed} dismissed, {figures['reproposed_after_dismiss']} proposed again after dismissal"
         )
+        stdout.write(
+            f"verdicts: {figures['verdicts_per_s']}/s; bad memories archived {figures['bad_archived']}/"
+            f"{len(bad_ids)} after a median of {figures['verdicts_to_archive_median']} verdicts; good memories' "
+            f"final confidence {figures['good_final_confidence_mean']}; moved outside their trace "
+            f"{figures['moved_outside_trace']}"
+        )
     return figures
+
+
+@dataclass
+class _Verdicts:
+    """Every run settled by a verdict; what the verdicts did, measured from the memory rows."""
+
+    active: list[int]
+    bad: set[int]
+    seconds: float = 0.0
+    count: int = 0
+    seen: dict[int, int] = field(default_factory=dict)  # memory id -> verdicts it took part in
+    to_archive: dict[int, int] = field(default_factory=dict)  # bad memory id -> verdicts until archived
+    moved_outside: int = 0
+
+    def settle(self, tenant, trace_id: int, injected, steering, failed: bool, rng: random.Random) -> None:
+        from brain.api import apply_evaluator_verdict
+        from brain.models import Memory
+
+        cited = steering[:1] or ([rng.choice(injected)] if injected and rng.random() < 0.5 else [])
+        response = "Done as the rules say. " + " ".join(f"[mem:{i}]" for i in cited)
+        rows = Memory.objects.for_tenant(tenant).filter(pk__in=self.all_ids)
+        before = dict(rows.values_list("id", "confidence"))
+        started = time.perf_counter()
+        result = apply_evaluator_verdict(
+            tenant_id=tenant.pk,
+            trace=f"trace:{trace_id}",
+            verdict="fail" if failed else "pass",
+            response_text=response,
+            injected_memory_ids=injected,
+        )
+        self.seconds += time.perf_counter() - started
+        self.count += 1
+        after = dict(rows.values_list("id", "confidence"))
+        self.moved_outside += sum(1 for i, c in after.items() if c != before.get(i) and i not in injected)
+        for memory_id in injected:
+            self.seen[memory_id] = self.seen.get(memory_id, 0) + 1
+        for memory_id in result.archived_memory_ids:
+            self.active.remove(memory_id)
+            if memory_id in self.bad:
+                self.to_archive[memory_id] = self.seen[memory_id]
+
+    @property
+    def all_ids(self) -> list[int]:
+        return sorted(set(self.active) | self.bad | set(self.seen))
+
+    def figures(self, tenant) -> dict:
+        from statistics import mean, median
+
+        from brain.models import Memory
+
+        good = [i for i in self.all_ids if i not in self.bad]
+        confidences = (
+            Memory.objects.for_tenant(tenant).filter(pk__in=good).values_list("confidence", flat=True)
+        )
+        return {
+            "verdicts": self.count,
+            "verdicts_per_s": round(self.count / self.seconds, 1) if self.seconds else 0.0,
+            "bad_archived": len(self.to_archive),
+            "verdicts_to_archive_median": median(self.to_archive.values()) if self.to_archive else None,
+            "good_final_confidence_mean": round(mean(c for c in confidences if c is not None), 3),
+            "moved_outside_trace": self.moved_outside,
+        }
 
 
 def _proposed(tenant, agent) -> int:

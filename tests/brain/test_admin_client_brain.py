@@ -113,7 +113,8 @@ def test_status_actions_leave_client_brain_rows_as_they_are_and_say_so(superuser
 def test_agent_memories_keep_their_change_page_actions_and_delete(superuser, tenant):
     mine = agent_memory(tenant)
     page = superuser.get(reverse("admin:brain_agentmemory_change", args=[mine.pk])).content.decode()
-    assert 'name="_save"' in page
+    # Every field is read-only (edits go through the Intelligence tab's services): no Save that saves nothing.
+    assert 'name="_save"' not in page and "Always greet the customer by name." in page
     superuser.post(
         reverse("admin:brain_agentmemory_changelist"), {"action": "mark_stale", "_selected_action": [mine.pk]}
     )

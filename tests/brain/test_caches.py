@@ -8,6 +8,7 @@ EXPECTED = {
     "agent-memories-active", "agent-memory-status-counts", "client-brain-dashboard-totals", "containment-windows",
     "search-lexical-statistics", "search-word-lexemes", "minilm-models", "runtime-base-candidates", "llm-provider",
     "client-brain-omitted-notes", "reranker", "hashing-embedder-buckets", "embedder", "runtime-memory-lines",
+    "formation-entities",
 }  # fmt: skip
 
 
@@ -23,3 +24,18 @@ def test_clear_all_empties_every_cache():
     cache.put(("k",), "s", 1)
     clear_all()
     assert {info.name: info.entries for info in registry()}["test-clear-all"] == 0
+
+
+def test_no_cache_is_kept_outside_the_registry():
+    """A bare functools cache would be one the registry cannot name, bound or clear."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    found = [
+        str(path.relative_to(repo))
+        for app in ("brain", "intelligence", "tickets", "config")
+        for path in (repo / app).rglob("*.py")
+        if path.name != "caches.py"
+        and ("lru_cache" in path.read_text() or "@functools.cache" in path.read_text())
+    ]
+    assert found == []

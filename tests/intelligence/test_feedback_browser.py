@@ -83,11 +83,11 @@ def test_operator_rates_down_activates_one_suggestion_and_dismisses_another(page
     assert f"Activated [mem:{memory_id}]" in page.inner_text(".messages")
     assert page.locator("[data-testid=queue-empty]").count() == 1
 
-    page.click("nav.tabs >> text=Budget preview")
+    page.click("[data-testid=context-tab]")
     page.fill("#id_conversation", "Hello, can I return an order? What is the refund window for returning it?")
     page.click("[data-testid=preview-form] button")
     page.wait_for_selector("[data-testid=preview-result]")
-    assert f"[mem:{memory_id}] {REFUND}" in page.inner_text("[data-testid=preview-result]")
+    assert f'[mem:{memory_id}] "{REFUND}"' in page.text_content("[data-testid=preview-result]")
     shot(page, "04-budget-preview")
 
     # Another suggestion, dismissed with a reason.

@@ -54,8 +54,9 @@ def test_operator_adds_activates_and_previews_a_memory(page, live_server, tenant
 
     page.click("[data-testid=add-memory-link]")
     assert page.input_value("#id_status") == "draft"  # spec: typically start with draft
+    assert page.is_checked("input[name=strength][value=heuristic]")  # the least aggressive useful strength
     page.select_option("#id_category", "instruction")
-    page.select_option("#id_strength", "hard_rule")
+    page.check("input[name=strength][value=hard_rule]")
     page.fill("#id_content", "Never raise a daily budget by more than 20 percent at once.")
     page.fill("#id_tags", "budget")
     shot(page, "03-add-memory")
@@ -66,7 +67,8 @@ def test_operator_adds_activates_and_previews_a_memory(page, live_server, tenant
     assert page.inner_text(f"[data-testid=status-{memory_id}]") == "draft"
 
     # Activate in place (the form is upgraded by the page's script; the URL stays the tab's).
-    page.click(f"[data-testid=status-active-{memory_id}]")
+    page.select_option(f"[data-testid=status-select-{memory_id}]", "active")
+    page.click(f"[data-testid=status-apply-{memory_id}]")
     page.wait_for_function(
         f"document.querySelector('[data-testid=status-{memory_id}]').textContent.trim() === 'active'"
     )
@@ -75,14 +77,17 @@ def test_operator_adds_activates_and_previews_a_memory(page, live_server, tenant
     active = agent_memory_list(tenant_id=tenant.pk, agent_id=agent.pk, status="active")
     assert memory_id in [m.id for m in active.items]
 
-    page.click("nav.tabs >> text=Budget preview")
+    page.click("[data-testid=context-tab]")
     page.fill("#id_conversation", "Can we double the budget of the spring campaign tomorrow?")
     page.click("[data-testid=preview-form] button")
     page.wait_for_selector("[data-testid=preview-result]")
-    rules = page.inner_text("[data-testid=section-text-hard_rule]")
-    assert f"[mem:{memory_id}] Never raise a daily budget by more than 20 percent at once." in rules
-    assert "scope_provider_mismatch" in page.content()  # the Meta-only pattern, with no provider given
-    assert "note_never_injected" in page.content()
+    assert "conversation=" not in page.url  # POSTed, not in the query string
+    rules = page.text_content("[data-testid=section-text-hard_rule]")
+    assert f'[mem:{memory_id}] "Never raise a daily budget by more than 20 percent at once."' in rules
+    assert page.locator(f"[data-testid=section-hard_rule] [data-testid=chip-{memory_id}]").count() == 1
+    left_out = page.inner_text("[data-testid=left-out]")
+    assert "scoped to another provider" in left_out  # the Meta-only pattern, with no provider given
+    assert "never injected" in left_out
     shot(page, "05-budget-preview")
 
     page.goto(f"{live_server.url}/agents/{agent.pk}/memories/{memory_id}/")

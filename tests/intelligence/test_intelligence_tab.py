@@ -214,17 +214,20 @@ def test_budget_preview_shows_sections_chars_and_omissions(operator, agent):
     google = add_memory(
         agent, "Google Ads bids change at most once a day.", strength="heuristic", provider="google_ads"
     )
-    page = operator.get(
+    # The conversation is POSTed (customer text stays out of URLs); the view stores no trace.
+    page = operator.post(
         reverse("intelligence-preview", args=[agent.pk]),
         {"conversation": "Should we pause the campaign?", "provider": "meta_ads"},
     ).content.decode()
-    assert f"[mem:{rule}] Never pause a campaign" in page
+    assert f"[mem:{rule}] &quot;Never pause a campaign" in page  # quoted as data: two quotes, one newline
+    assert 'data-testid="context-bar"' in page and f'data-testid="chip-{rule}"' in page
     assert (
         'data-testid="section-hard_rule"' in page
-        and f"{len(f'[mem:{rule}] ') + len('Never pause a campaign during a product launch week.') + 1} / 1500"
+        and f"{len(f'[mem:{rule}] ') + len('Never pause a campaign during a product launch week.') + 3} / 1500"
         in page
     )
-    assert "scope_provider_mismatch" in page and f"[mem:{google}]" in page
+    assert f'data-testid="omitted-{google}" data-reason="scope_provider_mismatch"' in page
+    assert "scoped to another provider than this conversation" in page  # the reason in words
     assert "1 draft" in page
     assert f"[mem:{draft}]" not in page
 
@@ -235,9 +238,10 @@ def test_viewer_reads_but_cannot_change_anything(tenant, agent):
     page = viewer.get(reverse("intelligence-tab", args=[agent.pk])).content.decode()
     assert "Keep the brand name" in page and "Add Memory" not in page and "Activate" not in page
     assert (
-        viewer.get(reverse("intelligence-preview", args=[agent.pk]), {"conversation": "hi"}).status_code
+        viewer.post(reverse("intelligence-preview", args=[agent.pk]), {"conversation": "hi"}).status_code
         == 200
     )
+    assert viewer.get(reverse("intelligence-traces", args=[agent.pk])).status_code == 200
     posts = [
         (reverse("intelligence-agents"), {"name": "x", "kind": "knowledge"}),
         (
@@ -272,7 +276,8 @@ def test_every_intelligence_view_is_tenant_isolated(tenant, other_tenant, agent)
         reverse("intelligence-tab", args=[agent.pk]),
         reverse("intelligence-memory-add", args=[agent.pk]),
         reverse("intelligence-memory", args=[agent.pk, memory_id]),
-        reverse("intelligence-preview", args=[agent.pk]) + "?conversation=spend",
+        reverse("intelligence-preview", args=[agent.pk]),
+        reverse("intelligence-traces", args=[agent.pk]),
     ]
     for url in gets:
         response = intruder.get(url)

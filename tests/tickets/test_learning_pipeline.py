@@ -429,5 +429,5 @@ def test_an_unreachable_broker_leaves_the_attempt_queued_and_the_status_change_s
     out = StringIO()
     call_command("learning_requeue", "--older-than", "10", stdout=out)  # the broker is back (eager here)
     attempt.refresh_from_db()
-    assert "1 queued learning attempt(s) older than 10 min; 1 sent." in out.getvalue()
+    assert "1 learning attempt(s) due (0 lease ran out, 1 queued, 0 budget back); 1 sent." in out.getvalue()
     assert attempt.status == LearningStatus.SUCCEEDED and attempt.added > 0

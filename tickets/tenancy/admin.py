@@ -1,4 +1,4 @@
-"""Admin for tenants, memberships and API keys (registered when the tickets app's admin is loaded)."""
+"""Admin for tenants, memberships, invitations and API keys (registered when the tickets app's admin is loaded)."""
 
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
@@ -8,7 +8,7 @@ from config.tenancy import AllTenantsAdminMixin
 
 from . import services
 from .erasure import tenant_erase
-from .models import ApiKey, Membership, Tenant
+from .models import ApiKey, Invitation, Membership, Tenant
 
 
 class MembershipInline(AllTenantsAdminMixin, admin.TabularInline):
@@ -108,3 +108,35 @@ class ApiKeyAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
         for key in queryset:
             services.api_key_revoke(key=key)
         self.message_user(request, f"Revoked {queryset.count()} key(s).")
+
+
+@admin.register(Invitation)
+class InvitationAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
+    """Read-only: a tenant's admin invites on the Members page, so the one-time link goes to the address."""
+
+    list_display = [
+        "email",
+        "tenant",
+        "role",
+        "invited_by",
+        "created_at",
+        "expires_at",
+        "accepted_at",
+        "declined_at",
+    ]
+    list_filter = ["tenant", "role", ("accepted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["email", "tenant__name"]
+    exclude = ["token_hash"]
+    actions = ["withdraw"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Withdraw selected invitations")
+    def withdraw(self, request, queryset):
+        for invitation in queryset:
+            services.invitation_revoke(invitation=invitation)
+        self.message_user(request, f"Withdrew {queryset.count()} invitation(s); their links no longer work.")

@@ -1,5 +1,6 @@
 """REST for the tenant itself, its API keys and its members (admins only for keys and members)."""
 
+from django.utils.cache import add_never_cache_headers
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -15,7 +16,6 @@ from .models import ApiKey, Membership, Role
 from .serializers import (
     ApiKeyCreatedSerializer,
     ApiKeySerializer,
-    MembershipCreateSerializer,
     MembershipSerializer,
     TenantSerializer,
 )
@@ -56,7 +56,9 @@ class ApiKeyViewSet(
             created_by=user,
         )
         key.key = full_key
-        return Response(ApiKeyCreatedSerializer(key).data, status=status.HTTP_201_CREATED)
+        response = Response(ApiKeyCreatedSerializer(key).data, status=status.HTTP_201_CREATED)
+        add_never_cache_headers(response)  # it carries the secret: no cache or proxy may keep it
+        return response
 
     @extend_schema(request=None, responses=ApiKeySerializer)
     @action(detail=True, methods=["post"])
@@ -73,24 +75,14 @@ class MembershipViewSet(
     mixins.DestroyModelMixin,
     GenericViewSet,
 ):
-    """Admins add people to the tenant, change their role, and remove them."""
+    """Admins change members' roles and remove them. People join only by accepting an invitation (the Members
+    page), never by being added: there is no create."""
 
     queryset = Membership.objects.select_related("user")
     serializer_class = MembershipSerializer
     read_role = Role.ADMIN
     write_role = Role.ADMIN
     filterset_fields = ["role"]
-
-    @extend_schema(request=MembershipCreateSerializer, responses={201: MembershipSerializer})
-    def create(self, request, *args, **kwargs):
-        serializer = MembershipCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        membership = services.membership_set(
-            tenant=self.tenant,
-            user=serializer.validated_data["username"],
-            role=serializer.validated_data["role"],
-        )
-        return Response(MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
 
     def perform_update(self, serializer):
         services.membership_set(
@@ -107,4 +99,7 @@ class MembershipViewSet(
     def update(self, request, *args, **kwargs):
         if "role" not in request.data:
             raise ValidationError({"role": ["Send the new role: admin, operator or viewer."]})
-        return super().update(request, *args, **kwargs)
+        try:
+            return super().update(request, *args, **kwargs)
+        except services.LastAdminError as exc:
+            return error_response("last_admin", str(exc), status.HTTP_409_CONFLICT)

@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions
+from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from .models import ApiKey
@@ -65,9 +66,20 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
 
 
 class ApiKeyRateThrottle(SimpleRateThrottle):
-    """Throttles per API key (and per user for session requests); BRAIN_API_THROTTLE_RATE sets the rate."""
+    """Throttles per API key (and per user for session requests); BRAIN_API_THROTTLE_RATE sets the rate.
+
+    Counts atomically: a window opens at a caller's first request and lasts the rate's period; each request
+    increments the window's counter in the cache (`incr` is atomic in Redis and in the local-memory cache),
+    and the request is let through only if its own number is within the rate. So however many clients
+    share a key at once, no more than the rate gets through in a window. (DRF's own throttle reads a
+    history, appends and writes it back: concurrent requests overwrite each other's counts.)
+    """
 
     scope = "api_key"
+
+    def get_rate(self) -> str:
+        # Read at construction, not at import: the rate is a setting that a deployment (or a test) sets.
+        return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
 
     def get_cache_key(self, request, view):
         if isinstance(request.auth, ApiKey):
@@ -77,3 +89,27 @@ class ApiKeyRateThrottle(SimpleRateThrottle):
         else:
             ident = f"anon:{self.get_ident(request)}"
         return self.cache_format % {"scope": self.scope, "ident": ident}
+
+    def allow_request(self, request, view) -> bool:
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        self.now = self.timer()
+        return self._count_request() <= self.num_requests
+
+    def _count_request(self) -> int:
+        """This request's number in the caller's current window (opening the window if there is none)."""
+        for _ in range(3):  # the window may expire between add() and incr(): open a new one
+            if self.cache.add(self.key, 0, self.duration):
+                self.cache.set(f"{self.key}:opened", self.now, self.duration)
+            try:
+                return self.cache.incr(self.key)
+            except ValueError:
+                continue
+        return self.num_requests + 1  # the cache keeps losing the counter: refuse rather than let through
+
+    def wait(self) -> float:
+        opened = self.cache.get(f"{self.key}:opened", self.now)
+        return max(0.0, opened + self.duration - self.now)

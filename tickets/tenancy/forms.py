@@ -1,5 +1,5 @@
 from django import forms
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, password_validation
 
 from .models import Role
 
@@ -11,15 +11,30 @@ class ApiKeyForm(forms.Form):
     )
 
 
-class MemberForm(forms.Form):
-    username = forms.CharField(max_length=150)
+class InvitationForm(forms.Form):
+    email = forms.EmailField(max_length=254, help_text="They become a member only when they accept.")
     role = forms.ChoiceField(choices=Role.choices, initial=Role.OPERATOR)
 
-    def clean_username(self):
-        username = self.cleaned_data["username"]
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise forms.ValidationError(
-                f"No user is called “{username}”. Create the account in the admin first."
-            )
-        return user
+
+class InvitationPasswordForm(forms.Form):
+    """A new user's password, set through an invitation's one-time link (the address is their username)."""
+
+    password1 = forms.CharField(label="Password", strip=False, widget=forms.PasswordInput)
+    password2 = forms.CharField(label="Password again", strip=False, widget=forms.PasswordInput)
+
+    def __init__(self, *args, email: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.email = email
+
+    def clean(self):
+        cleaned = super().clean()
+        first, second = cleaned.get("password1"), cleaned.get("password2")
+        if first and second and first != second:
+            self.add_error("password2", "The two passwords differ.")
+        elif first:
+            User = get_user_model()
+            try:
+                password_validation.validate_password(first, User(username=self.email, email=self.email))
+            except forms.ValidationError as exc:
+                self.add_error("password1", exc)
+        return cleaned

@@ -124,3 +124,42 @@ class ApiKey(models.Model):
         if len(parts) != 3 or parts[0] != KEY_PREFIX or not parts[1] or not parts[2]:
             return None
         return parts[1], parts[2]
+
+
+class Invitation(models.Model):
+    """An admin's invitation of an e-mail address into a tenant with a role; a membership exists only once
+    the invited person accepts (an existing user on their Invitations page, a new one by setting a password
+    through the one-time link). Only a hash of the link's token is stored. Pending while none of accepted,
+    declined or revoked is set and `expires_at` is in the future."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField(help_text="Stored lower-cased; matched against a user's e-mail address.")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.OPERATOR)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    declined_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["tenant", "email"], name="invitation_tenant_email"),
+            models.Index(fields=["email"], name="invitation_email"),
+        ]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.tenant} ({self.role})"
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.accepted_at or self.declined_at or self.revoked_at)

@@ -1,12 +1,13 @@
-"""Reads for tenants, memberships and API keys."""
+"""Reads for tenants, memberships, invitations and API keys."""
 
 from django.db import connection
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from config import rls
 from config.rawsql import ModelColumns
 
-from .models import ApiKey, Membership, Tenant
+from .models import ApiKey, Invitation, Membership, Tenant, hash_secret
 
 # A user's places in every tenant (the switcher's choices) are read before a tenant is known: through the
 # tenant wall's memberships function (it bypasses the wall for its own read alone), with their tenants.
@@ -90,3 +91,36 @@ def api_keys_for_tenant(tenant: Tenant) -> QuerySet[ApiKey]:
 
 def members_for_tenant(tenant: Tenant) -> QuerySet[Membership]:
     return Membership.objects.for_tenant(tenant).select_related("user").order_by("user__username")
+
+
+def _pending(invitations: QuerySet[Invitation]) -> QuerySet[Invitation]:
+    """Neither accepted, declined nor revoked, and not expired."""
+    return invitations.filter(
+        accepted_at__isnull=True,
+        declined_at__isnull=True,
+        revoked_at__isnull=True,
+        expires_at__gt=timezone.now(),
+    )
+
+
+def invitations_pending_for_tenant(tenant: Tenant) -> QuerySet[Invitation]:
+    return _pending(Invitation.objects.for_tenant(tenant)).select_related("invited_by")
+
+
+def invitations_pending_for_user(user) -> QuerySet[Invitation]:
+    """The pending invitations addressed to the user's e-mail address, in every tenant (cross-tenant by
+    nature, like the user's memberships); none for a user without an address."""
+    email = (getattr(user, "email", "") or "").strip().lower()
+    if not getattr(user, "is_authenticated", False) or not email:
+        return Invitation.objects.none()
+    return _pending(Invitation.objects.all_tenants().filter(email=email)).select_related(
+        "tenant", "invited_by"
+    )
+
+
+def invitation_pending_by_token(token: str) -> Invitation | None:
+    """The pending invitation whose one-time link carries `token`, or None (unknown, used, expired)."""
+    if not token or len(token) > 200:
+        return None
+    found = Invitation.objects.all_tenants().filter(token_hash=hash_secret(token))
+    return _pending(found).select_related("tenant", "invited_by").first()

@@ -1,7 +1,6 @@
-from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
-from .models import ApiKey, Membership, Role, Tenant
+from .models import ApiKey, Membership, Tenant
 
 
 class TenantSerializer(serializers.ModelSerializer):
@@ -38,14 +37,3 @@ class MembershipSerializer(serializers.ModelSerializer):
         model = Membership
         fields = ["id", "username", "role", "created_at"]
         read_only_fields = ["created_at"]
-
-
-class MembershipCreateSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    role = serializers.ChoiceField(choices=Role.choices, default=Role.OPERATOR)
-
-    def validate_username(self, value: str):
-        user = get_user_model().objects.filter(username=value).first()
-        if user is None:
-            raise serializers.ValidationError(f"No user is called {value!r}; create the account first.")
-        return user

@@ -12,4 +12,12 @@ urlpatterns = [
     path("tenant/api-keys/<int:pk>/revoke/", views.ApiKeyRevokeView.as_view(), name="tenant-api-key-revoke"),
     path("tenant/members/", views.MembersView.as_view(), name="tenant-members"),
     path("tenant/members/<int:pk>/", views.MemberChangeView.as_view(), name="tenant-member-change"),
+    path(
+        "tenant/invitations/<int:pk>/revoke/",
+        views.InvitationRevokeView.as_view(),
+        name="tenant-invitation-revoke",
+    ),
+    path("invitations/", views.InvitationsView.as_view(), name="invitations"),
+    path("invitations/<int:pk>/", views.InvitationsView.as_view(), name="invitation-answer"),
+    path("invitations/link/<str:token>/", views.InvitationLinkView.as_view(), name="invitation-link"),
 ]

@@ -285,6 +285,25 @@ def test_a_new_fact_near_an_injected_memory_passes(text):
     assert reason(text, injected_texts=INJECTED) is PASS
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "As noted in \uff3bmem:7\uff3d, refunds take five days.",  # full-width brackets
+        "As noted in \uff3b\uff4d\uff45\uff4d\uff1a\uff17\uff3d, refunds take five days.",  # all full-width
+        "As noted in \u3010mem\u223612\u3011, refunds take five days.",  # lenticular brackets, ratio colon
+        "As noted in [m\u0435m:7], refunds take five days.",  # a Cyrillic e
+        "As noted in \u27e6mem\ua7897\u27e7, refunds take five days.",  # white brackets, modifier colon
+    ],
+)
+def test_look_alikes_of_a_memory_tag_are_normalised_before_the_echo_guard(text):
+    # (A zero-width character inside a tag is refused earlier, as hidden text.)
+    assert reason(text) == GateReason.ECHOES_INJECTED_MEMORY
+
+
+def test_brackets_that_are_not_a_memory_tag_pass():
+    assert reason("Orders ship from \u3010Lyon\u3011 within two days.") is PASS
+
+
 def test_a_changed_number_is_an_update_not_an_echo():
     injected = ["[mem:3] Refunds are issued within 30 days of the return."]
     assert reason("Refunds are issued within 60 days of the return.", injected_texts=injected) is PASS

@@ -60,7 +60,9 @@ def test_memory_append_adds_a_note_in_the_agents_scope(api, tenant):
 )
 def test_memory_append_passes_through_the_gate(api, tenant, text, reason):
     response = post(api, "brain-memory-append", {"agent_id": agent(tenant, "agent-1"), "text": text})
-    assert response.status_code == 200
+    assert response.status_code == 422  # the rule of every write surface (config.api.gate_rejected_response)
+    assert response.json()["error"]["code"] == "rejected"
+    assert response.json()["error"]["fields"] == {"text": [reason]}
     assert response.json()["outcome"] == {
         "result": "rejected",
         "memory_id": None,
@@ -173,7 +175,7 @@ def test_a_lesson_is_rendered_from_its_template_and_added_in_the_apps_scope(api,
 )
 def test_lessons_pass_through_the_gate(api, tenant, template, values, reason):
     response = post(api, "brain-lessons", {"app_id": "a", "template": template, "values": values})
-    assert response.status_code == 200
+    assert response.status_code == 422 and response.json()["error"]["fields"] == {"template": [reason]}
     assert response.json()["outcome"]["reason"] == reason
     assert not Memory.objects.for_tenant(tenant).exists()
     assert MemoryHistory.objects.for_tenant(tenant).get().surface == WriteSurface.APP_LESSON

@@ -21,6 +21,8 @@ DEMO_TENANTS = [
     ("Globex Telecom", "globex"),
 ]
 DEMO_PASSWORD_SUFFIX = "-demo-pass"
+# Staff for /admin/: a superuser of no tenant (the operator pages tell it so and link to the admin).
+STAFF_USERNAME = "staff"
 
 
 class Command(CrossTenantCommand):
@@ -61,9 +63,22 @@ class Command(CrossTenantCommand):
                         f"  {tenant.name:<20} API key   already issued (stored hashed; --new-keys for a fresh one)"
                     )
             self._seed_apps(tenant)
+        lines.append(self._staff_line())
         self.stdout.write(self.style.SUCCESS("Demo data ready:"))
         for line in lines:
             self.stdout.write(line)
+        self.stdout.write(
+            "  Keys are stored hashed and shown once. To print a fresh demo key per tenant: "
+            "make demo-key (python manage.py seed_demo --new-keys)."
+        )
+
+    def _staff_line(self) -> str:
+        password = STAFF_USERNAME + DEMO_PASSWORD_SUFFIX
+        user, created = services.user_get_or_create(username=STAFF_USERNAME, password=password)
+        if not (user.is_staff and user.is_superuser):
+            user.is_staff = user.is_superuser = True
+            user.save(update_fields=["is_staff", "is_superuser"])
+        return f"  {'Staff (/admin/)':<20} superuser user {STAFF_USERNAME:<16} password {password}"
 
     def _seed_apps(self, tenant: Tenant) -> None:
         for app_config in apps.get_app_configs():

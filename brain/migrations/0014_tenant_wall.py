@@ -15,8 +15,8 @@ def install(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("brain", "0012_suggestion_surface"),
+        ("brain", "0013_provider_spend"),
         ("intelligence", "0006_feedback_and_suggestions"),
-        ("tickets", "0002_ticket_message_learningattempt_classification_and_more"),
+        ("tickets", "0005_webhooks"),
     ]
     operations = [migrations.RunPython(install, migrations.RunPython.noop)]

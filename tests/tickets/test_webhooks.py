@@ -1,0 +1,221 @@
+"""Webhooks (tickets/webhooks): events become signed deliveries to the tenant's own endpoints, retried after a
+failure and recorded; received here by a real HTTP server on loopback (plain http is allowed for 127.0.0.1 by
+the test settings only)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.test import Client
+
+from brain.api import memory_set_status
+from intelligence.services import agent_memory_add, agent_memory_supersede
+from tests.conftest import make_member
+from tests.intelligence.helpers import add_memory, make_agent
+from tickets import services as helpdesk
+from tickets.models import LearningAttempt
+from tickets.tenancy.models import Role
+from tickets.webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEvent
+from tickets.webhooks.services import webhook_endpoint_create
+
+pytestmark = pytest.mark.django_db(transaction=True)  # events fire after the commit
+
+
+class Receiver:
+    """A webhook receiver on loopback: records each request; answers the queued statuses, then 200."""
+
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.answers: list[int] = []
+
+    def __enter__(self) -> Receiver:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.requests.append({"headers": dict(self.headers), "body": body})
+                status = outer.answers.pop(0) if outer.answers else 200
+                self.send_response(status)
+                self.end_headers()
+                self.wfile.write(b"ok" if status < 400 else b"boom")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/hook"
+
+    def events(self) -> list[str]:
+        return [r["headers"]["X-Brain-Event"] for r in self.requests]
+
+
+def verify(secret: str, request: dict) -> bool:
+    """What a receiver does: recompute the HMAC of "<timestamp>.<body>" and compare in constant time."""
+    timestamp = request["headers"]["X-Brain-Timestamp"]
+    expected = hmac.new(
+        secret.encode(), f"{timestamp}.".encode() + request["body"], hashlib.sha256
+    ).hexdigest()
+    return hmac.compare_digest(request["headers"]["X-Brain-Signature"], f"v1={expected}")
+
+
+def endpoint(tenant, receiver, events=tuple(WebhookEvent.values)):
+    return webhook_endpoint_create(tenant=tenant, url=receiver.url, events=list(events))
+
+
+def test_a_learned_memory_is_delivered_signed_to_the_tenants_endpoint(tenant):
+    with Receiver() as receiver:
+        hook = endpoint(tenant, receiver, [WebhookEvent.MEMORY_LEARNED])
+        memory_id = add_memory(make_agent(tenant), "Always greet customers by their first name.")
+    [request] = receiver.requests
+    assert verify(hook.secret, request)
+    assert not verify("whsec_someone_else", request)
+    payload = json.loads(request["body"])
+    assert payload["event"] == "memory.learned" and payload["tenant"] == tenant.slug
+    assert payload["data"]["memory_id"] == memory_id and payload["data"]["tag"] == f"[mem:{memory_id}]"
+    assert request["headers"]["X-Brain-Delivery"] == payload["id"]
+    delivery = WebhookDelivery.objects.for_tenant(tenant).get()
+    assert (delivery.status, delivery.attempts, delivery.last_status_code) == (
+        DeliveryStatus.DELIVERED,
+        1,
+        200,
+    )
+
+
+def test_a_delivery_answered_500_is_retried_until_it_succeeds(tenant):
+    with Receiver() as receiver:
+        receiver.answers = [500, 503]
+        endpoint(tenant, receiver, [WebhookEvent.MEMORY_LEARNED])
+        add_memory(make_agent(tenant), "Always greet customers by their first name.")
+    assert len(receiver.requests) == 3
+    assert len({r["headers"]["X-Brain-Delivery"] for r in receiver.requests}) == 1  # one delivery, resent
+    delivery = WebhookDelivery.objects.for_tenant(tenant).get()
+    assert (delivery.status, delivery.attempts, delivery.last_status_code) == (
+        DeliveryStatus.DELIVERED,
+        3,
+        200,
+    )
+
+
+def test_a_delivery_that_keeps_failing_is_recorded_as_failed(tenant, settings):
+    settings.BRAIN_WEBHOOK_MAX_ATTEMPTS = 2
+    with Receiver() as receiver:
+        receiver.answers = [500] * 5
+        endpoint(tenant, receiver, [WebhookEvent.MEMORY_LEARNED])
+        add_memory(make_agent(tenant), "Always greet customers by their first name.")
+    assert len(receiver.requests) == 2
+    delivery = WebhookDelivery.objects.for_tenant(tenant).get()
+    assert (delivery.status, delivery.attempts, delivery.last_status_code) == (DeliveryStatus.FAILED, 2, 500)
+    assert "boom" in delivery.last_error
+
+
+def test_nothing_is_delivered_to_another_tenants_endpoint(tenant, other_tenant):
+    with Receiver() as mine, Receiver() as theirs:
+        endpoint(tenant, mine)
+        endpoint(other_tenant, theirs)
+        add_memory(make_agent(tenant), "Always greet customers by their first name.")
+    assert mine.events() == ["memory.learned"] and theirs.requests == []
+    assert not WebhookDelivery.objects.for_tenant(other_tenant).exists()
+
+
+def test_each_event_of_the_list_is_delivered(tenant):
+    agent = make_agent(tenant)
+    with Receiver() as receiver:
+        endpoint(tenant, receiver)
+        first = add_memory(agent, "Always greet customers by their first name.")
+        agent_memory_supersede(
+            agent=agent, memory_id=first, actor="process:test", text="Greet customers warmly."
+        )
+        other = add_memory(agent, "Never promise a delivery date before the warehouse confirms it.")
+        memory_set_status(tenant_id=tenant.pk, memory_id=other, status="archived", actor="process:test")
+        agent_memory_add(
+            agent=agent,
+            actor="process:test",
+            category="instruction",
+            strength="preference",
+            text="Mention the tracking page when customers ask where a parcel is.",
+            source="suggested",
+        )
+        ticket, _ = helpdesk.ticket_upsert(tenant=tenant, external_id="T-1", subject="Broken pole")
+        attempt = LearningAttempt.objects.for_tenant(tenant).create(
+            tenant=tenant, ticket=ticket, ticket_external_id="T-1"
+        )
+        helpdesk.learning_attempt_fail(attempt=attempt, error="provider down")
+    events = receiver.events()
+    assert events.count("memory.learned") == 3  # the first, its successor, the second
+    assert {"memory.superseded", "memory.archived", "suggestion.proposed", "learning.attempt_failed"} <= set(
+        events
+    )
+    failed = next(json.loads(r["body"]) for r in receiver.requests if b"attempt_failed" in r["body"])
+    assert failed["data"]["ticket_external_id"] == "T-1" and failed["data"]["error"] == "provider down"
+
+
+def test_an_endpoint_must_be_https_unless_loopback_is_allowed(tenant, settings):
+    with pytest.raises(ValidationError):
+        webhook_endpoint_create(tenant=tenant, url="http://hooks.example.com/x", events=["memory.learned"])
+    settings.BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = False
+    with pytest.raises(ValidationError):
+        webhook_endpoint_create(tenant=tenant, url="http://127.0.0.1:9/x", events=["memory.learned"])
+    with pytest.raises(ValidationError):
+        webhook_endpoint_create(tenant=tenant, url="https://hooks.example.com/x", events=["memory.bogus"])
+    assert webhook_endpoint_create(
+        tenant=tenant, url="https://hooks.example.com/x", events=["memory.learned"]
+    )
+
+
+def test_the_tenant_admin_registers_an_endpoint_on_the_webhooks_page(tenant, other_tenant):
+    admin = Client()
+    admin.force_login(make_member(tenant, Role.ADMIN))
+    response = admin.post(
+        "/tenant/webhooks/", {"url": "https://hooks.example.com/brain", "events": ["memory.learned"]}
+    )
+    assert response.status_code == 200
+    [hook] = tenant.webhook_endpoints.all()
+    assert hook.secret in response.content.decode()  # shown once, on creation
+    assert hook.secret not in admin.get("/tenant/webhooks/").content.decode()
+    operator = Client()
+    operator.force_login(make_member(tenant, Role.OPERATOR))
+    assert operator.get("/tenant/webhooks/").status_code == 403
+    theirs = webhook_endpoint_create(
+        tenant=other_tenant, url="https://x.example.com/", events=["memory.learned"]
+    )
+    assert admin.post(f"/tenant/webhooks/{theirs.pk}/deactivate/").status_code == 404
+    assert admin.post(f"/tenant/webhooks/{hook.pk}/deactivate/").status_code == 302
+    hook.refresh_from_db()
+    assert hook.is_active is False
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    monkeypatch.setenv("BRAIN_WEBHOOK_RETRY_BACKOFF", "1")
+    monkeypatch.setenv("BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "1")
+
+
+@pytest.mark.worker
+def test_a_real_worker_retries_a_failed_delivery_with_backoff(tenant, quick_retries, celery_worker):
+    with Receiver() as receiver:
+        receiver.answers = [500]
+        hook = endpoint(tenant, receiver, [WebhookEvent.MEMORY_LEARNED])
+        add_memory(make_agent(tenant), "Always greet customers by their first name.")
+        deadline = time.monotonic() + 60
+        while len(receiver.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+    assert len(receiver.requests) == 2 and all(verify(hook.secret, r) for r in receiver.requests)
+    delivery = WebhookDelivery.objects.for_tenant(tenant).get()
+    assert (delivery.status, delivery.attempts) == (DeliveryStatus.DELIVERED, 2)

@@ -1,0 +1,24 @@
+from django.contrib import admin
+
+from config.tenancy import AllTenantsAdminMixin
+
+from .models import WebhookDelivery, WebhookEndpoint
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
+    list_display = ["url", "tenant", "is_active", "created_at"]
+    list_filter = ["tenant", "is_active"]
+    search_fields = ["url"]
+    readonly_fields = ["secret", "created_at", "created_by"]
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
+    list_display = ["event", "endpoint", "tenant", "status", "attempts", "last_status_code", "created_at"]
+    list_filter = ["tenant", "status", "event"]
+    search_fields = ["endpoint__url", "last_error"]
+    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+
+    def has_add_permission(self, request) -> bool:  # deliveries are records of what was sent
+        return False

@@ -1,0 +1,77 @@
+"""The tenant admin's Webhooks page: register an endpoint (its secret shown once), see recent deliveries,
+deactivate an endpoint."""
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views import View
+
+from ..tenancy.context import TenantViewMixin
+from ..tenancy.models import Role
+from . import services
+from .models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+
+
+class WebhookEndpointForm(forms.Form):
+    url = forms.URLField(
+        max_length=500, assume_scheme="https", help_text="An https:// URL that accepts POSTed JSON."
+    )
+    events = forms.MultipleChoiceField(
+        choices=WebhookEvent.choices, widget=forms.CheckboxSelectMultiple, initial=WebhookEvent.values
+    )
+
+
+class WebhooksView(TenantViewMixin, View):
+    required_role = Role.ADMIN
+    write_role = Role.ADMIN
+
+    def get(self, request, form=None, new_endpoint=None):
+        endpoints = WebhookEndpoint.objects.for_tenant(request.tenant).order_by("-created_at")
+        deliveries = (
+            WebhookDelivery.objects.for_tenant(request.tenant)
+            .select_related("endpoint")
+            .order_by("-created_at")[:50]
+        )
+        context = {
+            "endpoints": endpoints,
+            "deliveries": deliveries,
+            "form": form or WebhookEndpointForm(),
+            "new_endpoint": new_endpoint,
+        }
+        return render(request, "tenant/webhooks.html", context)
+
+    def post(self, request):
+        form = WebhookEndpointForm(request.POST)
+        if form.is_valid():
+            try:
+                endpoint = services.webhook_endpoint_create(
+                    tenant=request.tenant,
+                    url=form.cleaned_data["url"],
+                    events=form.cleaned_data["events"],
+                    actor=f"user:{request.user.pk}",
+                )
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, errors)
+            else:
+                messages.success(
+                    request, "Endpoint registered. Copy its signing secret now: it is shown once."
+                )
+                return self.get(request, new_endpoint=endpoint)
+        messages.error(request, "The endpoint was not registered; fix the errors below.")
+        return self.get(request, form=form)
+
+
+class WebhookDeactivateView(TenantViewMixin, View):
+    required_role = Role.ADMIN
+    write_role = Role.ADMIN
+
+    def post(self, request, pk: int):
+        endpoint = WebhookEndpoint.objects.for_tenant(request.tenant).filter(pk=pk).first()
+        if endpoint is None:
+            raise Http404("No such endpoint.")
+        services.webhook_endpoint_deactivate(endpoint=endpoint)
+        messages.success(request, f"Deactivated {endpoint.url}; it receives nothing more.")
+        return redirect("tenant-webhooks")
