@@ -96,7 +96,10 @@ class RunFeedbackView(TenantAPIView):
 class SuggestionListView(_AgentScoped):
     """GET: the agent's suggestions waiting for review (source suggested, status draft), newest first."""
 
-    @extend_schema(responses=page_of(AgentMemorySerializer, name="SuggestionPage", offset=False))
+    @extend_schema(
+        responses=page_of(AgentMemorySerializer, name="SuggestionPage", offset=False),
+        operation_id="v1_agents_suggestions_list",
+    )
     def get(self, request, agent):
         page = suggestions.suggestion_queue(agent)
         return Response({"count": page.total, "results": AgentMemorySerializer(page.items, many=True).data})

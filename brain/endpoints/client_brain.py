@@ -118,6 +118,7 @@ class ClientBrainCopilotView(TenantAPIView):
     @extend_schema(
         parameters=[OpenApiParameter("q", str, description="The operator's question or keywords.")],
         responses=page_of(ClientBrainCopilotMemorySerializer, name="ClientBrainCopilotPage", offset=False),
+        operation_id="v1_client_brain_copilot_list",
     )
     def get(self, request):
         query = request.query_params.get("q", "")

@@ -22,6 +22,7 @@ from brain.graph import graph_neighbours
 from brain.models import BrainScopeKind, Memory, MemorySource, MemoryStrength, MemoryType, WriteSurface
 from brain.types import MemoryCandidate, PromoteOutcome
 from config.api import Pagination, gate_rejected_response
+from config.schema import ErrorSerializer
 from tickets.tenancy.drf import TenantAPIView, TenantGenericAPIView
 
 from .formation_serializers import (
@@ -90,7 +91,7 @@ class MemoryAppendView(TenantAPIView):
 
     @extend_schema(
         request=MemoryAppendSerializer,
-        responses={200: OutcomeResponseSerializer, 201: OutcomeResponseSerializer},
+        responses={200: OutcomeResponseSerializer, 201: OutcomeResponseSerializer, 422: ErrorSerializer},
     )
     def post(self, request):
         serializer = MemoryAppendSerializer(data=request.data)
@@ -124,7 +125,8 @@ class LessonView(TenantAPIView):
     """An App's learned outcome: its template filled with values, in the App's scope."""
 
     @extend_schema(
-        request=LessonSerializer, responses={200: OutcomeResponseSerializer, 201: OutcomeResponseSerializer}
+        request=LessonSerializer,
+        responses={200: OutcomeResponseSerializer, 201: OutcomeResponseSerializer, 422: ErrorSerializer},
     )
     def post(self, request):
         serializer = LessonSerializer(data=request.data)
@@ -163,7 +165,7 @@ class ChatMineView(TenantAPIView):
 
     @extend_schema(
         request=ChatMineSerializer,
-        responses={200: ChatMineResponseSerializer, 201: ChatMineResponseSerializer},
+        responses={200: ChatMineResponseSerializer, 201: ChatMineResponseSerializer, 422: ErrorSerializer},
     )
     def post(self, request):
         serializer = ChatMineSerializer(data=request.data)

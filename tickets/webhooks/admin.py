@@ -1,4 +1,6 @@
+from django import forms
 from django.contrib import admin
+from django.db import models
 
 from config.tenancy import AllTenantsAdminMixin
 
@@ -11,6 +13,8 @@ class WebhookEndpointAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     list_filter = ["tenant", "is_active"]
     search_fields = ["url"]
     readonly_fields = ["secret", "created_at", "created_by"]
+    # Endpoints are HTTPS (the service refuses others): a URL typed without a scheme means https.
+    formfield_overrides = {models.URLField: {"form_class": forms.URLField, "assume_scheme": "https"}}
 
 
 @admin.register(WebhookDelivery)
