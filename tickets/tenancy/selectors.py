@@ -1,5 +1,7 @@
 """Reads for tenants, memberships, invitations and API keys."""
 
+import logging
+
 from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -107,15 +109,18 @@ def invitations_pending_for_tenant(tenant: Tenant) -> QuerySet[Invitation]:
     return _pending(Invitation.objects.for_tenant(tenant)).select_related("invited_by")
 
 
-def invitations_pending_for_user(user) -> QuerySet[Invitation]:
+def invitations_pending_for_user(user) -> list[Invitation]:
     """The pending invitations addressed to the user's e-mail address, in every tenant (cross-tenant by
-    nature, like the user's memberships); none for a user without an address."""
+    nature, like the user's memberships: read past the tenant wall, logged); none without an address."""
     email = (getattr(user, "email", "") or "").strip().lower()
     if not getattr(user, "is_authenticated", False) or not email:
-        return Invitation.objects.none()
-    return _pending(Invitation.objects.all_tenants().filter(email=email)).select_related(
-        "tenant", "invited_by"
-    )
+        return []
+    with rls.tenant_bypass("the signed-in user's invitations", level=logging.DEBUG):
+        return list(
+            _pending(Invitation.objects.all_tenants().filter(email=email)).select_related(
+                "tenant", "invited_by"
+            )
+        )
 
 
 def invitation_pending_by_token(token: str) -> Invitation | None:
@@ -123,4 +128,6 @@ def invitation_pending_by_token(token: str) -> Invitation | None:
     if not token or len(token) > 200:
         return None
     found = Invitation.objects.all_tenants().filter(token_hash=hash_secret(token))
-    return _pending(found).select_related("tenant", "invited_by").first()
+    # Before any tenant is known (the link is the only credential): read past the wall, logged.
+    with rls.tenant_bypass("an invitation link", level=logging.DEBUG):
+        return _pending(found).select_related("tenant", "invited_by").first()
