@@ -10,6 +10,14 @@ keeps running when a process exits (as a database service would) and is stopped 
 It listens only on a Unix socket in a short folder under /tmp: a socket path is limited to about 100
 characters, and a data folder deep in a checkout would exceed it. Run as root, the server runs as the
 unprivileged OS user `embedded_postgres` (PostgreSQL refuses to run as root).
+
+It is private to the server's OS user and the application's: the socket folder is theirs alone (0700; root,
+the application's user when it runs as root, passes by privilege), and every connection authenticates with a
+password (scram-sha-256, no `trust` line in pg_hba.conf). Three roles with generated passwords, kept in the
+data folder (`brain_roles.json`, mode 0600): the superuser (server start-up only: roles, databases,
+extensions), the migration role that owns the schema (`migrate`) and the runtime role the application
+connects as (no superuser, no BYPASSRLS, owns nothing; row-level security applies to it). A data folder made
+before this is converted in place on the next start.
 """
 
 from __future__ import annotations
@@ -17,11 +25,14 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import importlib.util
+import json
 import os
 import pwd
 import re
+import secrets
 import shutil
 import subprocess
+import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,6 +40,17 @@ from pathlib import Path
 
 SERVER_USER = "embedded_postgres"
 SUPERUSER = "postgres"
+MIGRATION_ROLE = "brain_owner"
+RUNTIME_ROLE = "brain_app"
+ROLES_FILE = "brain_roles.json"
+# Written last when a folder is secured: its presence says pg_hba.conf has no trust line left.
+HBA_MARKER = "# brain: every connection authenticates with scram-sha-256"
+HBA_RULES = f"""{HBA_MARKER}
+# TYPE  DATABASE  USER  ADDRESS       METHOD
+local   all       all                 scram-sha-256
+host    all       all   127.0.0.1/32  scram-sha-256
+host    all       all   ::1/128       scram-sha-256
+"""
 PORT = 5432
 # max_connections: enough for 50 concurrent promoting processes plus web, workers and the test run.
 # shared_buffers: the vector index of a million memories is about 2 GB; a buffer pool that holds it keeps
@@ -150,13 +172,16 @@ def ensure_running(data_dir: str | os.PathLike, database: str | None = None) -> 
     When `database` is given it is created if missing.
     """
     server = server_for(data_dir)
-    if is_running(server):
+    if is_running(server) and is_private(server):
         if database:
             _ensure_database(server, database)
         return server
-    with _start_lock(server):
-        if not is_running(server):
-            _init_and_start(server)
+    if not is_running(server) or not is_private(server):
+        with _start_lock(server):
+            if not is_running(server):
+                _init_and_start(server)
+            if not is_private(server):
+                _make_private(server)
     if database:
         _ensure_database(server, database)
     return server
@@ -177,21 +202,32 @@ def _init_and_start(server: EmbeddedServer) -> None:
             _make_traversable(server.data_dir.parent)
             shutil.chown(server.data_dir, user, user)
         server.data_dir.chmod(0o700)
-        _pg(
-            server,
-            "initdb",
-            "-D",
-            str(server.data_dir),
-            "--auth=trust",
-            "--encoding=UTF8",
-            "--locale=C.UTF-8",
-            "-U",
-            SUPERUSER,
-        )
-    server.socket_dir.mkdir(exist_ok=True)
-    server.socket_dir.chmod(0o777)
+        passwords = _new_passwords()
+        with _password_file(passwords[SUPERUSER]) as pwfile:
+            _pg(
+                server,
+                "initdb",
+                "-D",
+                str(server.data_dir),
+                "--auth=scram-sha-256",
+                f"--pwfile={pwfile}",
+                "--encoding=UTF8",
+                "--locale=C.UTF-8",
+                "-U",
+                SUPERUSER,
+            )
+        _write_roles_file(server, passwords)
+    _make_socket_dir_private(server)
     stale_pid = server.data_dir / "postmaster.pid"
-    options = " ".join(["-h ''", f"-k {server.socket_dir}", f"-p {server.port}", *server_options()])
+    options = " ".join(
+        [
+            "-h ''",
+            f"-k {server.socket_dir}",
+            f"-p {server.port}",
+            "-c unix_socket_permissions=0700",
+            *server_options(),
+        ]
+    )
     try:
         _pg(
             server,
@@ -220,19 +256,27 @@ def _init_and_start(server: EmbeddedServer) -> None:
         time.sleep(0.1)
 
 
-def _ensure_database(server: EmbeddedServer, database: str) -> None:
-    import psycopg
-    from psycopg import sql
+_databases_seen: set[tuple[Path, str]] = set()  # per process: one check per database, not one per connection
 
-    with psycopg.connect(
-        host=str(server.socket_dir), port=server.port, user=SUPERUSER, dbname="postgres", autocommit=True
-    ) as conn:
+
+def _ensure_database(server: EmbeddedServer, database: str) -> None:
+    from psycopg import errors, sql
+
+    if (server.data_dir, database) in _databases_seen:
+        return
+
+    with superuser_connection(server) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
         if not exists:
             try:
-                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
-            except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+                conn.execute(
+                    sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                        sql.Identifier(database), sql.Identifier(MIGRATION_ROLE)
+                    )
+                )
+            except (errors.DuplicateDatabase, errors.UniqueViolation):
                 pass  # another process created it at the same moment
+    _databases_seen.add((server.data_dir, database))
 
 
 def stop(data_dir: str | os.PathLike) -> bool:
@@ -243,3 +287,161 @@ def stop(data_dir: str | os.PathLike) -> bool:
             return False
         _pg(server, "pg_ctl", "-D", str(server.data_dir), "-w", "-m", "fast", "stop")
         return True
+
+
+# --- Privacy: the socket folder, password authentication, the roles ----------------------------------
+
+
+def _new_passwords() -> dict[str, str]:
+    return {role: secrets.token_urlsafe(32) for role in (SUPERUSER, MIGRATION_ROLE, RUNTIME_ROLE)}
+
+
+@contextmanager
+def _password_file(password: str):
+    """A file initdb (running as the server user) reads the superuser's password from; removed after."""
+    handle, path = tempfile.mkstemp(prefix="brain-pw-")
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(password + "\n")
+        if _run_as():
+            shutil.chown(path, _run_as(), _run_as())
+        yield path
+    finally:
+        os.unlink(path)
+
+
+def _chown_to_server_user(path: Path) -> None:
+    if _run_as():
+        shutil.chown(path, _run_as(), _run_as())
+
+
+def _write_roles_file(server: EmbeddedServer, passwords: dict[str, str]) -> None:
+    path = server.data_dir / ROLES_FILE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(passwords, out)
+    path.chmod(0o600)
+    _chown_to_server_user(path)
+
+
+def role_passwords(server: EmbeddedServer) -> dict[str, str]:
+    """The generated passwords of the three roles ({} for a folder not yet converted)."""
+    try:
+        return json.loads((server.data_dir / ROLES_FILE).read_text())
+    except FileNotFoundError:
+        return {}
+
+
+def password_for(server: EmbeddedServer, role: str) -> str:
+    return role_passwords(server).get(role, "")
+
+
+def _make_socket_dir_private(server: EmbeddedServer) -> None:
+    server.socket_dir.mkdir(exist_ok=True)
+    _chown_to_server_user(server.socket_dir)
+    server.socket_dir.chmod(0o700)
+
+
+def is_private(server: EmbeddedServer) -> bool:
+    """The folder has its roles and pg_hba.conf no trust line; the socket folder is the server user's alone."""
+    try:
+        hba = (server.data_dir / "pg_hba.conf").read_text()
+        mode = server.socket_dir.stat().st_mode & 0o777
+    except OSError:
+        return False
+    return hba.startswith(HBA_MARKER) and mode == 0o700 and bool(role_passwords(server))
+
+
+@contextmanager
+def superuser_connection(server: EmbeddedServer, dbname: str = "postgres"):
+    import psycopg
+
+    with psycopg.connect(
+        host=str(server.socket_dir),
+        port=server.port,
+        user=SUPERUSER,
+        password=password_for(server, SUPERUSER) or None,
+        dbname=dbname,
+        autocommit=True,
+    ) as conn:
+        yield conn
+
+
+def _make_private(server: EmbeddedServer) -> None:
+    """Convert a running server in place (idempotent): passwords, roles, ownership, pg_hba, socket folder.
+
+    A folder made by an older version trusts every local connection: that trust is what lets this step
+    connect as the superuser the first time; pg_hba.conf is rewritten last.
+    """
+    _make_socket_dir_private(server)
+    passwords = role_passwords(server) or _new_passwords()
+    _write_roles_file(server, passwords)
+    with superuser_connection(server) as conn:
+        _ensure_roles(conn, passwords)
+        databases = [
+            row[0]
+            for row in conn.execute(
+                "SELECT datname FROM pg_database WHERE NOT datistemplate AND datname <> 'postgres'"
+            ).fetchall()
+        ]
+    with superuser_connection(server, "template1") as conn:
+        # pgvector is not a trusted extension: installed here, every database created later has it.
+        for name in ("vector", "pg_trgm", "btree_gin"):
+            conn.execute(f'CREATE EXTENSION IF NOT EXISTS "{name}"')
+        # pg_trgm's operator costs (brain migration 0006) need the extension's owner, the superuser.
+        trigram_costs = importlib.import_module("brain.migrations.0006_trigram_operator_cost")
+        for function in trigram_costs.FUNCTIONS:
+            conn.execute(f"ALTER FUNCTION {function} COST 100")
+    for database in databases:
+        with superuser_connection(server, database) as conn:
+            _give_to_migration_role(conn, database)
+    hba = server.data_dir / "pg_hba.conf"
+    hba.write_text(HBA_RULES)
+    _chown_to_server_user(hba)
+    with superuser_connection(server) as conn:
+        conn.execute("SELECT pg_reload_conf()")
+
+
+def _ensure_roles(conn, passwords: dict[str, str]) -> None:
+    from psycopg import sql
+
+    attributes = {
+        SUPERUSER: "SUPERUSER",
+        MIGRATION_ROLE: "LOGIN CREATEDB NOSUPERUSER NOCREATEROLE NOBYPASSRLS",
+        RUNTIME_ROLE: "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS",
+    }
+    for role, attrs in attributes.items():
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone()
+        verb = "ALTER" if exists else "CREATE"
+        conn.execute(
+            sql.SQL("{} ROLE {} WITH " + attrs + " PASSWORD {}").format(
+                sql.SQL(verb), sql.Identifier(role), sql.Literal(passwords[role])
+            )
+        )
+
+
+def _give_to_migration_role(conn, database: str) -> None:
+    """The migration role owns the database, its public schema and every object the superuser made there."""
+    from psycopg import sql
+
+    owner = sql.Identifier(MIGRATION_ROLE)
+    conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(database), owner))
+    conn.execute(sql.SQL("ALTER SCHEMA public OWNER TO {}").format(owner))
+    conn.execute(
+        sql.SQL(
+            """DO $$ DECLARE r record; BEGIN
+            FOR r IN SELECT c.oid::regclass AS name FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+                  AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+                                  AND d.objid = c.oid AND d.deptype IN ('e', 'i', 'a'))
+            LOOP EXECUTE format('ALTER TABLE %s OWNER TO {}', r.name); END LOOP;
+            FOR r IN SELECT p.oid::regprocedure AS name FROM pg_proc p
+                JOIN pg_namespace n ON n.oid = p.pronamespace
+                WHERE n.nspname = 'public' AND p.prokind = 'f'
+                  AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass
+                                  AND d.objid = p.oid AND d.deptype = 'e')
+            LOOP EXECUTE format('ALTER FUNCTION %s OWNER TO {}', r.name); END LOOP;
+            END $$"""
+        ).format(owner, owner)
+    )

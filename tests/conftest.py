@@ -4,6 +4,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -17,6 +18,66 @@ from tickets.tenancy.models import Role
 from .factories import MembershipFactory, TenantFactory, UserFactory
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _tenant_wall_for_test_code(request):
+    """The tenant wall (config/rls.py) in tests: test code plants rows of several tenants directly, so it runs
+    with the audited bypass; a request made through the test client starts as production's do, with no
+    tenant and no bypass, so every API and UI test runs under row-level security as the runtime role."""
+    needs_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(
+        request.fixturenames
+    )
+    if not needs_db:
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")
+    from django.core.signals import request_finished, request_started
+    from django.db.backends.signals import connection_created
+
+    from config import rls
+
+    test_thread = threading.get_ident()
+    in_request = []
+
+    def bypass_on_driver(wrapper):  # on the driver's connection: not one of a request's queries
+        wrapper.connection.execute("SELECT set_config('brain.bypass', 'on', false)")
+        wrapper.brain_bypass = True
+
+    def request_starts(**kwargs):
+        if threading.get_ident() == test_thread:
+            in_request.append(True)
+            rls.session_reset()
+
+    def request_ends(**kwargs):
+        from django.db import connection
+
+        if threading.get_ident() == test_thread:
+            in_request.clear()
+            rls.session_reset()
+            if connection.connection is not None:
+                bypass_on_driver(connection)
+            connection.brain_bypass = True
+
+    def connection_opens(sender, connection, **kwargs):
+        # A connection the test thread opens outside a request (a fresh wrapper when an event loop runs in
+        # the thread, as Playwright's does) is test code too.
+        if threading.get_ident() == test_thread and not in_request:
+            bypass_on_driver(connection)
+
+    rls.bypass_set(True, "test code")
+    request_started.connect(request_starts, dispatch_uid="tests.tenant_wall.start")
+    request_finished.connect(request_ends, dispatch_uid="tests.tenant_wall.end")
+    connection_created.connect(connection_opens, dispatch_uid="tests.tenant_wall.open")
+    try:
+        yield
+    finally:
+        request_started.disconnect(dispatch_uid="tests.tenant_wall.start")
+        request_finished.disconnect(dispatch_uid="tests.tenant_wall.end")
+        connection_created.disconnect(dispatch_uid="tests.tenant_wall.open")
+        from django.db import connection
+
+        connection.brain_tenant_id, connection.brain_bypass = None, False
 
 
 @pytest.fixture

@@ -6,6 +6,12 @@ class TicketsConfig(AppConfig):
     verbose_name = "Tenants and tickets"
 
     def ready(self) -> None:
+        from celery.signals import task_postrun, task_prerun
+        from django.core.signals import request_finished
+        from django.db.models.signals import post_migrate
+
+        from config import rls
+
         from . import schema  # noqa: F401 - registers the OpenAPI auth extension
         from .selectors import ticket_get
         from .tenancy.parents import register_parent
@@ -17,3 +23,10 @@ class TicketsConfig(AppConfig):
         register_parent(
             "ticket", lambda tenant, external_id: ticket_get(tenant=tenant, external_id=external_id)
         )
+
+        # The second wall (config/rls.py): a request's tenant never outlives it; tasks run as their tenant;
+        # tables a migration adds get the policy.
+        request_finished.connect(rls.request_finished_reset, dispatch_uid="brain.tenant_wall.request")
+        task_prerun.connect(rls.task_enter, dispatch_uid="brain.tenant_wall.task_enter")
+        task_postrun.connect(rls.task_exit, dispatch_uid="brain.tenant_wall.task_exit")
+        post_migrate.connect(rls.wall_install_after_migrate, dispatch_uid="brain.tenant_wall.migrate")

@@ -5,6 +5,8 @@ Not part of `brain.api` (the facade exports nothing for benchmarks): benchmarks 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django.db import connection, transaction
 from django.db.models import NOT_PROVIDED
 from django.utils import timezone
@@ -43,10 +45,11 @@ def memories_bulk_load_for_benchmark(*, tenant_id: int, rows, stdout=None, batch
 
     def flush():
         nonlocal loaded
-        with transaction.atomic(), connection.cursor() as cursor:
-            with cursor.cursor.copy(f"COPY brain_memory ({columns}) FROM STDIN") as copy:
-                for values in batch:
-                    copy.write_row(values)
+        # PostgreSQL refuses COPY into a table under row-level security: COPY into a scratch table, then
+        # one INSERT ... SELECT, which the tenant wall checks like any insert.
+        with copy_into("brain_memory", columns) as copy:
+            for values in batch:
+                copy.write_row(values)
         loaded += len(batch)
         batch.clear()
         if stdout is not None:
@@ -63,3 +66,20 @@ def memories_bulk_load_for_benchmark(*, tenant_id: int, rows, stdout=None, batch
     if batch:
         flush()
     return loaded
+
+
+@contextmanager
+def copy_into(table: str, columns: str):
+    """A COPY ... FROM STDIN writer for `table` (comma-separated `columns`), in its own transaction.
+
+    PostgreSQL refuses COPY into a table under row-level security (the tenant wall): the rows go into a
+    scratch table, then into `table` with one INSERT ... SELECT, which the wall checks like any insert.
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMP TABLE bulk_rows ON COMMIT DROP AS SELECT {columns} FROM {table} WITH NO DATA"
+        )
+        with cursor.cursor.copy(f"COPY bulk_rows ({columns}) FROM STDIN") as copy:
+            yield copy
+        cursor.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM bulk_rows")
+        cursor.execute("DROP TABLE bulk_rows")  # inside a test's transaction the commit comes later

@@ -20,9 +20,11 @@ def use_bench_database(name: str, stdout) -> None:
 
     Must run before the benchmark touches the database through the default connection.
     """
+    from config.db_backend.base import migration_role
+
     conn = connections["default"]
     if conn.settings_dict["NAME"] != name:
-        with conn.cursor() as cursor:
+        with migration_role(conn), conn.cursor() as cursor:  # the runtime role may not create databases
             cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
             if cursor.fetchone() is None:
                 stdout.write(f"creating database {name} ...")

@@ -23,6 +23,7 @@ from django.db.models import JSONField
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
+from brain.benchmarks.bulk_load import copy_into
 from brain.models import EMBEDDING_DIMENSIONS, Memory, MemoryActivity
 
 from .recall import assemble_context, client_brain_context, tenant_model
@@ -90,9 +91,8 @@ def _copy_rows(tenant_id: int, start: int, stop: int, rng: random.Random) -> Non
     now = timezone.now()
     columns = [f.column for f in fields]
     json_columns = {f.column for f in fields if isinstance(f, JSONField)}
-    sql = f"COPY {Memory._meta.db_table} ({', '.join(columns)}) FROM STDIN"
     embeddings = _unit_vectors(rng, stop - start)
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+    with copy_into(Memory._meta.db_table, ", ".join(columns)) as copy:
         for i in range(start, stop):
             type_, payload, confidence = _row(rng, i)
             values = {

@@ -1,19 +1,83 @@
-"""PostgreSQL backend that starts the embedded server on first connection.
+"""PostgreSQL backend with the role split: the runtime role by default, the migration role on demand.
 
-Used only when DATABASE_URL is unset. Starting lazily (rather than at settings import) keeps commands
-that never touch the database, like `manage.py help` or `check --deploy`, free of a server start.
+Every deployment connects as two roles (decision 13): the application as a runtime role that owns
+nothing and to which row-level security applies, `migrate` (and the test run's database set-up) as the
+migration role that owns the schema. `migration_role(connection)` switches a connection for a block.
+
+With DATABASE_URL unset it also starts the embedded server on first connection and takes the roles'
+passwords from its data folder. Starting lazily (rather than at settings import) keeps commands that never
+touch the database, like `manage.py help` or `check --deploy`, free of a server start.
 """
 
-from django.db.backends.postgresql import base
+from contextlib import contextmanager
 
-from config import embedded_db
+from django.db.backends.postgresql import base, creation
+
+from config import embedded_db, rls
+
+
+class DatabaseCreation(creation.DatabaseCreation):
+    """The test database is created, migrated and dropped by the migration role, then used by the runtime role."""
+
+    def create_test_db(self, *args, **kwargs):
+        with migration_role(self.connection):
+            return super().create_test_db(*args, **kwargs)
+
+    def destroy_test_db(self, *args, **kwargs):
+        with migration_role(self.connection):
+            return super().destroy_test_db(*args, **kwargs)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    creation_class = DatabaseCreation
+
     def get_new_connection(self, conn_params):
-        # EMBEDDED_DATABASE names the product's database, created on first use; the test run's
-        # database is created by Django's test runner as usual.
-        embedded_db.ensure_running(
-            self.settings_dict["EMBEDDED_DATA_DIR"], database=self.settings_dict["EMBEDDED_DATABASE"]
-        )
+        data_dir = self.settings_dict.get("EMBEDDED_DATA_DIR")
+        if data_dir:
+            # EMBEDDED_DATABASE names the product's database, created on first use; the test run's
+            # database is created by Django's test runner as usual.
+            server = embedded_db.ensure_running(data_dir, database=self.settings_dict["EMBEDDED_DATABASE"])
+            conn_params = {**conn_params, "password": embedded_db.password_for(server, conn_params["user"])}
+        # A session opened again inside a tenant scope or a bypass starts in it (config/rls.py).
+        options = rls.session_options(self)
+        if options:
+            conn_params = {**conn_params, "options": f"{conn_params.get('options', '')} {options}".strip()}
         return super().get_new_connection(conn_params)
+
+
+@contextmanager
+def migration_role(connection):
+    """Run the block on `connection` as the migration role (a no-op where none is configured, or already).
+
+    The connection is closed on entry and on exit: a session belongs to one role.
+    """
+    migration = connection.settings_dict.get("MIGRATION_USER")
+    if not migration or connection.settings_dict["USER"] == migration:
+        yield
+        return
+    runtime = (connection.settings_dict["USER"], connection.settings_dict["PASSWORD"])
+    connection.close()
+    connection.settings_dict["USER"] = migration
+    connection.settings_dict["PASSWORD"] = connection.settings_dict.get("MIGRATION_PASSWORD", "")
+    try:
+        yield
+    finally:
+        connection.close()
+        connection.settings_dict["USER"], connection.settings_dict["PASSWORD"] = runtime
+
+
+def driver_params(settings_dict: dict, *, migration: bool = False) -> dict:
+    """psycopg.connect() keywords for these settings, as the runtime role or the migration role (tests and
+    tools that talk to the server outside Django's connection, e.g. to drop a benchmark's database)."""
+    user = settings_dict.get("MIGRATION_USER") if migration else None
+    password = settings_dict.get("MIGRATION_PASSWORD", "") if user else settings_dict["PASSWORD"]
+    user = user or settings_dict["USER"]
+    if settings_dict.get("EMBEDDED_DATA_DIR"):
+        password = embedded_db.password_for(embedded_db.server_for(settings_dict["EMBEDDED_DATA_DIR"]), user)
+    return {
+        "host": settings_dict["HOST"],
+        "port": settings_dict["PORT"] or None,
+        "user": user,
+        "password": password,
+        "dbname": settings_dict["NAME"],
+    }

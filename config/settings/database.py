@@ -1,4 +1,10 @@
-"""DATABASES: an external PostgreSQL from DATABASE_URL, or the embedded PostgreSQL 18 (decision 7)."""
+"""DATABASES: an external PostgreSQL from DATABASE_URL, or the embedded PostgreSQL 18 (decision 7).
+
+Two roles either way (decision 13): USER is the runtime role the application connects as, MIGRATION_USER
+the role that owns the schema and runs `migrate` (config/db_backend). With DATABASE_URL, the migration
+role comes from DATABASE_MIGRATION_URL (same server and database; unset, one role does both, without the
+second wall's guarantee). RUNTIME_USER keeps the runtime role's name while a connection runs as the other.
+"""
 
 from urllib.parse import parse_qsl, unquote, urlparse
 
@@ -12,7 +18,7 @@ def database_from_url(url: str) -> dict:
     if parsed.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ValueError(f"DATABASE_URL must be a postgresql:// URL, not {parsed.scheme}://")
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "config.db_backend",
         "NAME": unquote(parsed.path.lstrip("/")),
         "USER": unquote(parsed.username or ""),
         "PASSWORD": unquote(parsed.password or ""),
@@ -27,8 +33,10 @@ def embedded_database(data_dir: str, name: str) -> dict:
     return {
         "ENGINE": "config.db_backend",
         "NAME": name,
-        "USER": embedded_db.SUPERUSER,
-        "PASSWORD": "",
+        "USER": embedded_db.RUNTIME_ROLE,
+        "PASSWORD": "",  # read from the data folder at connection time (config/db_backend)
+        "MIGRATION_USER": embedded_db.MIGRATION_ROLE,
+        "MIGRATION_PASSWORD": "",
         "HOST": str(server.socket_dir),
         "PORT": str(server.port),
         "EMBEDDED_DATA_DIR": str(server.data_dir),
@@ -39,11 +47,18 @@ def embedded_database(data_dir: str, name: str) -> dict:
 DATABASE_URL = env_str("DATABASE_URL")
 EMBEDDED_PGDATA = env_str("BRAIN_PGDATA", str(BASE_DIR / "var" / "pgdata"))
 
+DATABASE_MIGRATION_URL = env_str("DATABASE_MIGRATION_URL")
+
 if DATABASE_URL:
     _default = database_from_url(DATABASE_URL)
+    if DATABASE_MIGRATION_URL:
+        _migration = database_from_url(DATABASE_MIGRATION_URL)
+        _default["MIGRATION_USER"] = _migration["USER"]
+        _default["MIGRATION_PASSWORD"] = _migration["PASSWORD"]
 else:
     _default = embedded_database(EMBEDDED_PGDATA, env_str("BRAIN_DB_NAME", "brain"))
 
+_default["RUNTIME_USER"] = _default["USER"]
 _default["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
 _default["CONN_HEALTH_CHECKS"] = True
 # Tests run several suites side by side on one server; BRAIN_TEST_DB_NAME keeps their databases apart.

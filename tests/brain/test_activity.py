@@ -70,11 +70,17 @@ AFTER = [("brain", "0007_memory_activity")]
 
 
 def migrate(targets) -> None:
+    """Migrations run as the schema's owner, and the tenant wall is put back as `migrate` does."""
     from django.db.migrations.executor import MigrationExecutor
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
+    from config.db_backend.base import migration_role
+    from config.rls import wall_install
+
+    with migration_role(connection):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(targets)
+        wall_install(connection)
 
 
 def test_the_migration_moves_recorded_activity_into_the_counter_table(transactional_db, tenant):

@@ -67,7 +67,12 @@ def test_a_rolled_back_write_never_yields_a_state_seen_again(tenant):
 def test_truncate_changes_every_state(tenant):
     remember(tenant, "Something.")
     before = memory_state(tenant.pk)
-    with connection.cursor() as cursor:
+    from config.db_backend.base import migration_role
+
+    with (
+        migration_role(connection),
+        connection.cursor() as cursor,
+    ):  # TRUNCATE is the owner's, not the runtime's
         cursor.execute("TRUNCATE brain_memory CASCADE")
     assert memory_state(tenant.pk) != before
 

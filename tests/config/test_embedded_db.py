@@ -1,5 +1,6 @@
 """The embedded PostgreSQL 18: it runs, has the extensions, starts once under concurrency, stops cleanly."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -72,10 +73,25 @@ def test_concurrent_starts_share_one_server_and_stop_cleanly():
         assert len(pids) == 1, "three processes starting at once must end up with one server"
         server = embedded_db.server_for(data_dir)
         assert embedded_db.is_running(server)
+        runtime = embedded_db.RUNTIME_ROLE
         with psycopg.connect(
-            host=str(server.socket_dir), port=server.port, user="postgres", dbname="brain"
+            host=str(server.socket_dir),
+            port=server.port,
+            user=runtime,
+            password=embedded_db.password_for(server, runtime),
+            dbname="brain",
         ) as conn:
-            assert conn.execute("SELECT 1").fetchone() == (1,)
+            assert conn.execute(
+                "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+            ).fetchone() == (
+                False,
+                False,
+            )
+        _assert_private(server)
+        _make_it_as_old_versions_did(server)
+        assert not embedded_db.is_private(server)
+        embedded_db.ensure_running(data_dir, database="brain")  # converted in place, while running
+        _assert_private(server)
         assert embedded_db.stop(data_dir) is True
         assert not embedded_db.is_running(server)
         assert embedded_db.stop(data_dir) is False
@@ -95,3 +111,69 @@ def test_shared_buffers_come_from_the_environment_and_only_as_a_size(monkeypatch
     monkeypatch.setenv("BRAIN_PG_SHARED_BUFFERS", "1GB; touch /tmp/x")  # pg_ctl passes options to a shell
     with pytest.raises(EmbeddedDatabaseError, match="not a PostgreSQL size"):
         server_options()
+
+
+def _connect_without_password(server, user):
+    return psycopg.connect(
+        host=str(server.socket_dir), port=server.port, user=user, dbname="postgres", connect_timeout=5
+    )
+
+
+def _assert_private(server):
+    """Finding 1 of issue 15: any local OS user was superuser (socket 0777, trust, the app as postgres)."""
+    assert server.socket_dir.stat().st_mode & 0o777 == 0o700
+    roles_file = server.data_dir / embedded_db.ROLES_FILE
+    assert roles_file.stat().st_mode & 0o777 == 0o600
+    hba = [line.split() for line in (server.data_dir / "pg_hba.conf").read_text().splitlines()]
+    methods = {fields[-1] for fields in hba if fields and not fields[0].startswith("#")}
+    assert methods == {"scram-sha-256"}
+    for user in (embedded_db.SUPERUSER, embedded_db.RUNTIME_ROLE, embedded_db.MIGRATION_ROLE):
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            _connect_without_password(server, user).close()
+    if shutil.which("runuser") and os.geteuid() == 0:
+        psql = embedded_db._bin_dir() / "psql"
+        result = subprocess.run(
+            [
+                "runuser",
+                "-u",
+                "nobody",
+                "--",
+                str(psql),
+                "-h",
+                str(server.socket_dir),
+                "-p",
+                str(server.port),
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-w",
+                "-c",
+                "SELECT 1",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert result.returncode != 0
+        assert "Permission denied" in result.stderr or "password" in result.stderr
+
+
+def _make_it_as_old_versions_did(server):
+    """A data folder from before issue 15: trust in pg_hba.conf, no roles file, a socket folder open to all."""
+    hba = server.data_dir / "pg_hba.conf"
+    hba.write_text("local all all trust\n")
+    embedded_db._chown_to_server_user(hba)
+    with embedded_db.superuser_connection(server) as conn:
+        conn.execute("SELECT pg_reload_conf()")
+    (server.data_dir / embedded_db.ROLES_FILE).unlink()
+    server.socket_dir.chmod(0o777)
+
+
+@pytest.mark.skipif(
+    not os.environ.get("BRAIN_PGDATA") and bool(os.environ.get("DATABASE_URL")), reason="embedded only"
+)
+def test_the_running_embedded_server_is_private(db):
+    if not connection.settings_dict.get("EMBEDDED_DATA_DIR"):
+        pytest.skip("DATABASE_URL is set: no embedded server")
+    _assert_private(embedded_db.server_for(connection.settings_dict["EMBEDDED_DATA_DIR"]))

@@ -10,15 +10,14 @@ from pathlib import Path
 import psycopg
 from django.db import connections
 
+from config.db_backend.base import driver_params
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _drop(database: str) -> None:
-    params = connections["default"].settings_dict
-    with psycopg.connect(
-        host=params["HOST"], port=params["PORT"] or None, user=params["USER"], password=params["PASSWORD"],
-        dbname="postgres", autocommit=True,
-    ) as conn:  # fmt: skip
+    params = driver_params(connections["default"].settings_dict, migration=True)  # the databases' owner
+    with psycopg.connect(**{**params, "dbname": "postgres"}, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 

@@ -9,6 +9,7 @@ from django.db import connection
 
 from brain.models import Memory, WriteSurface
 from brain.providers import _load
+from config.rls import tenant_scope
 from tests.loopback import LoopbackOpenAI
 from tickets import services
 from tickets.models import LearningAttempt, LearningSkipReason, LearningStatus, Ticket
@@ -115,7 +116,8 @@ def test_concurrent_transitions_to_solved_request_learning_once(tenant, settings
     def solve_it():
         try:
             barrier.wait(timeout=10)
-            services.ticket_transition(ticket=ticket, status="solved")
+            with tenant_scope(tenant.pk):  # as a request would (the tenant wall)
+                services.ticket_transition(ticket=ticket, status="solved")
         except Exception as exc:  # surfaced by the assertion below
             errors.append(exc)
         finally:

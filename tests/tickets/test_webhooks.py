@@ -156,6 +156,10 @@ def test_each_event_of_the_list_is_delivered(tenant):
         attempt = LearningAttempt.objects.for_tenant(tenant).create(
             tenant=tenant, ticket=ticket, ticket_external_id="T-1"
         )
+        # A worker's try: it holds the attempt's lease when the failure is recorded.
+        attempt = helpdesk.learning_attempt_claim(
+            tenant_id=tenant.pk, ticket_id=ticket.pk, attempt_id=attempt.pk
+        )
         helpdesk.learning_attempt_fail(attempt=attempt, error="provider down")
     events = receiver.events()
     assert events.count("memory.learned") == 3  # the first, its successor, the second

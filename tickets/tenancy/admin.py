@@ -1,10 +1,13 @@
 """Admin for tenants, memberships, invitations and API keys (registered when the tickets app's admin is loaded)."""
 
 from django.contrib import admin, messages
+from django.template.response import TemplateResponse
+from django.utils.html import format_html
 
 from config.tenancy import AllTenantsAdminMixin
 
 from . import services
+from .erasure import tenant_erase
 from .models import ApiKey, Invitation, Membership, Tenant
 
 
@@ -20,6 +23,44 @@ class TenantAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [MembershipInline]
+    actions = ["erase_tenants"]
+
+    def has_delete_permission(self, request, obj=None):
+        # The admin's delete would cascade into rows it may not delete (Client Brain rows, while pruning is
+        # suspended) and leave no record: erasing a tenant is the action below, with a receipt.
+        return False
+
+    @admin.action(description="Erase the selected tenants (every row, with a receipt)")
+    def erase_tenants(self, request, queryset):
+        """Asks for each slug to be typed, then calls the erasure service (tickets.tenancy.erasure), not the
+        admin's delete cascade, and shows the receipts."""
+        tenants = list(queryset)
+        typed = request.POST.get("confirm_slugs")
+        if typed is None:
+            return TemplateResponse(
+                request,
+                "admin/tickets/tenant/erase_confirmation.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Erase tenants",
+                    "tenants": tenants,
+                    "opts": self.model._meta,
+                    "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
+        if sorted(typed.split()) != sorted(t.slug for t in tenants):
+            self.message_user(
+                request, "Not confirmed: type every selected slug. Nothing was erased.", messages.ERROR
+            )
+            return None
+        for tenant in tenants:
+            receipt = tenant_erase(tenant=tenant)
+            self.message_user(
+                request,
+                format_html("<pre>{}</pre>", receipt.as_text()),
+                messages.SUCCESS,
+            )
+        return None
 
 
 @admin.register(Membership)

@@ -14,6 +14,9 @@ from django.conf import settings
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
+from django.urls import reverse
+
+from config import rls
 
 from .models import ApiKey, Role, Tenant, role_at_least
 from .parents import parent_get
@@ -29,10 +32,11 @@ class TenantContext:
 
 
 def tenant_for_session(request: HttpRequest) -> TenantContext:
-    memberships = list(memberships_for_user(request.user))
+    wanted = request.session.get(SESSION_KEY)
+    # The chosen tenant becomes the database session's in the same statement (the tenant wall).
+    memberships = memberships_for_user(request.user, make_current=True, wanted_tenant_id=wanted)
     if not memberships:
         return TenantContext(None, None)
-    wanted = request.session.get(SESSION_KEY)
     chosen = next((m for m in memberships if m.tenant_id == wanted), memberships[0])
     if wanted != chosen.tenant_id:
         request.session[SESSION_KEY] = chosen.tenant_id
@@ -41,7 +45,9 @@ def tenant_for_session(request: HttpRequest) -> TenantContext:
 
 
 class TenantMiddleware:
-    """Sets request.tenant and request.role for signed-in operators (None when they have no tenant)."""
+    """Sets request.tenant and request.role for signed-in operators (None when they have no tenant), and
+    makes the tenant the database session's for the tenant wall (config/rls.py; cleared when the request
+    finishes). Staff in the Django admin work across tenants: the audited bypass, for that request only."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -49,9 +55,18 @@ class TenantMiddleware:
     def __call__(self, request: HttpRequest):
         request.tenant, request.role = None, None
         if request.user.is_authenticated:
+            if request.user.is_staff and request.path_info.startswith(admin_prefix()):
+                with rls.tenant_bypass(
+                    f"admin {request.method} {request.path_info} by user {request.user.pk}"
+                ):
+                    return self.get_response(request)
             context = tenant_for_session(request)
             request.tenant, request.role = context.tenant, context.role
         return self.get_response(request)
+
+
+def admin_prefix() -> str:
+    return reverse("admin:index")  # Django's resolver keeps its reverse table: no cache of our own
 
 
 def switch_tenant(request: HttpRequest, tenant_id: int) -> bool:
@@ -76,7 +91,7 @@ def tenant_context(request: HttpRequest) -> dict:
         return {}
     memberships = getattr(request, "_brain_memberships", None)
     if memberships is None:
-        memberships = list(memberships_for_user(request.user))
+        memberships = memberships_for_user(request.user)
     role = getattr(request, "role", None)
     nav_items = []
     if getattr(request, "tenant", None) is not None:

@@ -12,6 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from config import rls
+
 from .models import ApiKey, Invitation, Membership, Role, Tenant, hash_secret
 
 logger = logging.getLogger(__name__)
@@ -165,22 +167,25 @@ def _lock_pending(invitation: Invitation) -> Invitation:
 def invitation_accept(*, invitation: Invitation, user) -> Membership:
     """`user` accepts: they become a member with the invited role (an existing member keeps their role).
     Single use: raises InvitationClosed when it was already answered, revoked or expired. The caller checks
-    that the invitation is addressed to the user (`invitations_pending_for_user`) or that they hold its link."""
-    locked = _lock_pending(invitation)
-    membership = Membership.objects.for_tenant(locked.tenant).filter(user=user).first()
-    if membership is None:
-        membership = membership_set(tenant=locked.tenant, user=user, role=locked.role)
-    locked.accepted_at, locked.accepted_by = timezone.now(), user
-    locked.save(update_fields=["accepted_at", "accepted_by"])
-    return membership
+    that the invitation is addressed to the user (`invitations_pending_for_user`) or that they hold its link.
+    Runs as the invitation's tenant (the invited person has none yet)."""
+    with rls.tenant_scope(invitation.tenant_id):
+        locked = _lock_pending(invitation)
+        membership = Membership.objects.for_tenant(locked.tenant).filter(user=user).first()
+        if membership is None:
+            membership = membership_set(tenant=locked.tenant, user=user, role=locked.role)
+        locked.accepted_at, locked.accepted_by = timezone.now(), user
+        locked.save(update_fields=["accepted_at", "accepted_by"])
+        return membership
 
 
 @transaction.atomic
 def invitation_decline(*, invitation: Invitation) -> None:
     """The invited person says no; the link stops working. Raises InvitationClosed as `invitation_accept`."""
-    locked = _lock_pending(invitation)
-    locked.declined_at = timezone.now()
-    locked.save(update_fields=["declined_at"])
+    with rls.tenant_scope(invitation.tenant_id):
+        locked = _lock_pending(invitation)
+        locked.declined_at = timezone.now()
+        locked.save(update_fields=["declined_at"])
 
 
 @transaction.atomic
@@ -196,7 +201,8 @@ def invitation_accept_as_new_user(*, invitation: Invitation, password: str):
     """Create the account of the invited address (its username and e-mail are the address) with `password`,
     and accept for it. Returns the new user, or None when an account already has this address or username:
     that account is never changed through a link; its owner signs in and accepts on the Invitations page."""
-    locked = _lock_pending(invitation)
+    with rls.tenant_scope(invitation.tenant_id):
+        locked = _lock_pending(invitation)
     User = get_user_model()
     if (
         User.objects.filter(email__iexact=locked.email).exists()

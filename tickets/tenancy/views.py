@@ -37,7 +37,7 @@ class HomeView(TenantViewMixin, View):
 
     def dispatch(self, request, *args, **kwargs):
         if request.user.is_authenticated and request.tenant is None:
-            if invitations_pending_for_user(request.user).exists():
+            if invitations_pending_for_user(request.user):
                 return redirect("invitations")
             return render(request, "no_tenant.html", status=403)
         return super().dispatch(request, *args, **kwargs)
@@ -216,7 +216,7 @@ class InvitationsView(LoginRequiredMixin, View):
         )
 
     def post(self, request, pk: int):
-        invitation = invitations_pending_for_user(request.user).filter(pk=pk).first()
+        invitation = next((i for i in invitations_pending_for_user(request.user) if i.pk == pk), None)
         if invitation is None:  # another user's, answered, revoked or expired: the same answer
             raise Http404("No such invitation is waiting for you.")
         if request.POST.get("action") == "accept":

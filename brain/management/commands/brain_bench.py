@@ -12,14 +12,16 @@ import json
 from importlib import import_module
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+
+from config.rls import CrossTenantCommand
 
 
 def _benchmarks() -> dict[str, str]:
     return dict(getattr(settings, "BRAIN_BENCHMARKS", {}))
 
 
-class Command(BaseCommand):
+class Command(CrossTenantCommand):
     help = (
         "Run a Brain benchmark: brain_bench <name> [options]. Names come from the BRAIN_BENCHMARKS setting."
     )

@@ -15,14 +15,15 @@ import time
 
 from django.apps import apps
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from tqdm import tqdm
 
 from brain.embedders import EmbedderError, get_embedder
 from brain.embedding import memories_needing_embedding, memories_reembed_batch
+from config.rls import CrossTenantCommand
 
 
-class Command(BaseCommand):
+class Command(CrossTenantCommand):
     help = "Embed memories that have no vector or another model's vector (--all: every memory)."
 
     def add_arguments(self, parser):

@@ -18,6 +18,7 @@ from django.db import connection
 from brain.api import promote
 from brain.models import Memory, MemoryHistory
 from brain.types import MemoryCandidate
+from config.rls import tenant_scope
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,9 +48,10 @@ def _promote_all_in_threads(tenant_id: int, texts: list[str]) -> list[str]:
     def work(text: str) -> None:
         try:
             barrier.wait(timeout=60)
-            outcome = promote(
-                MemoryCandidate(tenant_id=tenant_id, type="fact", text=text, actor="process:thread")
-            )
+            with tenant_scope(tenant_id):  # as a request or a task would (the tenant wall)
+                outcome = promote(
+                    MemoryCandidate(tenant_id=tenant_id, type="fact", text=text, actor="process:thread")
+                )
             results.append(outcome.result)
         except BaseException as exc:  # reported below; a thread must not swallow a deadlock error
             errors.append(exc)
@@ -82,13 +84,15 @@ django.setup()
 from django.db import connection
 from brain.api import promote
 from brain.types import MemoryCandidate
+from config.rls import tenant_scope
 tenant_id, texts = int(sys.argv[1]), json.loads(sys.argv[2])
 barrier = threading.Barrier(len(texts))
 results = []
 def work(text):
     barrier.wait()
     try:
-        results.append(promote(MemoryCandidate(tenant_id=tenant_id, type="fact", text=text, actor="process:proc")).result)
+        with tenant_scope(tenant_id):
+            results.append(promote(MemoryCandidate(tenant_id=tenant_id, type="fact", text=text, actor="process:proc")).result)
     finally:
         connection.close()
 threads = [threading.Thread(target=work, args=(t,)) for t in texts]

@@ -8,13 +8,14 @@ harmless: a second message for an attempt that is running or finished does nothi
 
 from datetime import timedelta
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from config.rls import CrossTenantCommand
 from tickets import services
 from tickets.tenancy.models import Tenant
 
 
-class Command(BaseCommand):
+class Command(CrossTenantCommand):
     help = (
         "Send learning attempts that are due (lease ran out, never sent, budget back) to the workers again."
     )

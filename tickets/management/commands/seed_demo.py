@@ -9,9 +9,10 @@ import importlib
 
 from django.apps import apps
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 
+from config.rls import CrossTenantCommand
 from tickets.tenancy import services
 from tickets.tenancy.models import ApiKey, Role, Tenant
 
@@ -24,7 +25,7 @@ DEMO_PASSWORD_SUFFIX = "-demo-pass"
 STAFF_USERNAME = "staff"
 
 
-class Command(BaseCommand):
+class Command(CrossTenantCommand):
     help = "Create the demo tenants, users, API keys and each app's demo data (idempotent)."
 
     def add_arguments(self, parser):
