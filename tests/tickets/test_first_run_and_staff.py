@@ -88,6 +88,7 @@ def staff_client(db):
 def test_admin_is_named_and_read_only_pages_offer_no_save_and_json_reads_as_tables(staff_client, tenant):
     index = staff_client.get("/admin/").content.decode()
     assert "The Brain administration" in index
+    assert ">API keys<" in index and "Api keys" not in index
     memory = Memory.objects.create(
         tenant=tenant, scope_kind="agent", scope_id="1", type="agent_memory", text="Say hello",
         provenance=[{"kind": "ticket", "external_id": "T-5", "memory_id": 0}], payload={"fact": "hello"},

@@ -100,6 +100,7 @@ class ApiKey(models.Model):
     class Meta:
         indexes = [models.Index(fields=["tenant", "revoked_at"], name="apikey_tenant_revoked")]
         ordering = ["-created_at"]
+        verbose_name, verbose_name_plural = "API key", "API keys"
 
     def __str__(self) -> str:
         return f"{self.name} ({KEY_PREFIX}_{self.prefix}_…)"
