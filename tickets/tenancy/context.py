@@ -11,10 +11,13 @@ from dataclasses import dataclass
 from importlib import import_module
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest
+from django.shortcuts import redirect
 from django.urls import reverse
+from django.views import View
 
 from config import rls
 
@@ -144,3 +147,25 @@ class TenantViewMixin(LoginRequiredMixin):
         for url_kwarg, name in self.url_parents.items():
             kwargs[name] = parent_get(name, self.tenant, kwargs.pop(url_kwarg))
         return super().dispatch(request, *args, **kwargs)
+
+
+class TenantRowActionView(TenantViewMixin, View):
+    """An admin's POST on one of the tenant's rows (revoke a key, withdraw an invitation, deactivate a
+    webhook): the row is looked up in the tenant (another tenant's is a 404, like a missing one), the
+    subclass's `act(row)` runs and returns the message shown, and the page `redirect_to` follows."""
+
+    required_role = Role.ADMIN
+    write_role = Role.ADMIN
+    model = None
+    missing = "No such row."
+    redirect_to = ""
+
+    def act(self, row) -> str:
+        raise NotImplementedError
+
+    def post(self, request, pk: int):
+        row = self.model.objects.for_tenant(request.tenant).filter(pk=pk).first()
+        if row is None:
+            raise Http404(self.missing)
+        messages.success(request, self.act(row))
+        return redirect(self.redirect_to)

@@ -17,7 +17,7 @@ from django.views import View
 from django.views.decorators.http import require_POST
 
 from . import services
-from .context import TenantViewMixin, operator_ui_sections, switch_tenant
+from .context import TenantRowActionView, TenantViewMixin, operator_ui_sections, switch_tenant
 from .forms import ApiKeyForm, InvitationForm, InvitationPasswordForm
 from .models import ApiKey, Invitation, Membership, Role
 from .selectors import (
@@ -139,17 +139,12 @@ def agents_first(tenant):
     return None
 
 
-class ApiKeyRevokeView(TenantViewMixin, View):
-    required_role = Role.ADMIN
-    write_role = Role.ADMIN
+class ApiKeyRevokeView(TenantRowActionView):
+    model, missing, redirect_to = ApiKey, "No such key.", "tenant-api-keys"
 
-    def post(self, request, pk: int):
-        key = ApiKey.objects.for_tenant(request.tenant).filter(pk=pk).first()
-        if key is None:
-            raise Http404("No such key.")
+    def act(self, key) -> str:
         services.api_key_revoke(key=key)
-        messages.success(request, f"Revoked key “{key.name}”. Requests with it now get 401.")
-        return redirect("tenant-api-keys")
+        return f"Revoked key “{key.name}”. Requests with it now get 401."
 
 
 class MembersView(TenantViewMixin, View):
@@ -194,17 +189,12 @@ class MembersView(TenantViewMixin, View):
         return self.get(request, new_link=shown)
 
 
-class InvitationRevokeView(TenantViewMixin, View):
-    required_role = Role.ADMIN
-    write_role = Role.ADMIN
+class InvitationRevokeView(TenantRowActionView):
+    model, missing, redirect_to = Invitation, "No such invitation.", "tenant-members"
 
-    def post(self, request, pk: int):
-        invitation = Invitation.objects.for_tenant(request.tenant).filter(pk=pk).first()
-        if invitation is None:
-            raise Http404("No such invitation.")
+    def act(self, invitation) -> str:
         services.invitation_revoke(invitation=invitation)
-        messages.success(request, f"Withdrew the invitation of {invitation.email}; its link no longer works.")
-        return redirect("tenant-members")
+        return f"Withdrew the invitation of {invitation.email}; its link no longer works."
 
 
 class InvitationsView(LoginRequiredMixin, View):

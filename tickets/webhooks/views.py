@@ -4,11 +4,10 @@ deactivate an endpoint."""
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.views import View
 
-from ..tenancy.context import TenantViewMixin
+from ..tenancy.context import TenantRowActionView, TenantViewMixin
 from ..tenancy.models import Role
 from . import services
 from .models import WebhookDelivery, WebhookEndpoint, WebhookEvent
@@ -64,14 +63,9 @@ class WebhooksView(TenantViewMixin, View):
         return self.get(request, form=form)
 
 
-class WebhookDeactivateView(TenantViewMixin, View):
-    required_role = Role.ADMIN
-    write_role = Role.ADMIN
+class WebhookDeactivateView(TenantRowActionView):
+    model, missing, redirect_to = WebhookEndpoint, "No such endpoint.", "tenant-webhooks"
 
-    def post(self, request, pk: int):
-        endpoint = WebhookEndpoint.objects.for_tenant(request.tenant).filter(pk=pk).first()
-        if endpoint is None:
-            raise Http404("No such endpoint.")
+    def act(self, endpoint) -> str:
         services.webhook_endpoint_deactivate(endpoint=endpoint)
-        messages.success(request, f"Deactivated {endpoint.url}; it receives nothing more.")
-        return redirect("tenant-webhooks")
+        return f"Deactivated {endpoint.url}; it receives nothing more."
