@@ -4,7 +4,8 @@
   rows with activity are read in page order instead of sorting every row of the tenant.
 - `memory_client_brain_page`: the tenant's Client Brain rows (any status) by confidence, highest first
   (NaN and missing first, as PostgreSQL sorts them descending), then id: the rows without activity, in
-  page order. Partial, so other write surfaces' rows do not grow it.
+  page order. Partial, so other write surfaces' rows do not grow it. It carries the status, so the status
+  filter and the sum of the current rows' recorded activity read the index alone.
 
 Built CONCURRENTLY, so writes to the big memory table go on while they build: the migration is therefore
 not atomic (CREATE INDEX CONCURRENTLY cannot run inside a transaction), and IF NOT EXISTS makes a re-run
@@ -34,7 +35,7 @@ class Migration(migrations.Migration):
         migrations.RunSQL(
             sql=(
                 f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {PAGE_INDEX} ON brain_memory "
-                "(tenant_id, confidence DESC, id) "
+                "(tenant_id, confidence DESC, id) INCLUDE (status) "
                 f"WHERE scope_kind = 'tenant' AND type NOT IN ({OTHER_SURFACE_TYPES})"
             ),
             reverse_sql=f"DROP INDEX CONCURRENTLY IF EXISTS {PAGE_INDEX}",
