@@ -201,6 +201,17 @@ def _scanned_totals(tenant_id: int) -> None:
     )
 
 
+def _joined_activity(tenant_id: int) -> None:
+    """The baseline's recorded activity: every counter row of the tenant joined to its memory."""
+    from django.db.models import Sum
+
+    from .dashboard import OTHER_SURFACE_TYPES, RETIRED_STATUSES
+
+    MemoryActivity.objects.for_tenant(tenant_id).filter(memory__scope_kind="tenant").exclude(
+        memory__type__in=OTHER_SURFACE_TYPES
+    ).exclude(memory__status__in=RETIRED_STATUSES).aggregate(total=Sum("count"))
+
+
 def _baseline_view(tenant_id: int, *, after_write: bool) -> None:
     """The dashboard's first page as it ran before the two-part page and the tally (commit 3c1f912): the
     tenant scope's state, the aggregates (scanned just after a write, cached otherwise), recorded activity,
@@ -209,7 +220,6 @@ def _baseline_view(tenant_id: int, *, after_write: bool) -> None:
 
     from .dashboard import (
         CURRENT,
-        _recorded_activity,
         client_brain_rows,
         dashboard_ordered,
         status_condition,
@@ -219,7 +229,7 @@ def _baseline_view(tenant_id: int, *, after_write: bool) -> None:
     memory_state(tenant_id, scope_kind="tenant")
     if after_write:
         _scanned_totals(tenant_id)
-    _recorded_activity(tenant_id)
+    _joined_activity(tenant_id)
     rows = client_brain_rows(tenant_id=tenant_id).filter(status_condition(CURRENT))
     [to_row(m) for m in dashboard_ordered(rows)[:101]]
 

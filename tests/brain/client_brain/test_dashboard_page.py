@@ -27,7 +27,7 @@ from brain.models import Memory, MemoryActivity
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .factories import memory, set_activity
+from .factories import activity_of, memory, set_activity
 
 CONFIDENCES = [0.9, 0.5, math.nan, None, 0.7, 1.0, math.inf, -0.5, 0.5, 0.0, 1.7, 0.95]
 # Lengths prime to the five families, so every family gets every status, confidence and activity.
@@ -53,7 +53,10 @@ def seed(tenant, count=160):
     )  # fmt: skip
     set_activity(rows, [0 if i % 3 == 0 else 1 + (i // 5) % 3 for i in range(count)])
     memory(tenant, "fact", {"fact": "Another surface"}, activity_count=50)
-    Memory.objects.create(tenant=tenant, scope_kind="agent", scope_id="1", type="agent_memory", text="Agent")
+    agent = Memory.objects.create(
+        tenant=tenant, scope_kind="agent", scope_id="1", type="agent_memory", text="A"
+    )
+    set_activity([agent], [40])
     return rows
 
 
@@ -152,6 +155,7 @@ def recount(tenant):
         "by_type": {f: sum(1 for m in current if m.type == f) for f in typed.FAMILIES},
         "legacy": sum(1 for m in current if m.type not in typed.FAMILIES),
         "histogram": (bins, len(current) - len(valid)),
+        "activity": sum(activity_of(*current)) if current else 0,
     }  # fmt: skip
 
 
@@ -166,6 +170,7 @@ def tallied(tenant):
         "by_type": stats.by_type,
         "legacy": stats.legacy_type_rows,
         "histogram": confidence_histogram(tenant_id=tenant.pk),
+        "activity": stats.recorded_activity,
     }
 
 
