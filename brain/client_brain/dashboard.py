@@ -5,10 +5,14 @@ four-family guard as SQL (`typed_condition()`), so no tenant value is fetched to
 is what is shown: a superseded or archived row is no longer current, so the rows and every aggregate but
 the stored totals per status leave it out unless a status filter asks for it (`STATUS_FILTERS`). Stored and
 typed totals keep rows with invalid historical confidence; the average takes only finite 0–1 values,
-and the rows it excludes are counted separately for the warning. The aggregates over the rows scan all of
-the tenant's rows, so each process keeps them under the tenant scope's memory state (brain.memory_state),
-which every write to a Client Brain row changes; recorded activity changes without such a write, and is
-summed afresh from the activity table on every call.
+and the rows it excludes are counted separately for the warning. The aggregates over the rows are read
+from the tally a trigger keeps per group of rows (brain.client_brain.tally), so no view, not even the first
+after a write, scans the tenant's rows; recorded activity changes without a write to the rows, and is
+summed afresh from the counter table on every call.
+
+The page and the REST list read one order, `dashboard_ordered()`'s, through `dashboard_rows()`: the rows
+with recorded activity from the counter table by count, then the rest from the confidence index, so a
+page sorts only the rows of its first count groups instead of every row of the tenant (issue 17).
 """
 
 from __future__ import annotations
