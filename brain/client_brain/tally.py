@@ -1,4 +1,4 @@
-"""The Client Brain dashboard's counts, kept by a trigger: `brain_client_brain_tally`.
+"""The Client Brain dashboard's counts, kept by a trigger: `brain_memory_tally`.
 
 Every tenant-scope memory row is counted in one group of (tenant, type, status, typed, confidence bin),
 with the sum of its confidence when the confidence is valid (finite within 0–1: bins 0–9, the tenths the
@@ -24,7 +24,9 @@ from django.db import connection
 
 from .typed import typed_sql
 
-TABLE = "brain_client_brain_tally"
+# Named to sort after brain_memory: tenant erasure deletes table by table in name order, so the memory rows
+# go first and their deletion empties the tenant's groups, which the trigger then removes.
+TABLE = "brain_memory_tally"
 FUNCTION = "brain_memory_tally"
 TRIGGERS = ("brain_memory_tally_insert", "brain_memory_tally_update", "brain_memory_tally_delete")
 TRUNCATE_TRIGGER = "brain_memory_tally_truncate"
@@ -54,6 +56,12 @@ def _apply(changes: str) -> str:
         SET rows = t.rows + excluded.rows, confidence_sum = t.confidence_sum + excluded.confidence_sum"""
 
 
+def _emptied() -> str:
+    """Remove the groups a statement emptied (an erased tenant leaves no row behind)."""
+    return f"""DELETE FROM {TABLE} WHERE rows = 0
+        AND tenant_id IN (SELECT DISTINCT tenant_id FROM old_rows WHERE scope_kind = 'tenant')"""
+
+
 def install_sql() -> list[str]:
     """The table, the trigger function (with today's typed guard) and its triggers; idempotent."""
     group = ", ".join(GROUP)
@@ -65,8 +73,10 @@ BEGIN
         {_apply(_counted("new_rows", "+"))};
     ELSIF TG_OP = 'DELETE' THEN
         {_apply(_counted("old_rows", "-"))};
+        {_emptied()};
     ELSE
         {_apply(_counted("new_rows", "+") + " UNION ALL " + _counted("old_rows", "-"))};
+        {_emptied()};
     END IF;
     RETURN NULL;
 END $$"""
