@@ -2,7 +2,8 @@
 
 `plant_every_tenant_table(tenant)` creates one row of every model that has a tenant (its required fields
 filled with plain values, its foreign keys pointing at rows of the same tenant, planted first when
-missing); tables without a model (the memory-state table a trigger keeps) fill as a side effect.
+missing); tables without a model (the memory-state table and the Client Brain tally that triggers keep) fill as
+a side effect.
 """
 
 import itertools
@@ -89,6 +90,12 @@ def _user():
 def plant_every_tenant_table(tenant) -> None:
     for model in _tenant_models():
         plant(model, tenant)
+    # The Client Brain tally (a table a trigger keeps) counts tenant-scope memories only.
+    memory = apps.get_model("brain", "Memory")
+    if not memory._base_manager.filter(tenant=tenant, scope_kind="tenant").exists():
+        memory._base_manager.create(
+            tenant=tenant, scope_kind="tenant", type="business", payload={"fact": "Planted"}, text="Planted"
+        )
 
 
 def tenant_tables() -> list[str]:

@@ -260,6 +260,8 @@ def run(options: dict, stdout) -> dict:
         figures["recall"] = recall
         figures["recall_p95_ms"] = {str(k): v for k, v in recall["recall_p95_ms"].items()}
         figures["recall_p50_ms"] = {str(k): v for k, v in recall["recall_p50_ms"].items()}
+        for name in [k for k in recall if k.startswith("dashboard_")]:  # issue 17: p50 / p95, baseline beside
+            figures[name] = {str(k): v for k, v in recall[name].items()}
     if not options.get("skip_learning"):
         learning = measure_learning(options, rng, stdout)
         figures["learning"] = learning

@@ -126,41 +126,161 @@ def _copy_rows(tenant_id: int, start: int, stop: int, rng: random.Random) -> Non
         )
 
 
-def _queries(rng: random.Random, count: int) -> list[tuple[str, str]]:
-    queries = []
-    for _ in range(count):
-        subject = " ".join(rng.choice(NOUNS) for _ in range(rng.randint(2, 4)))
-        message = f"Hi, my {rng.choice(NOUNS)} {rng.choice(VERBS)} and the {rng.choice(NOUNS)} is {rng.choice(QUALIFIERS)}."
-        queries.append((subject.capitalize(), message))
-    return queries
+# Word forms no stored row holds: what a new ticket brings that no earlier query of the process has looked up.
+_SYLLABLES = "ka lo mi ne ru sa te vo pi da fe gu ho ji ly ma no qu ri su ta ve wo xi ya ze".split()
+# The part of the nouns that warm-up queries never use, so the timed ones bring stored words warm-up never saw.
+HELD_OUT_SHARE = 0.3
 
 
-def _dashboard_latency(tenant_id: int, repeats: int = 10) -> dict[str, float]:
-    """What the dashboard's first page runs (the tenant-wide aggregates and 100 rows), in ms: the median of
-    repeated views, and the first view after a write to the tenant's rows (which makes every process scan
-    the rows' aggregates afresh)."""
-    from django.db.models import F
+class QueryStream:
+    """Ticket-like queries, each new to the process: never run before, and each with a word never seen
+    before (by this stream) that no stored row holds.
 
+    Warm-up queries draw their nouns from one part of the vocabulary; timed queries add nouns from the
+    held-out part (stored in rows, never in a warm-up query) and a generated word. So per-process caches of
+    terms, windows or plans cannot serve a timed query from an earlier one, as they would if every query
+    came from the 170 words a warm-up had already looked up.
+    """
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        nouns = sorted(NOUNS)
+        rng.shuffle(nouns)
+        cut = round(len(nouns) * HELD_OUT_SHARE)
+        self.held_out, self.warm_nouns = nouns[:cut], nouns[cut:]
+        self.seen_words: set[str] = set()
+        self.run: set[tuple[str, str]] = set()
+
+    def _unseen_word(self) -> str:
+        while True:
+            word = "".join(self.rng.choice(_SYLLABLES) for _ in range(self.rng.randint(3, 5)))
+            if word not in self.seen_words and word not in WORDS:
+                self.seen_words.add(word)
+                return word
+
+    def _query(self, nouns: list[str], extra: list[str]) -> tuple[str, str]:
+        rng = self.rng
+        subject = " ".join([*(rng.choice(nouns) for _ in range(rng.randint(1, 3))), *extra])
+        message = (
+            f"Hi, my {rng.choice(nouns)} {rng.choice(VERBS)} and the {rng.choice(nouns)} is"
+            f" {rng.choice(QUALIFIERS)}."
+        )
+        return subject.capitalize(), message
+
+    def take(self, count: int, *, timed: bool) -> list[tuple[str, str]]:
+        """`count` queries never run before: timed ones with a held-out noun and an unseen word each,
+        warm-up ones from the warm-up nouns (and unseen words of their own)."""
+        queries = []
+        while len(queries) < count:
+            extra = [self.rng.choice(self.held_out)] if timed else []
+            query = self._query(self.warm_nouns if not timed else NOUNS, [*extra, self._unseen_word()])
+            if query not in self.run:
+                self.run.add(query)
+                queries.append(query)
+        return queries
+
+
+def _scanned_totals(tenant_id: int) -> None:
+    """The baseline's aggregates: the grouped scan of every row the dashboard ran before the tally (issue 17),
+    which each process repeated on its first view after any write to the tenant's rows."""
+    from django.db.models import Count, Sum
+
+    from .dashboard import VALID_CONFIDENCE, client_brain_stored
+    from .typed import typed_condition
+
+    list(
+        client_brain_stored(tenant_id=tenant_id)
+        .order_by()
+        .values("type", "status")
+        .annotate(
+            stored=Count("id"),
+            typed_rows=Count("id", filter=typed_condition()),
+            valid=Count("id", filter=VALID_CONFIDENCE),
+            confidence_sum=Sum("confidence", filter=VALID_CONFIDENCE),
+        )
+    )
+
+
+def _joined_activity(tenant_id: int) -> None:
+    """The baseline's recorded activity: every counter row of the tenant joined to its memory."""
+    from django.db.models import Sum
+
+    from .dashboard import OTHER_SURFACE_TYPES, RETIRED_STATUSES
+
+    MemoryActivity.objects.for_tenant(tenant_id).filter(memory__scope_kind="tenant").exclude(
+        memory__type__in=OTHER_SURFACE_TYPES
+    ).exclude(memory__status__in=RETIRED_STATUSES).aggregate(total=Sum("count"))
+
+
+def _baseline_view(tenant_id: int, *, after_write: bool) -> None:
+    """The dashboard's first page as it ran before the two-part page and the tally (commit 3c1f912): the
+    tenant scope's state, the aggregates (scanned just after a write, cached otherwise), recorded activity,
+    and the first page as one statement that sorts every current row by activity, confidence and id."""
+    from brain.memory_state import memory_state
+
+    from .dashboard import (
+        CURRENT,
+        client_brain_rows,
+        dashboard_ordered,
+        status_condition,
+        to_row,
+    )
+
+    memory_state(tenant_id, scope_kind="tenant")
+    if after_write:
+        _scanned_totals(tenant_id)
+    _joined_activity(tenant_id)
+    rows = client_brain_rows(tenant_id=tenant_id).filter(status_condition(CURRENT))
+    [to_row(m) for m in dashboard_ordered(rows)[:101]]
+
+
+def _dashboard_latency(tenant_id: int, repeats: int = 40, after_writes: int = 20) -> dict[str, float]:
+    """What the dashboard's first page runs (the tenant-wide aggregates and 100 rows), in ms, p50 and p95:
+    repeated views, and the first view after a write to the tenant's rows (a confidence changed: the row
+    moves between groups of the tally, and the old code rescanned the rows' aggregates). The code before
+    issue 17 (`_baseline_view`) is timed in the same run, alternating with the current code."""
     from .dashboard import client_brain_page, client_brain_stats
 
-    def view() -> float:
+    def timed(view: Callable[[], object]) -> float:
         t0 = time.perf_counter()
-        client_brain_stats(tenant_id=tenant_id)
-        client_brain_page(tenant_id=tenant_id)
+        view()
         return (time.perf_counter() - t0) * 1000
 
-    repeated = [view() for _ in range(repeats)]
-    after_write = []
-    for _ in range(3):
+    def current() -> None:
+        client_brain_stats(tenant_id=tenant_id)
+        client_brain_page(tenant_id=tenant_id)
+
+    def write() -> None:
         rows = Memory.objects.for_tenant(tenant_id)
         row = rows.filter(scope_kind="tenant").order_by("id")[:1]
-        # Changes no value, but it is a write: the trigger stamps the tenant scope's state all the same.
-        rows.filter(pk__in=row).update(confidence=F("confidence"))
-        after_write.append(view())
-    return {
-        "repeated_p50": round(statistics.median(repeated), 2),
-        "after_write_p50": round(statistics.median(after_write), 2),
-    }
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE brain_memory SET confidence = CASE WHEN confidence = 0.555 THEN 0.565 ELSE 0.555 END"
+                " WHERE tenant_id = %s AND id = %s",
+                [tenant_id, row[0].pk],
+            )
+
+    figures: dict[str, list[float]] = {name: [] for name in ("new", "old", "new_after", "old_after")}
+    _baseline_view(tenant_id, after_write=True)  # both warm: plans, buffers
+    current()
+    for _ in range(repeats):
+        figures["new"].append(timed(current))
+        figures["old"].append(timed(lambda: _baseline_view(tenant_id, after_write=False)))
+    for _ in range(after_writes):
+        write()
+        figures["new_after"].append(timed(current))
+        write()
+        figures["old_after"].append(timed(lambda: _baseline_view(tenant_id, after_write=True)))
+    result = {}
+    for name, key in (
+        ("new", ""),
+        ("old", "baseline_"),
+        ("new_after", "after_write_"),
+        ("old_after", "baseline_after_write_"),
+    ):
+        result[f"{key}p50"] = round(statistics.median(figures[name]), 2)
+        result[f"{key}p95"] = round(_percentile(figures[name], 0.95), 2)
+    return result
 
 
 RARE_WORD = "espressivo"
@@ -219,6 +339,28 @@ def _percentile(samples: list[float], q: float) -> float:
     return ordered[index]
 
 
+def _time_recall(
+    tenant_id: int, stream: QueryStream, warmup: int, queries: int
+) -> tuple[list[float], list[float], list[float]]:
+    """Warm-up on its own queries, then `queries` timed calls of each of the read path and the whole
+    pipeline, each on a query never run before (ms): (recall, read path, read path's Python CPU time)."""
+    for subject, message in stream.take(warmup, timed=False):
+        client_brain_context(tenant_id=tenant_id, subject=subject, latest_customer_message=message)
+    samples, read_samples, cpu_samples = [], [], []
+    for subject, message in stream.take(queries, timed=True):
+        c0, t0 = time.process_time(), time.perf_counter()
+        context = assemble_context(tenant_id=tenant_id, subject=subject, latest_customer_message=message)
+        t1, c1 = time.perf_counter(), time.process_time()
+        assert context.memory_ids, "the benchmark tenant must yield context"
+        read_samples.append((t1 - t0) * 1000)
+        cpu_samples.append((c1 - c0) * 1000)
+    for subject, message in stream.take(queries, timed=True):
+        t0 = time.perf_counter()
+        client_brain_context(tenant_id=tenant_id, subject=subject, latest_customer_message=message)
+        samples.append((time.perf_counter() - t0) * 1000)
+    return samples, read_samples, cpu_samples
+
+
 def measure_recall_latency(
     row_counts: tuple[int, ...] = (1000, 10000, 100000),
     *,
@@ -240,6 +382,7 @@ def measure_recall_latency(
     row has.
     """
     rng = random.Random(seed)
+    stream = QueryStream(random.Random(seed + 1))
     Tenant = tenant_model()
     tenant = Tenant.objects.create(
         name="Client Brain benchmark", slug=f"bench-client-brain-{uuid.uuid4().hex[:10]}"
@@ -259,28 +402,14 @@ def measure_recall_latency(
             progress(
                 f"client-brain: {count} rows loaded in {time.perf_counter() - started:.1f} s; measuring {queries} queries"
             )
-            plan = _queries(rng, warmup + queries)
-            samples, read_samples, cpu_samples = [], [], []
-            for n, (subject, message) in enumerate(plan):
-                c0, t0 = time.process_time(), time.perf_counter()
-                context = assemble_context(
-                    tenant_id=tenant.pk, subject=subject, latest_customer_message=message
-                )
-                t1, c1 = time.perf_counter(), time.process_time()
-                client_brain_context(tenant_id=tenant.pk, subject=subject, latest_customer_message=message)
-                t2 = time.perf_counter()
-                assert context.memory_ids, "the benchmark tenant must yield context"
-                if n >= warmup:
-                    read_samples.append((t1 - t0) * 1000)
-                    cpu_samples.append((c1 - c0) * 1000)
-                    samples.append((t2 - t1) * 1000)
+            samples, read_samples, cpu_samples = _time_recall(tenant.pk, stream, warmup, queries)
             for name, values in (("recall", samples), ("read_path", read_samples)):
                 result[f"{name}_p50_ms"][count] = round(statistics.median(values), 2)
                 result[f"{name}_p95_ms"][count] = round(_percentile(values, 0.95), 2)
                 result[f"{name}_mean_ms"][count] = round(statistics.fmean(values), 2)
             dashboard = _dashboard_latency(tenant.pk)
-            result.setdefault("dashboard_p50_ms", {})[count] = dashboard["repeated_p50"]
-            result.setdefault("dashboard_after_write_p50_ms", {})[count] = dashboard["after_write_p50"]
+            for name, figure in dashboard.items():
+                result.setdefault(f"dashboard_{name}_ms", {})[count] = figure
             result.setdefault("read_path_python_cpu_p50_ms", {})[count] = round(
                 statistics.median(cpu_samples), 2
             )
@@ -290,8 +419,11 @@ def measure_recall_latency(
                 f"client-brain: {count} rows: rare-word keyword tier {result['rare_word_keyword_tier'][count]}"
             )
             progress(
-                f"client-brain: {count} rows: dashboard's first page {dashboard['repeated_p50']} ms"
-                f" (just after a write to the rows: {dashboard['after_write_p50']} ms)"
+                f"client-brain: {count} rows: dashboard's first page p50 / p95 {dashboard['p50']} /"
+                f" {dashboard['p95']} ms (before issue 17: {dashboard['baseline_p50']} /"
+                f" {dashboard['baseline_p95']} ms); just after a write to the rows"
+                f" {dashboard['after_write_p50']} / {dashboard['after_write_p95']} ms (before:"
+                f" {dashboard['baseline_after_write_p50']} / {dashboard['baseline_after_write_p95']} ms)"
             )
             progress(
                 f"client-brain: {count} rows: recall p50 {result['recall_p50_ms'][count]} ms,"

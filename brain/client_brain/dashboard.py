@@ -5,10 +5,14 @@ four-family guard as SQL (`typed_condition()`), so no tenant value is fetched to
 is what is shown: a superseded or archived row is no longer current, so the rows and every aggregate but
 the stored totals per status leave it out unless a status filter asks for it (`STATUS_FILTERS`). Stored and
 typed totals keep rows with invalid historical confidence; the average takes only finite 0–1 values,
-and the rows it excludes are counted separately for the warning. The aggregates over the rows scan all of
-the tenant's rows, so each process keeps them under the tenant scope's memory state (brain.memory_state),
-which every write to a Client Brain row changes; recorded activity changes without such a write, and is
-summed afresh from the activity table on every call.
+and the rows it excludes are counted separately for the warning. The aggregates over the rows are read
+from the tally a trigger keeps per group of rows (brain.client_brain.tally), so no view, not even the first
+after a write, scans the tenant's rows; recorded activity changes without a write to the rows, and is
+summed afresh from the counter table on every call.
+
+The page and the REST list read one order, `dashboard_ordered()`'s, through `dashboard_rows()`: the rows
+with recorded activity from the counter table by count, then the rest from the confidence index, so a
+page sorts only the rows of its first count groups instead of every row of the tenant (issue 17).
 """
 
 from __future__ import annotations
@@ -18,14 +22,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q, Sum
+from django.db.models import Exists, F, IntegerField, OuterRef, Q, Sum, Value
 
 from brain.activity import activity_count_expression
-from brain.caches import StateCache
-from brain.memory_state import memory_state
 from brain.models import BrainScopeKind, Memory, MemoryActivity, MemoryStatus, MemoryType
 
 from . import typed
+from .tally import TallyGroup, tally_groups
 
 # Types that belong to other write surfaces (agent memories, notes, lessons, chat-mined, facts): not
 # Client Brain rows even when stored at tenant scope. Any other type is Client Brain, legacy or current.
@@ -101,48 +104,35 @@ class DashboardStats:
         return self.rows_by_status[CURRENT]
 
 
-# Per process: the tenant's row aggregates (all but recorded activity), under the tenant scope's state.
-_ROW_TOTALS = StateCache(
-    "client-brain-dashboard-totals", size=64, keyed_on="(tenant,) and the memory state of its tenant scope"
-)
-
-
 def client_brain_stats(*, tenant_id: int) -> DashboardStats:
-    """Tenant-wide aggregates, independent of any row filter."""
-    # Taken before the rows are read: cached totals are at least as new as this state.
-    state = memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT)
-    totals = _ROW_TOTALS.get((int(tenant_id),), state, lambda: _row_totals(tenant_id))
-    return replace(totals, recorded_activity=_recorded_activity(tenant_id))
+    """Tenant-wide aggregates, independent of any row filter: the rows' figures from the tally that a
+    trigger keeps (brain.client_brain.tally: a few dozen group rows, however many memories), recorded
+    activity summed afresh."""
+    return replace(_row_totals(tenant_id), recorded_activity=_recorded_activity(tenant_id))
+
+
+def client_brain_groups(*, tenant_id: int) -> list[TallyGroup]:
+    """The tally's groups of the tenant's stored Client Brain rows (other surfaces' types left out)."""
+    return [g for g in tally_groups(tenant_id=tenant_id) if g.type not in OTHER_SURFACE_TYPES]
 
 
 def _row_totals(tenant_id: int) -> DashboardStats:
-    """The aggregates of the stored rows (recorded activity left at 0): one scan grouped by type and
-    status, no values fetched (the partial sums of the current groups are added up here)."""
-    groups = list(
-        client_brain_stored(tenant_id=tenant_id)
-        .order_by()
-        .values("type", "status")
-        .annotate(
-            stored=Count("id"),
-            typed_rows=Count("id", filter=typed.typed_condition()),
-            valid=Count("id", filter=VALID_CONFIDENCE),
-            confidence_sum=Sum("confidence", filter=VALID_CONFIDENCE),
-        )
-    )
+    """The aggregates of the stored rows (recorded activity left at 0), added up from the tally's groups."""
+    groups = client_brain_groups(tenant_id=tenant_id)
     by_status = dict.fromkeys((CURRENT, *RETIRED_STATUSES), 0)
     for g in groups:
-        by_status[status_bucket(g["status"])] += g["stored"]
-    current = [g for g in groups if status_bucket(g["status"]) == CURRENT]
-    valid = sum(g["valid"] for g in current)
-    confidence_sum = sum(g["confidence_sum"] or 0.0 for g in current)
+        by_status[status_bucket(g.status)] += g.rows
+    current = [g for g in groups if status_bucket(g.status) == CURRENT]
+    valid = sum(g.rows for g in current if g.valid)
+    confidence_sum = sum(g.confidence_sum for g in current if g.valid)
     counts: dict[str, int] = {}
     for g in current:
-        counts[g["type"]] = counts.get(g["type"], 0) + g["stored"]
+        counts[g.type] = counts.get(g.type, 0) + g.rows
     by_type = {family: counts.pop(family, 0) for family in typed.FAMILIES}
     return DashboardStats(
         stored_rows=sum(by_status.values()),
         rows_by_status=by_status,
-        typed_rows=sum(g["typed_rows"] for g in current),
+        typed_rows=sum(g.rows for g in current if g.typed),
         average_confidence=confidence_sum / valid if valid else None,
         invalid_confidence_rows=by_status[CURRENT] - valid,
         recorded_activity=0,
@@ -151,17 +141,34 @@ def _row_totals(tenant_id: int) -> DashboardStats:
     )
 
 
-def _recorded_activity(tenant_id: int) -> int:
-    """The recorded activity of the tenant's current rows: from the counter rows (only memories with
-    activity have one), not a scan of the memories."""
-    total = (
-        MemoryActivity.objects.for_tenant(tenant_id)
-        .filter(memory__scope_kind=BrainScopeKind.TENANT)
-        .exclude(memory__type__in=OTHER_SURFACE_TYPES)
-        .exclude(memory__status__in=RETIRED_STATUSES)
-        .aggregate(total=Sum("count"))["total"]
+def rows_counted(*, tenant_id: int, status: str = CURRENT, family: str | None = None) -> int:
+    """How many stored rows one status filter (and family) shows: what `dashboard_rows` pages through."""
+    if status not in STATUS_FILTERS:
+        raise ValueError(f"status must be one of {', '.join(STATUS_FILTERS)}, not {status!r}")
+    return sum(
+        g.rows
+        for g in client_brain_groups(tenant_id=tenant_id)
+        if (family is None or g.type == family) and (status == "all" or status_bucket(g.status) == status)
     )
-    return total or 0
+
+
+def _recorded_activity(tenant_id: int) -> int:
+    """The recorded activity of the tenant's current rows, in two reads that need not join every counter
+    row to its memory: the sum of all the tenant's counter rows (index `memoryactivity_tenant_count` holds
+    the counts), less the activity of the tenant's memories that are not current Client Brain rows (another
+    scope, another surface's type, superseded or archived: found through the memory indexes, usually few)."""
+    counters = MemoryActivity.objects.for_tenant(tenant_id)
+    total = counters.aggregate(total=Sum("count"))["total"] or 0
+    if not total:
+        return 0
+    elsewhere = Memory.objects.for_tenant(tenant_id).filter(
+        Q(scope_kind__lt=BrainScopeKind.TENANT)
+        | Q(scope_kind__gt=BrainScopeKind.TENANT)
+        | Q(type__in=OTHER_SURFACE_TYPES)
+        | Q(status__in=RETIRED_STATUSES)
+    )
+    other = counters.filter(memory__in=elsewhere).aggregate(total=Sum("count"))["total"] or 0
+    return total - other
 
 
 def confidence_display(value: float | None) -> tuple[str, bool]:
@@ -209,10 +216,101 @@ class DashboardPage:
 
 
 def dashboard_ordered(queryset):
-    """Recorded activity, then confidence, then id (a queryset from `client_brain_rows()`, which
-    annotates `activity_count`). PostgreSQL puts NaN and missing confidence above every number in
-    descending order: such rows lead their activity group, with their invalid-confidence label."""
+    """THE dashboard order as one ORDER BY: recorded activity, then confidence, then id (a queryset from
+    `client_brain_rows()`, which annotates `activity_count`). PostgreSQL puts NaN and missing confidence
+    above every number in descending order: such rows lead their activity group, with their
+    invalid-confidence label. It sorts every row it is given: fine for a bounded set (the search box's
+    matches); the page and the REST list read the same order through `dashboard_rows()`."""
     return queryset.order_by("-activity_count", "-confidence", "id")
+
+
+# The columns `to_row()` reads: a page leaves the embedding (384 floats as text), the tsvector and the
+# provenance in the database.
+ROW_FIELDS = (
+    "id",
+    "tenant_id",
+    "type",
+    "key",
+    "payload",
+    "text",
+    "confidence",
+    "status",
+    "superseded_by_id",
+    "created_at",
+)
+
+
+def _filtered(tenant_id: int, status: str, family: str | None):
+    rows = client_brain_stored(tenant_id=tenant_id).filter(status_condition(status)).only(*ROW_FIELDS)
+    return rows.filter(type=family) if family else rows
+
+
+def _with_activity(rows, tenant_id: int):
+    """The rows with recorded activity, in dashboard order: read from the counter rows by count, highest
+    first (index `memoryactivity_tenant_count`), so only the first count groups are joined and sorted."""
+    return (
+        rows.filter(activity__tenant_id=tenant_id, activity__count__gt=0)
+        .annotate(typed=typed.typed_condition(), activity_count=F("activity__count"))
+        .order_by(F("activity__count").desc(), "-confidence", "id")
+    )
+
+
+def _without_activity(rows, tenant_id: int):
+    """The rows without recorded activity (no counter row, or a count of 0), by confidence then id: the
+    partial index `memory_client_brain_page` in that order, less the rows that have a counter."""
+    counted = MemoryActivity.objects.for_tenant(tenant_id).filter(memory_id=OuterRef("pk"), count__gt=0)
+    return (
+        rows.filter(~Exists(counted))
+        .annotate(typed=typed.typed_condition(), activity_count=Value(0, output_field=IntegerField()))
+        .order_by("-confidence", "id")
+    )
+
+
+def dashboard_rows(
+    *, tenant_id: int, status: str = CURRENT, family: str | None = None, offset: int = 0, limit: int
+) -> list[Memory]:
+    """Rows `offset` to `offset + limit` of one status filter (and family), in `dashboard_ordered()`'s order,
+    annotated as `client_brain_rows()` annotates them: the dashboard's page and the REST list.
+
+    Two statements instead of one sort of every row: the rows with recorded activity come first in that
+    order, from the counter table; when the page reaches past them, the rows without activity follow,
+    from the confidence index. Only a page that starts past every row with activity counts them (to know
+    how far into the second part it starts). Tenant-scoped; `status` one of STATUS_FILTERS.
+    """
+    rows = _filtered(tenant_id, status, family)
+    page = list(_with_activity(rows, tenant_id)[offset : offset + limit])
+    if len(page) == limit or limit <= 0:
+        return page
+    # Short: the rows with activity end on this page (skip none of the rest), or before it (skip the part
+    # of the offset that lies past them).
+    skip = 0 if page or not offset else max(0, offset - _with_activity(rows, tenant_id).count())
+    return page + list(_without_activity(rows, tenant_id)[skip : skip + limit - len(page)])
+
+
+class OrderedRows:
+    """The rows of one filter in dashboard order for a paginator: `count()` (from the tally) and slices
+    (`dashboard_rows`), as DRF's limit/offset pagination asks of a queryset."""
+
+    def __init__(self, *, tenant_id: int, status: str = CURRENT, family: str | None = None):
+        self.tenant_id, self.status, self.family = tenant_id, status, family
+
+    def count(self) -> int:
+        return rows_counted(tenant_id=self.tenant_id, status=self.status, family=self.family)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, bounds: slice) -> list[Memory]:
+        if not isinstance(bounds, slice) or bounds.step not in (None, 1) or bounds.stop is None:
+            raise TypeError("OrderedRows takes a bounded slice")
+        start = bounds.start or 0
+        return dashboard_rows(
+            tenant_id=self.tenant_id,
+            status=self.status,
+            family=self.family,
+            offset=start,
+            limit=max(0, bounds.stop - start),
+        )
 
 
 def to_row(memory: Memory) -> DashboardRow:
@@ -247,12 +345,9 @@ def client_brain_page(
     offset = max(0, offset)
     if status not in STATUS_FILTERS:
         status = CURRENT
-    rows = client_brain_rows(tenant_id=tenant_id).filter(status_condition(status))
-    if family in typed.FAMILIES:
-        rows = rows.filter(type=family)
-    else:
+    if family not in typed.FAMILIES:
         family = None
-    fetched = list(dashboard_ordered(rows)[offset : offset + size + 1])
+    fetched = dashboard_rows(tenant_id=tenant_id, status=status, family=family, offset=offset, limit=size + 1)
     next_offset = offset + size if len(fetched) > size else None
     return DashboardPage(
         rows=[to_row(m) for m in fetched[:size]],

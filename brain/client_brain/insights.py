@@ -6,40 +6,38 @@ one more bounded statement, tenant first.
 
 from __future__ import annotations
 
-from django.db.models import Count, F, IntegerField, Q
-from django.db.models.functions import Cast, Floor, Least
+from django.db.models import Q
 
 from .dashboard import (
-    VALID_CONFIDENCE,
+    CURRENT,
     DashboardRow,
+    client_brain_groups,
     client_brain_rows,
     client_brain_stored,
     dashboard_ordered,
+    status_bucket,
     status_condition,
     to_row,
 )
+from .tally import BINS as HISTOGRAM_BINS
 
-HISTOGRAM_BINS = 10
 SEARCH_LIMIT = 50
 
 
 def confidence_histogram(*, tenant_id: int) -> tuple[list[int], int]:
     """Current rows per tenth of valid confidence (0–0.1, …, 0.9–1.0) and the number of current rows whose
-    confidence is invalid (NaN, infinite, outside 0–1 or missing). One grouped statement."""
-    current = client_brain_stored(tenant_id=tenant_id).filter(status_condition("current")).order_by()
+    confidence is invalid (NaN, infinite, outside 0–1 or missing). From the tally's groups (one statement
+    over a few dozen rows, brain.client_brain.tally), not a scan of the rows."""
     bins = [0] * HISTOGRAM_BINS
-    groups = (
-        current.filter(VALID_CONFIDENCE)
-        .annotate(
-            bin=Least(Cast(Floor(F("confidence") * HISTOGRAM_BINS), IntegerField()), HISTOGRAM_BINS - 1)
-        )
-        .values("bin")
-        .annotate(n=Count("id"))
-    )
-    counts = current.aggregate(invalid=Count("id", filter=~VALID_CONFIDENCE | Q(confidence__isnull=True)))
-    for group in groups:
-        bins[group["bin"]] += group["n"]
-    return bins, counts["invalid"]
+    invalid = 0
+    for group in client_brain_groups(tenant_id=tenant_id):
+        if status_bucket(group.status) != CURRENT:
+            continue
+        if group.valid:
+            bins[group.confidence_bin] += group.rows
+        else:
+            invalid += group.rows
+    return bins, invalid
 
 
 def row_tickets(*, tenant_id: int, memory_ids: list[int]) -> dict[int, list[str]]:

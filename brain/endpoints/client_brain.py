@@ -27,9 +27,8 @@ from brain.client_brain import typed
 from brain.client_brain.copilot import client_brain_copilot
 from brain.client_brain.dashboard import (
     CLIENT_BRAIN_ROW,
+    OrderedRows,
     client_brain_stats,
-    dashboard_ordered,
-    status_condition,
     to_row,
 )
 from brain.client_brain.recall import client_brain_context
@@ -141,10 +140,8 @@ class ClientBrainMemoryViewSet(
     serializer_class = ClientBrainStoredMemorySerializer
 
     def refine_queryset(self, queryset):
-        queryset = queryset.annotate(
-            typed=typed.typed_condition(), activity_count=activity_count_expression()
-        )
-        return dashboard_ordered(queryset)
+        # One row at a time (retrieve, and the lookups of the suspended mutations): no order to keep.
+        return queryset.annotate(typed=typed.typed_condition(), activity_count=activity_count_expression())
 
     def _rows(self, memories):
         return [{**asdict(row), "legacy": row.legacy} for row in map(to_row, memories)]
@@ -157,10 +154,13 @@ class ClientBrainMemoryViewSet(
         given = {name: value for name, value in request.query_params.items() if value}
         params = ClientBrainMemoryListParamsSerializer(data=given)
         params.is_valid(raise_exception=True)
-        queryset = self.get_queryset().filter(status_condition(params.validated_data["status"]))
-        if family := params.validated_data.get("type"):
-            queryset = queryset.filter(type=family)
-        page = self.paginate_queryset(queryset)
+        # The dashboard's own rows and order (dashboard_rows), counted from the tally: list and page agree.
+        rows = OrderedRows(
+            tenant_id=self.tenant.pk,
+            status=params.validated_data["status"],
+            family=params.validated_data.get("type") or None,
+        )
+        page = self.paginate_queryset(rows)
         return self.get_paginated_response(
             ClientBrainStoredMemorySerializer(self._rows(page), many=True).data
         )

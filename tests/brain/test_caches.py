@@ -5,7 +5,7 @@ import intelligence.services  # noqa: F401
 from brain.caches import StateCache, clear_all, registry
 
 EXPECTED = {
-    "agent-memories-active", "agent-memory-status-counts", "client-brain-dashboard-totals", "containment-windows",
+    "agent-memories-active", "agent-memory-status-counts", "containment-windows",
     "search-lexical-statistics", "search-word-lexemes", "minilm-models", "runtime-base-candidates", "llm-provider",
     "client-brain-omitted-notes", "reranker", "hashing-embedder-buckets", "embedder", "runtime-memory-lines",
     "formation-entities",
