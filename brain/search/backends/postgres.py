@@ -6,12 +6,14 @@ Brain window through the trigram index.
 - `trigram`: pg_trgm `word_similarity` of the plan's typo words against `text` and `key`; served by the
   trigram GIN index led by `tenant_id`.
 - `vector`: pgvector cosine distance to the query embedding, over rows embedded by the same model:
-  the HNSW index with iterative scans under the filters, or an exact scan (`VECTOR_STRATEGY`).
+  the HNSW index with iterative scans under the filters, or an exact scan (`VECTOR_STRATEGY`). When the
+  walk ends before it found `pool` rows under the filters, the tier is run again as the exact scan.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from django.contrib.postgres.search import TrigramSimilarity
@@ -176,6 +178,20 @@ class PostgresBackend(SearchBackend):
         return True
 
     def search(self, cursor, plan: RecallPlan) -> list[Hit]:
+        hits = self._execute(cursor, plan)
+        if plan.strategy == "hnsw" and "vector" in plan.tiers:
+            found = sum(1 for hit in hits if hit.vector_rank is not None)
+            if found < plan.pool:
+                # The walk stopped (`HNSW_MAX_SCAN_TUPLES`) before `pool` rows passed the filters: a tenant
+                # or scope small beside the table. Its rows are few, so the exact scan is cheap, and it
+                # finds them all (also when the rows are fewer than `pool`: then it returns the same).
+                hits = _with_exact_vector_tier(
+                    hits, self._execute(cursor, replace(plan, tiers=["vector"], strategy="exact"))
+                )
+                plan.strategy = "exact"  # what served the tier, as every result's explanation says
+        return hits
+
+    def _execute(self, cursor, plan: RecallPlan) -> list[Hit]:
         sql, params = recall_statement(plan)
         config = plan.config
         if "vector" in plan.tiers and plan.strategy == "hnsw":
@@ -257,6 +273,24 @@ class PostgresBackend(SearchBackend):
             for values in rows.filter(pk__in=list(plan.ids)).annotate(**annotations).values_list(*fields):
                 found.setdefault(values[0], _neighbour_row(values, plan.vector is not None))
         return list(found.values())
+
+
+def _with_exact_vector_tier(hits: list[Hit], exact: list[Hit]) -> list[Hit]:
+    """`hits` with their vector ranks and scores replaced by those of `exact` (the exact scan's hits of the
+    vector tier alone); a row only the walk found, and no other tier, is dropped."""
+    merged = {hit.id: hit._replace(vector_rank=None, vector_score=None) for hit in hits}
+    for hit in exact:
+        known = merged.get(hit.id)
+        merged[hit.id] = (
+            hit
+            if known is None
+            else known._replace(vector_rank=hit.vector_rank, vector_score=hit.vector_score)
+        )
+    return [
+        hit
+        for hit in merged.values()
+        if hit.vector_rank is not None or hit.fts_rank is not None or hit.trigram_rank is not None
+    ]
 
 
 def _neighbour_row(values: tuple, with_distance: bool) -> NeighbourRow:
