@@ -7,7 +7,8 @@ Brain window through the trigram index.
   trigram GIN index led by `tenant_id`.
 - `vector`: pgvector cosine distance to the query embedding, over rows embedded by the same model:
   the HNSW index with iterative scans under the filters, or an exact scan (`VECTOR_STRATEGY`). When the
-  walk ends before it found `pool` rows under the filters, the tier is run again as the exact scan.
+  walk ends with fewer than `pool` rows, the tier is run again as the exact scan, whose rows serve it when
+  they differ (the walk stopped before it found all the filtered rows).
 """
 
 from __future__ import annotations
@@ -182,13 +183,14 @@ class PostgresBackend(SearchBackend):
         if plan.strategy == "hnsw" and "vector" in plan.tiers:
             found = sum(1 for hit in hits if hit.vector_rank is not None)
             if found < plan.pool:
-                # The walk stopped (`HNSW_MAX_SCAN_TUPLES`) before `pool` rows passed the filters: a tenant
-                # or scope small beside the table. Its rows are few, so the exact scan is cheap, and it
-                # finds them all (also when the rows are fewer than `pool`: then it returns the same).
-                hits = _with_exact_vector_tier(
-                    hits, self._execute(cursor, replace(plan, tiers=["vector"], strategy="exact"))
-                )
-                plan.strategy = "exact"  # what served the tier, as every result's explanation says
+                # Fewer than `pool` rows: either the filters leave no more, or the walk stopped
+                # (`HNSW_MAX_SCAN_TUPLES`) before it found them, as for a tenant or scope small beside the
+                # table. Either way the rows are few, so the exact scan is cheap; where it finds other rows
+                # than the walk, its rows serve the tier, and every result's explanation says "exact".
+                exact = self._execute(cursor, replace(plan, tiers=["vector"], strategy="exact"))
+                if {hit.id for hit in exact} != {hit.id for hit in hits if hit.vector_rank is not None}:
+                    hits = _with_exact_vector_tier(hits, exact)
+                    plan.strategy = "exact"
         return hits
 
     def _execute(self, cursor, plan: RecallPlan) -> list[Hit]:
