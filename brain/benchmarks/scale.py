@@ -315,7 +315,7 @@ def _measure_size(tenant_id: int, warmup: list[Query], timed: list[Query], base:
                 out["nearest_cosine"][kind] = round(float(np.mean([run.best for run in runs])), 3)
             if label == "vector":
                 out["recall_vs_exact"][kind] = _recall_at_10(found, truth[kind])
-                # Queries whose HNSW walk found too few rows under the filter and fell back to the exact scan.
+                # Queries whose walk found fewer rows than the pool and whose exact scan then found other rows.
                 out["vector_fell_back"][kind] = sum(run.strategy == "exact" for run in runs)
     out["truth"] = truth
     return out
