@@ -1,4 +1,4 @@
-"""Helpers shared by the benchmarks: a separate database, tenants, percentiles.
+"""Helpers shared by the benchmarks: a separate database, tenants, percentiles, the public data they read.
 
 Benchmarks load many rows; they run in their own database (default `brain_bench`, on the same
 PostgreSQL server) so the development database stays small. The tenant model is looked up by name
@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 
 from django.apps import apps
+from django.conf import settings
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection, connections
 
 
@@ -51,3 +54,17 @@ def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, math.ceil(q / 100 * len(ordered)))
     return ordered[rank - 1]
+
+
+def bitext_path() -> Path:
+    """The Bitext sample (`BRAIN_BITEXT_CSV`, by default ../shared/datasets/ beside the checkout).
+
+    A benchmark that reads it stops here when it is missing: figures computed without it would not be
+    the figures the README reports."""
+    path = Path(settings.BRAIN_BITEXT_CSV)
+    if not path.is_file():
+        raise CommandError(
+            f"The Bitext sample is missing at {path}: set BRAIN_BITEXT_CSV to the CSV's path, or put "
+            "shared/datasets/ beside the checkout."
+        )
+    return path

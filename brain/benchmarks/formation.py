@@ -2,8 +2,9 @@
 
     manage.py brain_bench formation [--n 1000] [--seed 7] [--scopes 4] [--json]
 
-The stream is generated: distinct business facts (slots filled from the bitext customer-support dataset's
-entity values where it is present, else from built-in lists), each replayed as exact repeats and
+The stream is generated: distinct business facts (slots filled from built-in lists and from the Bitext
+customer-support sample's payment methods; the sample is read from ../shared/datasets/, `BRAIN_BITEXT_CSV`,
+and the run stops with an error naming the path when it is missing), each replayed as exact repeats and
 paraphrases (case and punctuation, filler words, one synonym, clause order), mixed with structural
 garbage (bare URLs, table rows, process narration, tool calls, JSON, unfilled templates, too short),
 secrets (API keys, tokens, passwords, Luhn-valid card numbers) and echoes of memories injected into the
@@ -28,11 +29,9 @@ from pathlib import Path
 
 from django.conf import settings
 
-from brain.benchmarks.common import fresh_tenant, use_bench_database
+from brain.benchmarks.common import bitext_path, fresh_tenant, use_bench_database
 from brain.formation.gate import find_secret
 from brain.formation.text import content_tokens, normalise
-
-DATASET = Path("/work/shared/datasets/bitext_customer_support_training_4514.csv")
 
 NAMES = "Maria Chen, Omar Haddad, Lena Fischer, Kwame Mensah, Sofia Rossi, Diego Alvarez, Aiko Tanaka, Priya Nair, Jonas Berg, Fatima Zahra, Liam Walsh, Chloe Martin, Mateo Silva, Ingrid Olsen, Ravi Kumar, Hana Novak, Pedro Costa, Yara Aziz, Noah Cohen, Elif Demir".split(
     ", "
@@ -130,12 +129,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--database", default="brain_bench", help="Database to run in (created if missing).")
 
 
-def _dataset_slots(rng: random.Random) -> dict[str, list[str]]:
-    """Extra slot values from the bitext dataset's entity values (products, payment methods), when present."""
-    if not DATASET.exists():
-        return {}
+def dataset_slots(path: Path) -> dict[str, list[str]]:
+    """Extra slot values from the Bitext sample's entity values (payment methods)."""
     extra: dict[str, set[str]] = defaultdict(set)
-    with DATASET.open(newline="") as fh:
+    with path.open(newline="") as fh:
         for row in csv.DictReader(fh):
             value = (row.get("entity_value") or "").strip()
             kind = row.get("entity_type") or ""
@@ -207,13 +204,13 @@ def _facts(n_facts: int, scopes: list[str], rng: random.Random, slots: dict) -> 
     return facts
 
 
-def build_stream(n: int, scopes: list[str], rng: random.Random) -> list[Item]:
+def build_stream(n: int, scopes: list[str], rng: random.Random, slots: dict[str, list[str]]) -> list[Item]:
     n_facts = max(1, int(n * 0.3))
     n_repeats = int(n * 0.3)
     n_garbage = int(n * 0.15)
     n_secrets = int(n * 0.1)
     n_echo = n - n_facts - n_repeats - n_garbage - n_secrets
-    facts = _facts(n_facts, scopes, rng, _dataset_slots(rng))
+    facts = _facts(n_facts, scopes, rng, slots)
     items = [Item("fact", text, scope, fact_id=i) for i, (scope, text) in enumerate(facts)]
     for _ in range(n_repeats):
         i = rng.randrange(len(facts))
@@ -250,10 +247,11 @@ def build_stream(n: int, scopes: list[str], rng: random.Random) -> list[Item]:
 
 
 def run(options, stdout) -> dict:
+    slots = dataset_slots(bitext_path())  # before anything else: a missing sample stops the run at once
     use_bench_database(options["database"], stdout)
     rng = random.Random(options["seed"])
     scopes = [f"agent-{i}" for i in range(max(1, options["scopes"]))]
-    stream = build_stream(options["n"], scopes, rng)
+    stream = build_stream(options["n"], scopes, rng, slots)
     tenant = fresh_tenant("bench-formation", "Formation benchmark")
     stdout.write(
         f"stream: {len(stream)} candidates {dict(Counter(i.kind for i in stream))} over {len(scopes)} scopes; "

@@ -4,22 +4,19 @@ Shared by `brain_bench poisoning`, `brain_bench extraction` and their tests. Pur
 goes through the same code a real write does (the local extractor or chat miner, then `gate_check`), with
 the business's published contacts of the corpus (`PUBLISHED` in data/build_corpora.py). The corpora are the
 JSON-lines files in brain/benchmarks/data/ (one copy; the tests read them too). The extraction corpus also
-reads replies from the Bitext sample in ../shared/datasets/ at run time (`BRAIN_BITEXT_CSV` overrides the
-path); it fails loudly when the file is missing.
+reads replies from the Bitext sample in ../shared/datasets/ at run time (the setting `BRAIN_BITEXT_CSV`
+overrides the path); it stops with an error naming the path when the file is missing.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-from django.conf import settings
 
 from brain.client_brain import typed
 from brain.client_brain.producers import TicketEvidence, candidate_from_item, extract_local
@@ -27,8 +24,9 @@ from brain.formation.gate import GateVerdict, gate_check
 from brain.formation.miner import mine_conversation
 from brain.formation.text import normalise
 
+from .common import bitext_path
+
 DATA = Path(__file__).parent / "data"
-BITEXT_NAME = "bitext_customer_support_training_4514.csv"
 PUBLISHED = ("support@acme.test", "acme.test", "+44 20 7946 0000", "12 Harbour Road")
 _SIGN_OFF_WORDS = re.compile(
     r"\b(?:regards|sincerely|cheers|many thanks|have a great day|acme (?:support|crew|team|customer care))\b",
@@ -170,20 +168,6 @@ def poisoning_figures(limit: int | None = None) -> PoisoningFigures:
 
 
 # --- extraction -----------------------------------------------------------------------------------------------
-
-
-def bitext_path() -> Path:
-    configured = os.environ.get("BRAIN_BITEXT_CSV")
-    path = (
-        Path(configured)
-        if configured
-        else Path(settings.BASE_DIR).parent / "shared" / "datasets" / BITEXT_NAME
-    )
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"the Bitext sample is missing at {path}: set BRAIN_BITEXT_CSV or put shared/datasets/ beside the checkout"
-        )
-    return path
 
 
 @cache

@@ -37,7 +37,11 @@ DEFAULTS: dict[str, Any] = {
     "MMR_LAMBDA": None,
     # "hnsw": HNSW index with iterative scans under the filters; "exact": exact scan of the filtered rows.
     "VECTOR_STRATEGY": "hnsw",
-    "HNSW_EF_SEARCH": 100,
+    # Candidates the HNSW walk keeps (pgvector allows up to 1000). A query far from every stored row, or
+    # between two clusters of rows, needs many more than a near-copy of a row to find its true neighbours:
+    # `brain_bench scale` measures recall against the exact scan per kind of query and the cost of each
+    # value (`--ef-search-sweep`); see the README's Scale section.
+    "HNSW_EF_SEARCH": 800,
     "HNSW_MAX_SCAN_TUPLES": 40000,
     # Full-text scoring: "bm25" (IDF in the tenant's filtered rows, length-damped) or "ts_rank_cd".
     "LEXICAL_SCORING": "bm25",

@@ -4,7 +4,7 @@ from importlib.util import find_spec as _find_spec
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_int, env_str
+from .env import BASE_DIR, env_int, env_str
 
 # --- LLM provider (decision 5) -----------------------------------------------------------------------
 # "local" (deterministic, no key) or "openai" (any OpenAI-compatible chat-completions endpoint).
@@ -59,6 +59,12 @@ BRAIN_BENCHMARKS = {
     "learning": "intelligence.benchmarks.learning",
     "chaos": "tickets.chaos",
 }
+# The Bitext customer-support sample the extraction and formation benchmarks read (public data beside the
+# checkout, never copied into it); they stop with an error naming this path when it is missing.
+BRAIN_BITEXT_CSV = env_str(
+    "BRAIN_BITEXT_CSV",
+    str(BASE_DIR.parent / "shared" / "datasets" / "bitext_customer_support_training_4514.csv"),
+)
 
 # --- Client Brain (spec: client_brain.txt; decision 3) ----------------------------------------------------
 # Prompt caps per family; a tenant overrides any of them with Tenant.settings["client_brain_caps"].

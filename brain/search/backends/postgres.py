@@ -6,12 +6,15 @@ Brain window through the trigram index.
 - `trigram`: pg_trgm `word_similarity` of the plan's typo words against `text` and `key`; served by the
   trigram GIN index led by `tenant_id`.
 - `vector`: pgvector cosine distance to the query embedding, over rows embedded by the same model:
-  the HNSW index with iterative scans under the filters, or an exact scan (`VECTOR_STRATEGY`).
+  the HNSW index with iterative scans under the filters, or an exact scan (`VECTOR_STRATEGY`). When the
+  walk ends with fewer than `pool` rows, the tier is run again as the exact scan, whose rows serve it when
+  they differ (the walk stopped before it found all the filtered rows).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from django.contrib.postgres.search import TrigramSimilarity
@@ -176,6 +179,21 @@ class PostgresBackend(SearchBackend):
         return True
 
     def search(self, cursor, plan: RecallPlan) -> list[Hit]:
+        hits = self._execute(cursor, plan)
+        if plan.strategy == "hnsw" and "vector" in plan.tiers:
+            found = sum(1 for hit in hits if hit.vector_rank is not None)
+            if found < plan.pool:
+                # Fewer than `pool` rows: either the filters leave no more, or the walk stopped
+                # (`HNSW_MAX_SCAN_TUPLES`) before it found them, as for a tenant or scope small beside the
+                # table. Either way the rows are few, so the exact scan is cheap; where it finds other rows
+                # than the walk, its rows serve the tier, and every result's explanation says "exact".
+                exact = self._execute(cursor, replace(plan, tiers=["vector"], strategy="exact"))
+                if {hit.id for hit in exact} != {hit.id for hit in hits if hit.vector_rank is not None}:
+                    hits = _with_exact_vector_tier(hits, exact)
+                    plan.strategy = "exact"
+        return hits
+
+    def _execute(self, cursor, plan: RecallPlan) -> list[Hit]:
         sql, params = recall_statement(plan)
         config = plan.config
         if "vector" in plan.tiers and plan.strategy == "hnsw":
@@ -257,6 +275,24 @@ class PostgresBackend(SearchBackend):
             for values in rows.filter(pk__in=list(plan.ids)).annotate(**annotations).values_list(*fields):
                 found.setdefault(values[0], _neighbour_row(values, plan.vector is not None))
         return list(found.values())
+
+
+def _with_exact_vector_tier(hits: list[Hit], exact: list[Hit]) -> list[Hit]:
+    """`hits` with their vector ranks and scores replaced by those of `exact` (the exact scan's hits of the
+    vector tier alone); a row only the walk found, and no other tier, is dropped."""
+    merged = {hit.id: hit._replace(vector_rank=None, vector_score=None) for hit in hits}
+    for hit in exact:
+        known = merged.get(hit.id)
+        merged[hit.id] = (
+            hit
+            if known is None
+            else known._replace(vector_rank=hit.vector_rank, vector_score=hit.vector_score)
+        )
+    return [
+        hit
+        for hit in merged.values()
+        if hit.vector_rank is not None or hit.fts_rank is not None or hit.trigram_rank is not None
+    ]
 
 
 def _neighbour_row(values: tuple, with_distance: bool) -> NeighbourRow:

@@ -1,10 +1,12 @@
-"""Smoke tests of `brain_bench poisoning` and `brain_bench extraction` at a tiny size."""
+"""Smoke tests of `brain_bench poisoning` and `brain_bench extraction` at a tiny size; the benchmarks that read
+the Bitext sample stop when it is missing."""
 
 import json
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from brain.benchmarks import trust
 
@@ -35,11 +37,18 @@ def test_extraction_prints_its_figures():
     assert figures["sign_offs_admitted"] == figures["personal_data_admitted"] == 0
 
 
-def test_extraction_fails_loudly_without_the_bitext_sample(monkeypatch, tmp_path):
-    monkeypatch.setenv("BRAIN_BITEXT_CSV", str(tmp_path / "missing.csv"))
+def test_extraction_fails_loudly_without_the_bitext_sample(settings, tmp_path):
+    settings.BRAIN_BITEXT_CSV = str(tmp_path / "missing.csv")
     trust.bitext_responses.cache_clear()
     try:
-        with pytest.raises(FileNotFoundError, match="Bitext sample is missing"):
+        with pytest.raises(CommandError, match="Bitext sample is missing at .*missing.csv.*BRAIN_BITEXT_CSV"):
             trust.bitext_responses()
     finally:
         trust.bitext_responses.cache_clear()
+
+
+def test_formation_fails_loudly_without_the_bitext_sample(settings, tmp_path):
+    """No silent fallback to the built-in lists: the run stops before it loads anything."""
+    settings.BRAIN_BITEXT_CSV = str(tmp_path / "missing.csv")
+    with pytest.raises(CommandError, match="Bitext sample is missing at .*missing.csv.*BRAIN_BITEXT_CSV"):
+        run("formation", "--n", "10", "--database", "brain_bench_never_created")

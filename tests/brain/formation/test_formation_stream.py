@@ -7,13 +7,14 @@ import random
 
 import pytest
 
-from brain.benchmarks.formation import build_stream, replay
+from brain.benchmarks.common import bitext_path
+from brain.benchmarks.formation import build_stream, dataset_slots, replay
 
 pytestmark = pytest.mark.django_db
 
 
 def test_a_replayed_stream_admits_no_garbage_secrets_or_echoes_and_writes_no_duplicates(tenant):
-    stream = build_stream(150, ["agent-0", "agent-1"], random.Random(11))
+    stream = build_stream(150, ["agent-0", "agent-1"], random.Random(11), dataset_slots(bitext_path()))
     kinds = {item.kind for item in stream}
     assert kinds == {"fact", "garbage", "secret", "echo"}
     figures = replay(stream, tenant_id=tenant.pk)

@@ -1,0 +1,108 @@
+"""The vector tier finds what the exact scan finds, also for a query between two clusters of rows (the kind
+of query an HNSW walk misses most: its true neighbours sit in two clusters the graph barely links)."""
+
+import numpy as np
+import pytest
+from django.db import connection
+
+from brain.models import Memory
+from brain.search import recall
+from brain.search.backends.postgres import recall_statement
+from brain.search.engine import plan_recall
+from brain.search.types import recall_settings
+
+MODEL = "synthetic-384"
+CLUSTERS = 12
+
+
+def planted(tenant, centres, rows_per_centre, rng) -> dict[int, np.ndarray]:
+    """Rows of `tenant` around `centres` (each a centre plus noise, cosine about 0.9 to it): {id: vector}."""
+    vectors = []
+    for centre in centres:
+        noise = rng.normal(size=(rows_per_centre, centre.size)) * 0.5 / np.sqrt(centre.size)
+        vectors.extend(v / np.linalg.norm(v) for v in centre + noise)
+    memories = Memory.objects.bulk_create(
+        Memory(tenant=tenant, type="fact", text=f"row {i}", embedding=v.tolist(), embedding_model=MODEL)
+        for i, v in enumerate(vectors)
+    )
+    return {memory.id: vector for memory, vector in zip(memories, vectors, strict=True)}
+
+
+@pytest.fixture
+def clustered(tenant, other_tenant):
+    """A small tenant (120 rows) and a larger other tenant (1,200 rows) on the same 12 clusters, and a query
+    halfway between two of them."""
+    rng = np.random.default_rng(18)
+    centres = rng.normal(size=(CLUSTERS, 384))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    rows = planted(tenant, centres, 10, rng)
+    planted(other_tenant, centres, 100, rng)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE brain_memory")
+    query = centres[0] + centres[1]
+    return rows, centres, (query / np.linalg.norm(query)).tolist()
+
+
+def exact_top(rows: dict[int, np.ndarray], query: list[float], k: int = 10) -> list[int]:
+    """The tenant's k nearest rows by cosine, computed here, apart from the code under test."""
+    ids = list(rows)
+    scores = np.array([rows[i] for i in ids]) @ np.array(query)
+    return [ids[i] for i in np.argsort(-scores, kind="stable")[:k]]
+
+
+def vector_results(tenant, query, limit=10):
+    return recall(
+        tenant_id=tenant.pk,
+        query="between",
+        mode="vector",
+        limit=limit,
+        query_embedding=query,
+        embedding_model=MODEL,
+    )
+
+
+def steer_onto_the_hnsw_index(tenant, query) -> None:
+    """Make sorting prohibitive for the rest of the test's transaction, so the planner walks the HNSW index
+    (as it does for a large tenant) instead of sorting this small tenant's rows; check that it does."""
+    plan = plan_recall(
+        tenant_id=tenant.pk,
+        query="between",
+        limit=10,
+        mode="vector",
+        details=True,
+        with_embedding=False,
+        config=recall_settings(),
+        query_embedding=query,
+        embedding_model=MODEL,
+    )
+    sql, params = recall_statement(plan)
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_sort = off")
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        assert "memory_embedding_hnsw" in "\n".join(row[0] for row in cursor.fetchall())
+
+
+def test_the_vector_tier_finds_the_exact_neighbours_of_a_query_between_two_clusters(tenant, clustered):
+    rows, centres, query = clustered
+    expected = exact_top(rows, query)
+    # The truth is split between the two clusters, so a walk that settles in one of them misses part of it.
+    assert {int(np.argmax(centres @ rows[i])) for i in expected} == {0, 1}
+    assert [r.id for r in vector_results(tenant, query)] == expected
+    steer_onto_the_hnsw_index(tenant, query)
+    results = vector_results(tenant, query)
+    assert [r.id for r in results] == expected
+    assert results[0].explanation["vector_strategy"] == "hnsw"
+
+
+def test_a_walk_that_ends_before_it_finds_enough_of_the_tenants_rows_falls_back_to_the_exact_scan(
+    tenant, clustered, settings
+):
+    """The walk may keep 50 candidates and visit 60 index entries in all: an eleventh of them are the tenant's, as
+    a tenant small beside a large table finds too few within the limits. The exact scan takes over."""
+    rows, _, query = clustered
+    settings.BRAIN_RECALL = {"HNSW_EF_SEARCH": 10, "HNSW_MAX_SCAN_TUPLES": 60}
+    steer_onto_the_hnsw_index(tenant, query)
+    results = vector_results(tenant, query, limit=40)
+    assert [r.id for r in results] == exact_top(rows, query, k=40)
+    assert {r.explanation["vector_strategy"] for r in results} == {"exact"}
