@@ -58,6 +58,7 @@ BRAIN_BENCHMARKS = {
     "extraction": "brain.benchmarks.extraction",
     "learning": "intelligence.benchmarks.learning",
     "chaos": "tickets.chaos",
+    "replay": "tickets.replay",
 }
 
 # --- Client Brain (spec: client_brain.txt; decision 3) ----------------------------------------------------
