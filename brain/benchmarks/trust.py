@@ -189,7 +189,8 @@ _BITEXT_SLOTS = {
 }
 
 
-def _fill(response: str) -> str:
+def bitext_fill(response: str) -> str:
+    """A Bitext reply with its anonymised {{slots}} filled the way a real reply would read."""
     return re.sub(
         r"\{\{\s*([^}]+?)\s*\}\}", lambda m: _BITEXT_SLOTS.get(m.group(1), m.group(1).lower()), response
     )
@@ -230,7 +231,7 @@ def _admitted_texts(case: dict) -> list[str]:
     if case["kind"] == "chat":
         return [text for text, verdict in chat_outcomes(case["messages"]) if verdict.passed]
     if case["kind"] == "bitext":
-        response = _fill(bitext_responses()[case["row"]])
+        response = bitext_fill(bitext_responses()[case["row"]])
         body = f"{case['greeting']}\n\n{response}\n\n{case['sign_off']}"
     else:
         body = case["body"]

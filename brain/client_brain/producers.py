@@ -146,6 +146,18 @@ _DONE_ON_THIS_TICKET = re.compile(
     r"\b(?:we|i)(?:'ve|\s+have|\s+had|'d)\b|\b(?:we|i)\s+(?:just\s+|now\s+|already\s+)?(?:\w+ed|sent|made|put)\b",
     re.I,
 )
+# A reply that walks the customer through the fix ("Log in to your account.", "Then, click Cancel Order.")
+# resolves the issue with its steps: the sentence opens, after an optional list marker and "first"/"then",
+# with a verb of guidance.
+_GUIDANCE_STEP = re.compile(
+    r"^(?:[-*•]\s*|\d+[.)]\s*)?(?:(?:first(?:ly)?|second(?:ly)?|then|next|now|finally|simply|just|afterwards)"
+    r",?\s+)*(?:log(?:ging)?\s*in(?:to)?|sign(?:ing)?\s*in(?:to)?|visit|navigate|go\s+to|head\s+(?:to|over)|"
+    r"click|tap|select|choose|open|enter|fill\s+(?:in|out)|follow|contact|reach\s+out|call|look\s+for|"
+    r"locate|find|access|review|update|submit|confirm|press|type|complete|spot|identify|connect|search|"
+    r"scroll|opt|provide\s+(?:your|the))\b",
+    re.I,
+)
+MAX_GUIDANCE_STEPS = 2
 _FORMAL = re.compile(
     r"\b(dear|kind regards|sincerely|yours faithfully|please do not hesitate|we regret|kindly|"
     r"at your earliest convenience|we apologi[sz]e for any inconvenience)\b",
@@ -249,7 +261,8 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     - voice: the reply's formality (greeting, sign-off, contractions, exclamations, emoji) and its tone;
     - issues: the classified intent (or the subject alone) with the ticket's subject as the pattern, the
       reply's sentences that carry a resolution verb (refunded, replaced, reset...) as the best
-      resolution, frequency 1 (formation counts repeats);
+      resolution, else the first two steps it walks the customer through ("Log in to your account.",
+      "Click Cancel Order."), frequency 1 (formation counts repeats);
     - process: each APPROVED proposed action as the action, the ticket's topic as the trigger. Rejected
       proposals teach no rule (a rejection says what not to do in one case, not what to do).
     """
@@ -275,6 +288,8 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
 
     resolution = [s for s in sentences if _RESOLUTION_WORD.search(s) and s not in facts and _is_statement(s)][
         :2
+    ] or [s for s in sentences if _GUIDANCE_STEP.match(s) and s.endswith((".", "!")) and s not in facts][
+        :MAX_GUIDANCE_STEPS
     ]
     if topic and resolution:
         # One issue memory per classified topic; the subject of the latest ticket rides along so that recall,

@@ -58,6 +58,7 @@ BRAIN_BENCHMARKS = {
     "extraction": "brain.benchmarks.extraction",
     "learning": "intelligence.benchmarks.learning",
     "chaos": "tickets.chaos",
+    "replay": "tickets.replay",
 }
 # The Bitext customer-support sample the extraction and formation benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.

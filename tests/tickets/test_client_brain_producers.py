@@ -99,3 +99,35 @@ def test_no_reply_means_no_voice_business_or_issue_memory():
     answer = extract_local(evidence(reply=None, approvals=approvals))
     assert [m["type"] for m in answer["memories"]] == ["process"]
     assert answer["memories"][0]["value"]["trigger"].endswith("and an escalation is proposed")
+
+
+GUIDING_REPLY = """Hello,
+
+I can help you with your order.
+
+1. Firstly, log in to your account on our website.
+2. Click on "My Orders" and select the order.
+3. Press the button next to it and confirm.
+Contact details (phone number or email address)
+
+Kind regards,
+Acme Support"""
+
+
+def test_a_reply_that_walks_the_customer_through_the_fix_gives_the_issue_its_first_steps():
+    classification = {"category": "ORDER", "intent": "cancel_order", "labels": []}
+    (issue,) = by_type(extract_local(evidence(GUIDING_REPLY, classification=classification)), "issues")
+    assert issue["key"] == "issue:order-cancel_order"
+    assert issue["value"]["best_resolution"] == (
+        'Firstly, log in to your account on our website. Click on "My Orders" and select the order.'
+    )
+
+
+def test_a_resolution_verb_outranks_guidance_and_a_reply_with_neither_teaches_no_issue():
+    done = GUIDING_REPLY.replace("I can help you with your order.", "We have refunded the delivery fee.")
+    (issue,) = by_type(extract_local(evidence(done)), "issues")
+    assert issue["value"]["best_resolution"].startswith("We have refunded the delivery fee")
+    vague = "Hello,\n\nI understand how frustrating this is. Our team is looking into it for you.\n\nKind regards,\nAcme"
+    assert by_type(extract_local(evidence(vague)), "issues") == []
+    lead_in_only = "Hello,\n\nContact details (phone number or email address)\n\nKind regards,\nAcme"
+    assert by_type(extract_local(evidence(lead_in_only)), "issues") == []
