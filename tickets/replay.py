@@ -48,8 +48,8 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from brain.benchmarks.common import percentile
-from brain.benchmarks.trust import bitext_fill, bitext_path
+from brain.benchmarks.common import bitext_path, percentile
+from brain.benchmarks.trust import bitext_fill
 from brain.client_brain import typed
 from brain.client_brain.recall import client_brain_candidates, client_brain_context
 from brain.client_brain.render import render_context
@@ -95,10 +95,7 @@ class StreamTicket:
 def bitext_rows(path: Path | None = None) -> list[dict[str, str]]:
     """The Bitext sample's rows (instruction, category, intent, response). CommandError naming the path when
     it is missing or lacks a column."""
-    try:
-        path = path or bitext_path()
-    except FileNotFoundError as exc:
-        raise CommandError(str(exc)) from exc
+    path = path or bitext_path()
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         missing = {"instruction", "category", "intent", "response"} - set(reader.fieldnames or ())
