@@ -43,6 +43,8 @@ from .text import normalise
 from .writes import (
     embed_for_write_many,
     history_add,
+    reinforce_row,
+    reinforced,
     row_add,
     row_reinforce,
     row_supersede,
@@ -286,10 +288,11 @@ def _reinforce_and_weigh(
 ) -> PromoteOutcome:
     """Reinforce the target; when it is a competing value whose evidence now exceeds the standing
     value's, it supersedes that value (evidence.py)."""
-    outcome = row_reinforce(target_id, candidate, reason, detail)
-    competitor = Memory.objects.for_tenant(candidate.tenant_id).select_for_update().get(pk=target_id)
+    competitor = reinforce_row(target_id, candidate, reason)  # locked, as written: not read again
     standing = turned_against(competitor)
-    return row_turn(competitor.pk, standing, candidate) if standing is not None else outcome
+    if standing is not None:
+        return row_turn(competitor.pk, standing, candidate)
+    return reinforced(competitor, reason, detail)
 
 
 def _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types) -> PromoteOutcome:

@@ -195,6 +195,12 @@ def row_create(candidate: MemoryCandidate, vector, model: str) -> Memory:
 
 
 def row_reinforce(memory_id: int, candidate: MemoryCandidate, reason: str, detail: dict) -> PromoteOutcome:
+    return reinforced(reinforce_row(memory_id, candidate, reason), reason, detail)
+
+
+def reinforce_row(memory_id: int, candidate: MemoryCandidate, reason: str) -> Memory:
+    """Count one more sighting of the memory (frequency, confidence, provenance, history, `reinforces` edges);
+    returns the row as written, locked until the transaction ends."""
     memory = Memory.objects.for_tenant(candidate.tenant_id).select_for_update().get(pk=memory_id)
     before = snapshot(memory)
     memory.frequency += 1
@@ -216,6 +222,10 @@ def row_reinforce(memory_id: int, candidate: MemoryCandidate, reason: str, detai
         after=snapshot(memory),
     )
     provenance_edges(memory, graph.node_for_memory(memory), candidate, GraphRelation.REINFORCES)
+    return memory
+
+
+def reinforced(memory: Memory, reason: str, detail: dict) -> PromoteOutcome:
     return PromoteOutcome(
         result="reinforced", memory_id=memory.pk, reason=reason, related_memory_id=memory.pk, detail=detail
     )
