@@ -184,10 +184,11 @@ def _recall_ids_before_lock(embedded: list[tuple]) -> dict[int, list[int]]:
     neighbour query and the backstop, inside the lock. One tenant's scopes' memory state is read once."""
     wanted = [(i, c, vector, model) for i, c, vector, model in embedded if not c.skip_judge]
     tenants = {c.tenant_id for _, c, _, _ in wanted}
+    scopes = dict.fromkeys((c.scope_kind, c.scope_id) for _, c, _, _ in wanted)
     if not wanted:
         return {}
     states = (
-        states_read_once(tenants.pop(), [(c.scope_kind, [c.scope_id]) for _, c, _, _ in wanted])
+        states_read_once(tenants.pop(), [(kind, [scope_id]) for kind, scope_id in scopes])
         if len(tenants) == 1
         else nullcontext()
     )
