@@ -313,28 +313,40 @@ def embed_query(text: str) -> list[float]:
     Keyed by embedder name + exact text, so a model switch never serves a stale vector. Blank text raises
     `EmbedderInputError`. Returns a fresh list each call (callers may mutate it).
     """
+    return embed_queries([text])[0]
+
+
+def embed_queries(texts: list[str]) -> list[list[float]]:
+    """`embed_query` for several texts: one vector per text, in order, from the same caches; the texts
+    neither cache holds are embedded in one call into the embedder (formation embeds a ticket's
+    candidates so). Blank text raises `EmbedderInputError`."""
     embedder = get_embedder()
-    key = (embedder.name, text)
+    found: dict[str, tuple[float, ...]] = {}
     with _query_lru_lock:
-        hit = _query_lru.get(key)
-        if hit is not None:
-            _query_lru.move_to_end(key)
-            return list(hit)
-    cache_key = _cache_key(embedder.name, text)
-    stored = _shared_cache_get(cache_key)
-    if stored is not None:
-        vector = tuple(np.frombuffer(stored, dtype=np.float32).astype(float).tolist())
-    else:
-        # float32, as pgvector stores it: the first call and every cached call give the same numbers.
-        as_float32 = np.asarray(embedder.embed([text])[0], dtype=np.float32)
-        _shared_cache_set(cache_key, as_float32.tobytes())
-        vector = tuple(as_float32.astype(float).tolist())
+        for text in texts:
+            hit = _query_lru.get((embedder.name, text))
+            if hit is not None:
+                _query_lru.move_to_end((embedder.name, text))
+                found[text] = hit
+    missing = [text for text in dict.fromkeys(texts) if text not in found]
+    for text in list(missing):
+        stored = _shared_cache_get(_cache_key(embedder.name, text))
+        if stored is not None:
+            found[text] = tuple(np.frombuffer(stored, dtype=np.float32).astype(float).tolist())
+            missing.remove(text)
+    if missing:
+        for text, vector in zip(missing, embedder.embed(missing), strict=True):
+            # float32, as pgvector stores it: the first call and every cached call give the same numbers.
+            as_float32 = np.asarray(vector, dtype=np.float32)
+            _shared_cache_set(_cache_key(embedder.name, text), as_float32.tobytes())
+            found[text] = tuple(as_float32.astype(float).tolist())
     with _query_lru_lock:
-        _query_lru[key] = vector
-        _query_lru.move_to_end(key)
+        for text, vector in found.items():
+            _query_lru[(embedder.name, text)] = vector
+            _query_lru.move_to_end((embedder.name, text))
         while len(_query_lru) > QUERY_CACHE_SIZE:
             _query_lru.popitem(last=False)
-    return list(vector)
+    return [list(found[text]) for text in texts]
 
 
 # The shared cache only saves work: when it is down (a Redis restart), queries are embedded anyway. Cache

@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Q
 
-from brain.embedders import Embedder, embed_query, get_embedder
+from brain.embedders import Embedder, embed_queries, get_embedder
 from brain.models import Memory
 
 # Cosine distance under which a recomputed vector counts as "the same": float noise from batch shapes
@@ -61,7 +61,13 @@ def embed_text_now(text: str) -> list[float]:
     Comparable with stored vectors whose `embedding_model` is `current_embedding_model()`. A caller that
     stores it on a row must also store that model name. Blank text raises `EmbedderInputError`.
     """
-    return embed_query(text)
+    return embed_texts_now([text])[0]
+
+
+def embed_texts_now(texts: list[str]) -> list[list[float]]:
+    """`embed_text_now` for several texts, in order: the ones no cache holds go to the embedder in one call
+    (formation embeds all of a ticket's candidates so)."""
+    return embed_queries(list(texts))
 
 
 def embedding_enqueue(*, tenant_id: int, memory_ids: Iterable[int]) -> None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Q
+from django.utils import timezone
 
 from .models import BrainEdge, BrainNode, GraphNodeKind, GraphRelation, Memory, MemoryStatus
 
@@ -62,22 +64,42 @@ def node_for(
     )
 
 
+_NODE_COLUMNS = (
+    "id",
+    "tenant_id",
+    "scope_kind",
+    "scope_id",
+    "kind",
+    "ref",
+    "memory_id",
+    "label",
+    "created_at",
+)
+# One round trip: the node inserted, or the one standing (a row another transaction is inserting right now
+# is not in this statement's snapshot: then it is read again, after the insert waited for it).
+_NODE_SQL = f"""
+WITH new AS (
+    INSERT INTO {BrainNode._meta.db_table} ({", ".join(_NODE_COLUMNS[1:])})
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING
+    RETURNING {", ".join(_NODE_COLUMNS)})
+SELECT * FROM new
+UNION ALL
+SELECT {", ".join(_NODE_COLUMNS)} FROM {BrainNode._meta.db_table} WHERE tenant_id = %s AND kind = %s AND ref = %s
+LIMIT 1
+"""
+
+
 def _node(*, tenant_id, kind, ref, scope_kind, scope_id, memory_id=None, label="") -> BrainNode:
-    BrainNode.objects.bulk_create(
-        [
-            BrainNode(
-                tenant_id=tenant_id,
-                kind=kind,
-                ref=ref,
-                scope_kind=scope_kind,
-                scope_id=scope_id,
-                memory_id=memory_id,
-                label=label[:255],
-            )
-        ],
-        ignore_conflicts=True,
-    )
-    return BrainNode.objects.for_tenant(tenant_id).get(kind=kind, ref=ref)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _NODE_SQL,
+            [tenant_id, scope_kind, scope_id, kind, ref, memory_id, label[:255], timezone.now()]
+            + [tenant_id, kind, ref],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return BrainNode.objects.for_tenant(tenant_id).get(kind=kind, ref=ref)
+    return BrainNode.from_db(connection.alias, _NODE_COLUMNS, row)
 
 
 def edge_add(*, source: BrainNode, target: BrainNode, relation: str, weight: float = 1.0) -> None:

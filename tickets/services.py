@@ -363,20 +363,21 @@ def _attempt_finish(attempt: LearningAttempt, status: str, **fields) -> Learning
 
 
 class _AttemptLedger:
-    """The attempt's record of promoted candidates (`outcomes`), written in each candidate's transaction."""
+    """The attempt's record of promoted candidates (`outcomes`), written in the candidates' transaction."""
 
     def __init__(self, attempt: LearningAttempt):
         self.attempt = attempt
 
-    def claim(self, identity: str) -> bool:
+    def claim(self, identities: list[str]) -> set[str]:
         row = _fenced(self.attempt).select_for_update().values_list("outcomes", flat=True).first()
         if row is None:
             raise LeaseLost(f"learning attempt {self.attempt.pk}: try {self.attempt.tries} lost its lease")
         self.attempt.outcomes = list(row)
-        return all(o.get("candidate") != identity for o in self.attempt.outcomes)
+        done = {o.get("candidate") for o in self.attempt.outcomes}
+        return {identity for identity in identities if identity not in done}
 
-    def record(self, identity: str, outcome) -> None:
-        self.attempt.outcomes.append(
+    def record(self, outcomes) -> None:
+        self.attempt.outcomes += [
             {
                 "candidate": identity,
                 "type": outcome.type,
@@ -385,7 +386,8 @@ class _AttemptLedger:
                 "memory_id": outcome.memory_id,
                 "reason": outcome.reason,
             }
-        )
+            for identity, outcome in outcomes
+        ]
         _fenced(self.attempt).update(outcomes=self.attempt.outcomes)
 
 
@@ -395,8 +397,8 @@ def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> Learnin
     Skips (with its reason) when the ticket is missing, no longer terminal, the configured provider
     needs a key that is unavailable, or the tenant's daily LLM budget is spent. Raises `ProviderError` on
     a transient provider failure, leaving the attempt running with the error noted, so the task can
-    retry; `learning_attempt_fail` records the final failure. Not one transaction: each promote() commits
-    with its record in the attempt's ledger, so a try that dies half-way and a later try of the same
+    retry; `learning_attempt_fail` records the final failure. The ticket's candidates commit together with
+    their record in the attempt's ledger, so a try that dies half-way and a later try of the same
     attempt write each candidate once. Raises `LeaseLost` when another try took the attempt over.
     """
     from brain.api import (

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -378,43 +379,69 @@ def _untrusted_texts(evidence: TicketEvidence) -> list[str]:
 
 
 class CandidateLedger(Protocol):
-    """Where the caller records, per candidate, that it was promoted: learning once per attempt.
+    """Where the caller records that a ticket's candidates were promoted: learning once per attempt.
 
-    Both methods run inside the transaction of that candidate's promote(), so a candidate's write and its
-    record commit together: a run killed half-way and run again skips what the first run wrote. `claim` may
-    raise to abort the run (the caller lost its lease to another delivery of the same attempt).
+    Both methods run inside the one transaction that promotes the ticket's candidates, so the writes and
+    their record commit together: a run killed half-way and run again skips what the first run wrote.
+    `claim` may raise to abort the run (the caller lost its lease to another delivery of the same attempt).
     """
 
-    def claim(self, identity: str) -> bool:
-        """False when the candidate `identity` names was already promoted for this attempt."""
+    def claim(self, identities: list[str]) -> set[str]:
+        """The candidates among `identities` not yet promoted for this attempt."""
 
-    def record(self, identity: str, outcome: CandidateOutcome) -> None: ...
+    def record(self, outcomes: list[tuple[str, CandidateOutcome]]) -> None:
+        """Note each candidate identity's outcome."""
 
 
 def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None = None) -> LearningResult:
-    """Extract typed memories from one ticket's evidence and promote each. Tenant-scoped by `evidence`.
+    """Extract typed memories from one ticket's evidence and promote them. Tenant-scoped by `evidence`.
 
     Raises `ProviderError` when the provider fails or answers without a `memories` list (transient:
     the caller may retry). Idempotent in effect: learning the same evidence again produces the same
     candidates, which `promote()` reinforces rather than adds; with a `ledger`, a candidate already
     promoted for the caller's attempt is not promoted again (and not counted in this result). A
-    reinforcement counts one recorded activity on the reinforced row, in the same transaction.
+    reinforcement counts one recorded activity on the reinforced row. The candidates are promoted
+    together (`promote_many`: one embedder call, one transaction with their activity and their record).
     """
-    from brain.api import promote  # the public formation entry point (imported late: brain.api imports us)
+    from brain.formation import promote_many
 
     provider = get_provider()
     answer = provider.run(EXTRACT_TASK, evidence.payload())
     items = answer.get("memories")
     if not isinstance(items, list):
         raise ProviderError(f"{provider.name} provider answered without a 'memories' list")
-    counts = {"added": 0, "reinforced": 0, "superseded": 0, "rejected": 0}
+    entries = _identified(evidence, items, provider.name)
     outcomes: list[CandidateOutcome] = []
-    seen: dict[str, int] = {}
+    if entries:
+        with transaction.atomic():
+            if ledger is not None:
+                todo = ledger.claim([identity for identity, _, _ in entries])
+                entries = [entry for entry in entries if entry[0] in todo]
+            promoted = iter(promote_many([candidate for _, _, candidate in entries if candidate is not None]))
+            outcomes = [
+                _candidate_outcome(memory_type, candidate, next(promoted) if candidate is not None else None)
+                for _, memory_type, candidate in entries
+            ]
+            # Recorded activity is a mixed contribution/selection counter (spec): a ticket that reinforces
+            # a row contributes to it, as recall's selection into a prompt does.
+            _record_activity(evidence.tenant_id, [o.memory_id for o in outcomes if o.result == "reinforced"])
+            if ledger is not None:
+                ledger.record([(identity, o) for (identity, _, _), o in zip(entries, outcomes, strict=True)])
+    counts = {result: sum(o.result == result for o in outcomes) for result in _RESULTS}
+    return LearningResult(provider=provider.name, candidates=len(items), outcomes=outcomes, **counts)
+
+
+_RESULTS = ("added", "reinforced", "superseded", "rejected")
+
+
+def _identified(evidence: TicketEvidence, items: list, provider_name: str) -> list[tuple]:
+    """(identity, type, candidate or None when not of a typed shape) per extracted item, in order."""
+    entries, seen = [], {}
     for item in items:
         memory_type = item.get("type") if isinstance(item, dict) else None
         value = item.get("value") if isinstance(item, dict) else None
         candidate = (
-            candidate_from_item(evidence, item, provider.name) if typed.is_typed(memory_type, value) else None
+            candidate_from_item(evidence, item, provider_name) if typed.is_typed(memory_type, value) else None
         )
         # Identified by what it is, not by its position: a second extraction may list the same items in
         # another order (the answer of an LLM, or of code iterating a set in another process).
@@ -424,28 +451,21 @@ def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None
             else "untyped:" + json.dumps(item, sort_keys=True, default=str)
         )
         seen[base] = seen.get(base, 0) + 1
-        identity = f"{base}#{seen[base]}"
-        with transaction.atomic():
-            if ledger is not None and not ledger.claim(identity):
-                continue
-            outcome = _promote_candidate(evidence.tenant_id, memory_type, candidate, promote)
-            if ledger is not None:
-                ledger.record(identity, outcome)
-        counts[outcome.result] += 1
-        outcomes.append(outcome)
-    return LearningResult(provider=provider.name, candidates=len(items), outcomes=outcomes, **counts)
+        entries.append((f"{base}#{seen[base]}", memory_type, candidate))
+    return entries
 
 
-def _promote_candidate(
-    tenant_id: int, memory_type: Any, candidate: MemoryCandidate | None, promote
-) -> CandidateOutcome:
+def _record_activity(tenant_id: int, memory_ids: list[int]) -> None:
+    """One recorded activity per reinforcement: a row reinforced twice by the ticket counts two."""
+    remaining = Counter(memory_ids)
+    while remaining:
+        memories_record_activity(tenant_id=tenant_id, memory_ids=list(remaining))
+        remaining = Counter({memory_id: n - 1 for memory_id, n in remaining.items() if n > 1})
+
+
+def _candidate_outcome(memory_type: Any, candidate: MemoryCandidate | None, outcome) -> CandidateOutcome:
     if candidate is None:
         return CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
-    outcome = promote(candidate)
-    if outcome.result == "reinforced":
-        # Recorded activity is a mixed contribution/selection counter (spec): a ticket that reinforces
-        # a row contributes to it, as recall's selection into a prompt does.
-        memories_record_activity(tenant_id=tenant_id, memory_ids=[outcome.memory_id])
     return CandidateOutcome(
         type=candidate.type,
         key=candidate.key,

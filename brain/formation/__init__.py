@@ -3,7 +3,7 @@
 from .edits import memory_set_status, memory_supersede, memory_update
 from .gate import GateReason, GateVerdict, gate_check
 from .selectors import MemoryHistoryEntry, RejectionCount, gate_rejection_counts, memory_history
-from .services import GateRejected, MemoryNotFound, MemorySuperseded, promote
+from .services import GateRejected, MemoryNotFound, MemorySuperseded, promote, promote_many
 
 __all__ = [
     "GateReason",
@@ -20,4 +20,5 @@ __all__ = [
     "memory_supersede",
     "memory_update",
     "promote",
+    "promote_many",
 ]

@@ -17,10 +17,13 @@ parts) run before the lock.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 
 from django.db import transaction
 
+from ..memory_state import states_read_once
 from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
 from .evidence import COMPETING_REASON, outweighs, turned_against
@@ -37,7 +40,17 @@ from .judge import (
 )
 from .personal_data import may_hold_contact, published_contacts
 from .text import normalise
-from .writes import embed_for_write, history_add, row_add, row_reinforce, row_supersede, row_turn, scope_lock
+from .writes import (
+    embed_for_write_many,
+    history_add,
+    reinforce_row,
+    reinforced,
+    row_add,
+    row_reinforce,
+    row_supersede,
+    row_turn,
+    scope_lock,
+)
 
 
 class MemoryNotFound(LookupError):
@@ -105,6 +118,39 @@ def promote(candidate: MemoryCandidate) -> PromoteOutcome:
     Raises ValueError for a candidate no surface can legitimately send (unknown scope kind or status,
     a tenant scope with an owner id): a caller's bug, not a gate decision.
     """
+    return promote_many([candidate])[0]
+
+
+def promote_many(candidates: Sequence[MemoryCandidate]) -> list[PromoteOutcome]:
+    """`promote()` each of `candidates`, in order, with one call into the embedder and one transaction.
+
+    Each candidate is decided exactly as `promote()` decides it, and sees what the candidates before it
+    wrote (the direct neighbour query and the backstop run under the lock, after them). The slow parts run
+    before any lock: the gate, one embedder call for every candidate that passed it (the vector the judge
+    compares is the one stored on the row), recall's neighbour ids. Then one transaction (the caller's when
+    there is one) takes each scope's advisory lock once, in a fixed order (so two batches cannot deadlock),
+    and writes every outcome, rejections included: all of them commit together or none does.
+    """
+    originals = list(candidates)
+    candidates = [_checked(candidate) for candidate in originals]
+    verdicts = [_gate(candidate) for candidate in candidates]
+    passed = [i for i, verdict in enumerate(verdicts) if verdict.passed]
+    vectors = dict(zip(passed, embed_for_write_many([candidates[i].text for i in passed]), strict=True))
+    recall_ids = _recall_ids_before_lock([(i, candidates[i], *vectors[i]) for i in passed])
+    with transaction.atomic():
+        scopes = {(candidates[i].tenant_id, candidates[i].scope_kind, candidates[i].scope_id) for i in passed}
+        for scope in sorted(scopes):
+            scope_lock(*scope)
+        return [
+            _promote_locked(candidate, *vectors[i], recall_ids.get(i))
+            if verdicts[i].passed
+            else _reject(originals[i], verdicts[i].reason, verdicts[i].detail)
+            for i, candidate in enumerate(candidates)
+        ]
+
+
+def _checked(candidate: MemoryCandidate) -> MemoryCandidate:
+    """The candidate with its text stripped; ValueError for one no surface can legitimately send."""
     if candidate.scope_kind not in BrainScopeKind.values:
         raise ValueError(
             f"scope_kind must be one of {', '.join(BrainScopeKind.values)}, not {candidate.scope_kind!r}"
@@ -113,39 +159,52 @@ def promote(candidate: MemoryCandidate) -> PromoteOutcome:
         raise ValueError(f"a new memory's status cannot be {candidate.status!r}")
     if candidate.scope_kind == BrainScopeKind.TENANT and candidate.scope_id:
         raise ValueError("the tenant scope has no owner id: leave scope_id empty")
-    text = (candidate.text or "").strip()
+    return replace(candidate, text=(candidate.text or "").strip())
+
+
+def _gate(candidate: MemoryCandidate):
     values = candidate.payload.get("values") if isinstance(candidate.payload, dict) else None
-    with transaction.atomic():
-        verdict = gate_check(
-            text=text,
-            template=candidate.template,
-            values=values if isinstance(values, dict) else None,
-            system_prompt=candidate.system_prompt,
-            injected_texts=_injected_texts(candidate),
-            published_contacts=published_contacts(candidate.tenant_id) if may_hold_contact(text) else (),
-            source_texts=candidate.source_texts,
-            personal_data=candidate.surface in PERSONAL_DATA_SURFACES,
-        )
-        if not verdict.passed:
-            return _reject(candidate, verdict.reason, verdict.detail)
-    candidate = replace(candidate, text=text)
-    # Before the lock: the slow parts (embedding, retrieval ranking) must not serialise the scope. Rows
-    # committed meanwhile are still seen by the direct neighbour query and the backstop, inside the lock.
-    vector, model = embed_for_write(text)
-    recall_ids = None
-    if not candidate.skip_judge:
-        recall_ids = recall_neighbour_ids(
-            tenant_id=candidate.tenant_id,
-            scope_kind=candidate.scope_kind,
-            scope_id=candidate.scope_id,
-            text=text,
-            vector=vector,
-            model=model,
-            types=duplicate_types(candidate.type),
-        )
-    with transaction.atomic():
-        scope_lock(candidate.tenant_id, candidate.scope_kind, candidate.scope_id)
-        return _promote_locked(candidate, vector, model, recall_ids)
+    return gate_check(
+        text=candidate.text,
+        template=candidate.template,
+        values=values if isinstance(values, dict) else None,
+        system_prompt=candidate.system_prompt,
+        injected_texts=_injected_texts(candidate),
+        published_contacts=published_contacts(candidate.tenant_id)
+        if may_hold_contact(candidate.text)
+        else (),
+        source_texts=candidate.source_texts,
+        personal_data=candidate.surface in PERSONAL_DATA_SURFACES,
+    )
+
+
+def _recall_ids_before_lock(embedded: list[tuple]) -> dict[int, list[int]]:
+    """Recall's neighbour ids of each (position, candidate, vector, model) the judge will see, read before the
+    lock: ranking work must not serialise the scope; rows committed meanwhile are still seen by the direct
+    neighbour query and the backstop, inside the lock. One tenant's scopes' memory state is read once."""
+    wanted = [(i, c, vector, model) for i, c, vector, model in embedded if not c.skip_judge]
+    tenants = {c.tenant_id for _, c, _, _ in wanted}
+    scopes = dict.fromkeys((c.scope_kind, c.scope_id) for _, c, _, _ in wanted)
+    if not wanted:
+        return {}
+    states = (
+        states_read_once(tenants.pop(), [(kind, [scope_id]) for kind, scope_id in scopes])
+        if len(tenants) == 1
+        else nullcontext()
+    )
+    with states:
+        return {
+            i: recall_neighbour_ids(
+                tenant_id=c.tenant_id,
+                scope_kind=c.scope_kind,
+                scope_id=c.scope_id,
+                text=c.text,
+                vector=vector,
+                model=model,
+                types=duplicate_types(c.type),
+            )
+            for i, c, vector, model in wanted
+        }
 
 
 def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=None) -> PromoteOutcome:
@@ -230,10 +289,11 @@ def _reinforce_and_weigh(
 ) -> PromoteOutcome:
     """Reinforce the target; when it is a competing value whose evidence now exceeds the standing
     value's, it supersedes that value (evidence.py)."""
-    outcome = row_reinforce(target_id, candidate, reason, detail)
-    competitor = Memory.objects.for_tenant(candidate.tenant_id).select_for_update().get(pk=target_id)
+    competitor = reinforce_row(target_id, candidate, reason)  # locked, as written: not read again
     standing = turned_against(competitor)
-    return row_turn(competitor.pk, standing, candidate) if standing is not None else outcome
+    if standing is not None:
+        return row_turn(competitor.pk, standing, candidate)
+    return reinforced(competitor, reason, detail)
 
 
 def _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types) -> PromoteOutcome:

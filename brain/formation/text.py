@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..caches import memoize
+
 _STOPWORDS = frozenset(
     """a an the and or but if of to in on at by for with from as is are was were be been being it its this
     that these those there here we our ours us you your yours they their them he she his her i me my mine
@@ -17,6 +19,7 @@ _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
+@memoize("formation-normalised-texts", maxsize=8192, keyed_on="a text (a pure function of it)")
 def normalise(text: str) -> str:
     """Lower-cased, accents folded, punctuation dropped, whitespace collapsed: the duplicate key of a text."""
     folded = unicodedata.normalize("NFKD", text or "")
@@ -38,8 +41,14 @@ def content_tokens(text: str) -> list[str]:
     return [_stem(w) for w in normalise(text).split() if w not in _STOPWORDS]
 
 
+@memoize("formation-token-sets", maxsize=8192, keyed_on="a text (a pure function of it)")
+def _token_set(text: str) -> frozenset[str]:
+    """The judge compares each candidate with the scope's same few rows again and again."""
+    return frozenset(content_tokens(text))
+
+
 def token_jaccard(a: str, b: str) -> float:
-    ta, tb = set(content_tokens(a)), set(content_tokens(b))
+    ta, tb = _token_set(a), _token_set(b)
     if not ta or not tb:
         return 0.0
     return len(ta & tb) / len(ta | tb)

@@ -78,18 +78,27 @@ def scope_lock(tenant_id: int, scope_kind: str, scope_id: str) -> None:
 
 def embed_for_write(text: str) -> tuple[list[float] | None, str]:
     """The candidate's vector and embedder name, or (None, "") when no embedder can answer now."""
+    return embed_for_write_many([text])[0]
+
+
+def embed_for_write_many(texts: list[str]) -> list[tuple[list[float] | None, str]]:
+    """`embed_for_write` for several texts, from one call into the embedder (for the texts no cache holds):
+    the vector the judge and the backstop compare is the one stored on the row. All (None, "") when no
+    embedder can answer now (the embedding task fills the rows later)."""
+    if not texts:
+        return []
     try:
         from ..embedders import EmbedderError
-        from ..embedding import current_embedding_model, embed_text_now
+        from ..embedding import current_embedding_model, embed_texts_now
     except ImportError:
-        return None, ""
+        return [(None, "")] * len(texts)
     try:
-        vector = embed_text_now(text)
+        vectors = embed_texts_now(list(texts))
         model = current_embedding_model()
     except EmbedderError as exc:
         logger.warning("formation: no vector for the backstop (%s); the embedding task will fill it", exc)
-        return None, ""
-    return [float(x) for x in vector], model
+        return [(None, "")] * len(texts)
+    return [([float(x) for x in vector], model) for vector in vectors]
 
 
 def enqueue_embedding(tenant_id: int, memory_ids: list[int]) -> None:
@@ -186,6 +195,12 @@ def row_create(candidate: MemoryCandidate, vector, model: str) -> Memory:
 
 
 def row_reinforce(memory_id: int, candidate: MemoryCandidate, reason: str, detail: dict) -> PromoteOutcome:
+    return reinforced(reinforce_row(memory_id, candidate, reason), reason, detail)
+
+
+def reinforce_row(memory_id: int, candidate: MemoryCandidate, reason: str) -> Memory:
+    """Count one more sighting of the memory (frequency, confidence, provenance, history, `reinforces` edges);
+    returns the row as written, locked until the transaction ends."""
     memory = Memory.objects.for_tenant(candidate.tenant_id).select_for_update().get(pk=memory_id)
     before = snapshot(memory)
     memory.frequency += 1
@@ -207,6 +222,10 @@ def row_reinforce(memory_id: int, candidate: MemoryCandidate, reason: str, detai
         after=snapshot(memory),
     )
     provenance_edges(memory, graph.node_for_memory(memory), candidate, GraphRelation.REINFORCES)
+    return memory
+
+
+def reinforced(memory: Memory, reason: str, detail: dict) -> PromoteOutcome:
     return PromoteOutcome(
         result="reinforced", memory_id=memory.pk, reason=reason, related_memory_id=memory.pk, detail=detail
     )

@@ -17,14 +17,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from django.contrib.postgres.search import TrigramSimilarity
+from django.db import connection
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
-from pgvector.django import CosineDistance
 
 from brain.models import Memory
 
-from ..plan import RecallPlan
+from ..plan import RecallPlan, vector_literal
 from ..scoped import (
     CONTAINMENT_ORDER,
     MAX_REMEMBERED_TERMS,
@@ -196,18 +195,23 @@ class PostgresBackend(SearchBackend):
     def _execute(self, cursor, plan: RecallPlan) -> list[Hit]:
         sql, params = recall_statement(plan)
         config = plan.config
+        local: list[tuple[str, str]] = []  # settings for this transaction, sent in one statement
         if "vector" in plan.tiers and plan.strategy == "hnsw":
             # Iterative scans keep walking the graph until enough rows pass the tenant/scope filters.
-            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            cursor.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
-                [str(max(config["HNSW_EF_SEARCH"], plan.pool)), str(config["HNSW_MAX_SCAN_TUPLES"])],
-            )
+            local += [
+                ("hnsw.iterative_scan", "relaxed_order"),
+                ("hnsw.ef_search", str(max(config["HNSW_EF_SEARCH"], plan.pool))),
+                ("hnsw.max_scan_tuples", str(config["HNSW_MAX_SCAN_TUPLES"])),
+            ]
         if "trigram" in plan.tiers:
+            local += [
+                ("pg_trgm.word_similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
+                ("pg_trgm.similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
+            ]
+        if local:
             cursor.execute(
-                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true),"
-                " set_config('pg_trgm.similarity_threshold', %s, true)",
-                [str(config["TRIGRAM_THRESHOLD"]), str(config["TRIGRAM_THRESHOLD"])],
+                "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in local),
+                [value for setting in local for value in setting],
             )
         cursor.execute(sql, params)
         return [Hit._make(row) for row in cursor.fetchall()]
@@ -245,35 +249,15 @@ class PostgresBackend(SearchBackend):
         return tuple((order_key(values), plan.prepare(values[:-1])) for values in fetched)
 
     def neighbours(self, plan: NeighbourPlan) -> list[NeighbourRow]:
-        """The plan's rows, each once, in the order they were found (trigram, vector, key, ids)."""
-        rows = Memory.objects.for_tenant(plan.tenant_id).filter(
-            scope_kind=plan.scope_kind, scope_id=plan.scope_id, status__in=plan.statuses
-        )
-        if plan.types:
-            rows = rows.filter(type__in=list(plan.types))
-        annotations: dict[str, Any] = {"trgm": TrigramSimilarity("text", plan.text)}
-        if plan.vector is not None:
-            annotations["distance"] = CosineDistance("embedding", plan.vector)
-        fields = ["id", "key", "text", "status", *annotations]
-        tie = ("id",) if plan.by_id else ()
-        # `text % candidate` uses the (tenant, key, text) trigram GIN index.
-        queries = [
-            rows.filter(text__trigram_similar=plan.text).annotate(**annotations).order_by("-trgm", *tie)
-        ]
-        if plan.vector is not None:
-            near = rows.filter(embedding__isnull=False, embedding_model=plan.model).annotate(**annotations)
-            if plan.max_distance is not None:
-                near = near.filter(distance__lte=plan.max_distance)
-            queries.append(near.order_by("distance", *tie))
-        if plan.key:
-            queries.append(rows.filter(key=plan.key).annotate(**annotations))
+        """The plan's rows, each once, in the order they were found (trigram, vector, key, ids).
+
+        One statement: each part keeps its own order and limit, its rows numbered in that order."""
+        sql, params = neighbour_statement(plan)
         found: dict[int, NeighbourRow] = {}
-        for query in queries:
-            for values in query.values_list(*fields)[: plan.limit]:
-                found.setdefault(values[0], _neighbour_row(values, plan.vector is not None))
-        if plan.ids:
-            for values in rows.filter(pk__in=list(plan.ids)).annotate(**annotations).values_list(*fields):
-                found.setdefault(values[0], _neighbour_row(values, plan.vector is not None))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            for values in cursor.fetchall():
+                found.setdefault(values[0], NeighbourRow._make(values))
         return list(found.values())
 
 
@@ -295,8 +279,58 @@ def _with_exact_vector_tier(hits: list[Hit], exact: list[Hit]) -> list[Hit]:
     ]
 
 
-def _neighbour_row(values: tuple, with_distance: bool) -> NeighbourRow:
-    return NeighbourRow._make(values if with_distance else (*values, None))
+def neighbour_statement(plan: NeighbourPlan) -> tuple[str, dict[str, Any]]:
+    """The neighbour plan as one statement: trigram matches (`text % candidate` uses the (tenant, key, text)
+    trigram GIN index), the nearest vectors of the plan's model, the same key, the given ids."""
+    params: dict[str, Any] = {
+        "tenant_id": int(plan.tenant_id),
+        "scope_kind": plan.scope_kind,
+        "scope_id": plan.scope_id,
+        "statuses": [str(s) for s in plan.statuses],
+        "text": plan.text,
+        "limit": plan.limit,
+    }
+    scope = (
+        "m.tenant_id = %(tenant_id)s AND m.scope_kind = %(scope_kind)s AND m.scope_id = %(scope_id)s"
+        " AND m.status = ANY(%(statuses)s)"
+    )
+    if plan.types:
+        scope += " AND m.type = ANY(%(types)s)"
+        params["types"] = [str(t) for t in plan.types]
+    distance = "NULL::float8"
+    if plan.vector is not None:
+        distance = "(m.embedding <=> %(vector)s::vector)"
+        params["vector"] = vector_literal(plan.vector)
+    tie = ", m.id" if plan.by_id else ""
+
+    def part(number: int, condition: str, order: str = "", limited: bool = True) -> str:
+        ordered = f"ORDER BY {order}" if order else ""
+        return (
+            f"(SELECT {number} AS part, row_number() OVER ({ordered}) AS position, m.id, m.key, m.text, m.status,"
+            f" similarity(m.text, %(text)s) AS trgm, {distance} AS distance FROM {Memory._meta.db_table} m"
+            f" WHERE {scope} AND {condition} {ordered} {'LIMIT %(limit)s' if limited else ''})"
+        )
+
+    parts = [part(0, "m.text %% %(text)s", f"similarity(m.text, %(text)s) DESC{tie}")]
+    if plan.vector is not None:
+        near = "m.embedding IS NOT NULL AND m.embedding_model = %(model)s"
+        params["model"] = plan.model
+        if plan.max_distance is not None:
+            near += f" AND {distance} <= %(max_distance)s"
+            params["max_distance"] = plan.max_distance
+        parts.append(part(1, near, f"{distance}{tie}"))
+    if plan.key:
+        parts.append(part(2, "m.key = %(key)s"))
+        params["key"] = plan.key
+    if plan.ids:
+        parts.append(part(3, "m.id = ANY(%(ids)s::bigint[])", limited=False))
+        params["ids"] = [int(i) for i in plan.ids]
+    sql = (
+        "SELECT id, key, text, status, trgm, distance FROM ("
+        + " UNION ALL ".join(parts)
+        + ") found ORDER BY part, position"
+    )
+    return sql, params
 
 
 def like_patterns(terms: list[str]) -> list[str]:
