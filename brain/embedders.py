@@ -209,7 +209,10 @@ def _load_sentence_transformer(path: str, threads: int) -> Any:
                     "sentence-transformers is not installed: pip install -e '.[embeddings]' "
                     "(or set BRAIN_EMBEDDER=hashing)"
                 ) from exc
-            _MODELS[path] = SentenceTransformer(path, device="cpu", local_files_only=True)
+            try:
+                _MODELS[path] = SentenceTransformer(path, device="cpu", local_files_only=True)
+            except OSError as exc:
+                raise EmbedderError(f"the MiniLM model folder {path} cannot be loaded: {exc}") from exc
         import torch
 
         # Process-wide in torch: the cap holds for every model of the process.

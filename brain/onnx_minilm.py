@@ -228,8 +228,13 @@ class OnnxMiniLMEmbedder(Embedder):
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
             model_path = self.model_path or minilm_model_path()
-            path = onnx_export(model_path, self.quantize, self.directory)
-            self._loaded = (_session(path, self.threads), _tokenizer(model_path))
+            try:
+                path = onnx_export(model_path, self.quantize, self.directory)
+                self._loaded = (_session(path, self.threads), _tokenizer(model_path))
+            except OSError as exc:
+                raise EmbedderError(
+                    f"the ONNX MiniLM model cannot be loaded from {model_path}: {exc}"
+                ) from exc
         return self._loaded
 
     @property
