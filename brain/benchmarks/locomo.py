@@ -31,6 +31,7 @@ from brain.benchmarks.locomo_latency import (
     add_latency_arguments,
     latency_figures,
     latency_line,
+    latency_overrides,
     timed_embedding,
     timed_pass_at_limit,
 )
@@ -249,6 +250,7 @@ def run(options: dict, stdout) -> dict:
         overrides["LEXICAL_SCORING"] = options["lexical_scoring"]
     if options.get("weights"):
         overrides["WEIGHTS"] = json.loads(options["weights"])
+    overrides.update(latency_overrides(options))
     if overrides:
         settings.BRAIN_RECALL = {**getattr(settings, "BRAIN_RECALL", {}), **overrides}
     embedder = get_embedder()

@@ -37,6 +37,12 @@ TIMED_LIMIT = 10
 
 def add_latency_arguments(parser) -> None:
     parser.add_argument(
+        "--trigram-vocabulary",
+        choices=("on", "off"),
+        default=None,
+        help="Override BRAIN_RECALL TRIGRAM_VOCABULARY (the trigram tier decided by the scope's vocabulary).",
+    )
+    parser.add_argument(
         "--compare-mem0",
         action="store_true",
         help="Also time mem0's search over the first conversation at limit 10, in this process "
@@ -48,6 +54,13 @@ def add_latency_arguments(parser) -> None:
         help="A site-packages folder holding mem0ai, appended to sys.path for --compare-mem0 "
         "(default BRAIN_BENCH_MEM0_PATH), e.g. a separate venv's.",
     )
+
+
+def latency_overrides(options: dict) -> dict:
+    """The BRAIN_RECALL overrides this module's arguments ask for."""
+    if options.get("trigram_vocabulary") is None:
+        return {}
+    return {"TRIGRAM_VOCABULARY": options["trigram_vocabulary"] == "on"}
 
 
 def distribution(values: list[float]) -> dict[str, float]:

@@ -69,6 +69,7 @@ BRAIN_EMBED_BATCH_SIZE = env_int("BRAIN_EMBED_BATCH_SIZE", 64)
 # name -> module with add_arguments(parser) and run(options, stdout) -> dict. Apps add their own line.
 BRAIN_BENCHMARKS = {
     "locomo": "brain.benchmarks.locomo",
+    "query-embedding": "brain.benchmarks.query_embedding",
     "client-brain": "tickets.benchmarks",
     "scale": "brain.benchmarks.scale",
     "context": "intelligence.benchmarks.context",
