@@ -2,12 +2,15 @@
 
 Each LoCoMo question is embedded by each embedder in turn (the order rotating per question), one text per
 call, as a search query is: p50 / p95 / p99 per embedder from the same run and process, and each one's
-cosine to torch's vector (float32 must stay >= 0.999 to share torch's stored rows). Threads:
+cosine to torch's vector (float32 must stay >= 0.999 to share torch's stored rows); and the objects each
+runtime leaves for the cycle collector, with a full collection's time (a model loaded after a server's
+`gc.freeze()` is walked by every full collection). Threads:
 BRAIN_EMBEDDER_THREADS (`--threads` overrides). No database.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from pathlib import Path
@@ -43,8 +46,11 @@ def run(options: dict, stdout) -> dict:
         "onnx_float32": OnnxMiniLMEmbedder(THREADS=threads),
         "onnx_int8": OnnxMiniLMEmbedder(QUANTIZE="int8", THREADS=threads),
     }
-    for embedder in embedders.values():
-        embedder.warm_up()
+    # What each runtime leaves for the cycle collector to walk (ONNX first: torch is imported last).
+    collector_load = {"before": _tracked()}
+    for name in ("onnx_float32", "onnx_int8", "torch"):
+        embedders[name].warm_up()
+        collector_load[name] = _tracked()
     names = list(embedders)
     timings: dict[str, list[float]] = {name: [] for name in names}
     cosines: dict[str, list[float]] = {name: [] for name in names}
@@ -62,6 +68,7 @@ def run(options: dict, stdout) -> dict:
         "query_embedding_ms": {name: distribution(values) for name, values in timings.items()},
         "cosine_to_torch_min": {name: round(min(values), 5) for name, values in cosines.items()},
         "model_names": {name: embedder.name for name, embedder in embedders.items()},
+        "tracked_objects_and_full_collection_ms": collector_load,
     }
     stdout.write(f"{len(questions)} LoCoMo questions, one per call, {threads} intra-op thread(s)")
     for name in names:
@@ -70,4 +77,15 @@ def run(options: dict, stdout) -> dict:
             f"  {name:<13} p50 {block['p50']:>7} p95 {block['p95']:>7} p99 {block['p99']:>7} ms; "
             f"min cosine to torch {figures['cosine_to_torch_min'][name]} ({embedders[name].name})"
         )
+    stdout.write(
+        "  tracked objects / full collection ms: "
+        + ", ".join(f"{name} {count:,} / {ms}" for name, (count, ms) in collector_load.items())
+    )
     return figures
+
+
+def _tracked() -> tuple[int, float]:
+    """(objects the cycle collector tracks, milliseconds of a full collection now)."""
+    began = time.perf_counter()
+    gc.collect()
+    return len(gc.get_objects()), round((time.perf_counter() - began) * 1000, 1)
