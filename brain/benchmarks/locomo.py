@@ -5,7 +5,9 @@ real embedding pipeline, `brain.embedding.memories_embed`, with the configured e
 Every question with evidence is asked; a question's relevant memories are its evidence turns
 ("D3:7" = session 3, turn 7). Reported per method, overall and per category (1 multi-hop, 2 temporal,
 3 open-domain, 4 single-hop, 5 adversarial): Recall@5/10/25/50 (share of a question's evidence turns
-in the top k, averaged over questions) and NDCG@10 (binary relevance); plus recall latency p50/p95.
+in the top k, averaged over questions) and NDCG@10 (binary relevance); plus recall latency with and without
+the query embedding, p50 / p95 / p99, at limit 50 and at limit 10 on the first conversation
+(brain.benchmarks.locomo_latency).
 
 The data file is read at run time and never copied into the repository (CC BY-NC 4.0).
 """
@@ -17,17 +19,27 @@ import math
 import re
 import time
 from collections import Counter, defaultdict
+from contextlib import ExitStack
 from pathlib import Path
 
 from django.apps import apps
 from django.conf import settings
 from django.db import connection
 
-from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
+from brain.benchmarks.common import fresh_tenant, use_bench_database
+from brain.benchmarks.locomo_latency import (
+    add_latency_arguments,
+    latency_figures,
+    latency_line,
+    latency_overrides,
+    timed_embedding,
+    timed_pass_at_limit,
+)
 from brain.embedders import get_embedder
 from brain.embedding import memories_embed
 from brain.models import Memory, WriteSurface
 from brain.search import recall
+from config import collector
 
 KS = (5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -76,6 +88,7 @@ def add_arguments(parser) -> None:
         default=None,
         help="Override BRAIN_RECALL LEXICAL_SCORING.",
     )
+    add_latency_arguments(parser)
 
 
 # --- Loading ------------------------------------------------------------------------------------------------
@@ -237,6 +250,7 @@ def run(options: dict, stdout) -> dict:
         overrides["LEXICAL_SCORING"] = options["lexical_scoring"]
     if options.get("weights"):
         overrides["WEIGHTS"] = json.loads(options["weights"])
+    overrides.update(latency_overrides(options))
     if overrides:
         settings.BRAIN_RECALL = {**getattr(settings, "BRAIN_RECALL", {}), **overrides}
     embedder = get_embedder()
@@ -247,8 +261,11 @@ def run(options: dict, stdout) -> dict:
 
     per_question: list[dict] = []
     latencies: dict[str, list[float]] = defaultdict(list)
-    embed_seconds = 0.0
+    embedding_ms: list[float] = []  # each question's own embedding, timed one by one
     tenants = []
+    timed_conversation = None
+    serving = ExitStack()  # a serving process's collector (brain.benchmarks.locomo_latency)
+    serving.enter_context(collector.serving())
     for sample in samples:
         tenant, dia_to_id = load_conversation(
             sample,
@@ -265,10 +282,10 @@ def run(options: dict, stdout) -> dict:
         ]
         texts = dict(Memory.objects.for_tenant(tenant).values_list("pk", "text"))
         bm25 = BM25(texts)
-        started = time.perf_counter()
-        vectors = embedder.embed([qa["question"] for qa, _ in questions])
-        embed_seconds += time.perf_counter() - started
-        for (qa, gold), vector in zip(questions, vectors, strict=True):
+        if timed_conversation is None:
+            timed_conversation = (sample["sample_id"], tenant, questions)
+        for qa, gold in questions:
+            vector = timed_embedding(embedder, qa["question"], embedding_ms)
             ranked = {"bm25": bm25.search(qa["question"], max(KS))}
             for method, mode, lam in (
                 ("lexical", "lexical", None),
@@ -287,9 +304,11 @@ def run(options: dict, stdout) -> dict:
                     embedding_model=embedder.name,
                 )
                 latencies[method].append((time.perf_counter() - began) * 1000)
+                collector.collect_after_response()
                 ranked[method] = [r.id for r in results]
             per_question.append({"category": qa.get("category"), "gold": gold, "ranked": ranked})
         stdout.write(f"    {len(questions)} questions asked")
+    serving.close()
 
     figures: dict = {f"recall_at_{k}": {} for k in KS}
     figures["ndcg_at_10"] = {}
@@ -315,17 +334,12 @@ def run(options: dict, stdout) -> dict:
                 for method in METHODS
             },
         }
-    hybrid_latency = latencies["hybrid"]
-    figures["latency_ms"] = {
-        "p50": round(percentile(hybrid_latency, 50), 2),
-        "p95": round(percentile(hybrid_latency, 95), 2),
-    }
-    figures["latency_ms_by_method"] = {
-        m: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2)}
-        for m, v in latencies.items()
-    }
+    figures.update(latency_figures(latencies, embedding_ms, limit=max(KS)))
     figures["questions"] = len(per_question)
-    figures["query_embedding_ms_per_question"] = round(1000 * embed_seconds / max(len(per_question), 1), 2)
+    if timed_conversation is not None:
+        figures["latency_at_limit_10"] = timed_pass_at_limit(
+            *timed_conversation, embedder=embedder, options=options, stdout=stdout
+        )
     figures["embedder"] = embedder.name
     figures["text_format"] = options["text_format"]
     figures["dragon_dialog_level"] = {f"recall_at_{k}": v for k, v in DRAGON.items()}
@@ -349,11 +363,9 @@ def run(options: dict, stdout) -> dict:
             stdout.write(
                 f"  {method:<12}" + "".join(f"{row[f'R@{k}']:>8.1f}" for k in KS) + f"{row['NDCG@10']:>9.1f}"
             )
-    stdout.write(
-        f"\nrecall latency (ms) hybrid p50 {figures['latency_ms']['p50']} p95 {figures['latency_ms']['p95']}; "
-        + ", ".join(f"{m} p95 {v['p95']}" for m, v in figures["latency_ms_by_method"].items())
-        + f"; query embedding {figures['query_embedding_ms_per_question']} ms/question (batched)"
-    )
+    stdout.write("\n" + latency_line(figures, f"at limit {max(KS)}, every conversation"))
+    if "latency_at_limit_10" in figures:
+        stdout.write(latency_line(figures["latency_at_limit_10"], "at limit 10, one conversation"))
     if not (options.get("keep") or options.get("reuse")):
         for tenant in tenants:
             tenant.delete()

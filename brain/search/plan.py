@@ -14,6 +14,7 @@ from brain.caches import BoundedDict, StateCache
 from brain.models import SEARCH_CONFIG
 
 from .types import RecallInputError
+from .vocabulary import trigram_decision
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Question words carry no trigram evidence and would match half the memories.
@@ -245,6 +246,8 @@ class LexicalPlan:
     avg_len: float
     and_limit: int | None  # every lexeme is common: full text scores at most this many matches
     statistics: ScopeStatistics  # `rows` set: the scope can be scored in memory
+    # The rows the trigram tier looks at (brain.search.vocabulary); None: every filtered row.
+    trigram_ids: list[int] | None = None
 
     @property
     def scored(self) -> list[str]:
@@ -257,6 +260,7 @@ class LexicalPlan:
             "match": self.match,
             "common_lexemes": self.common_lexemes,
             "trigram_words": self.trigram_words,
+            "trigram_rows": None if self.trigram_ids is None else len(self.trigram_ids),
         }
 
 
@@ -271,7 +275,9 @@ def plan_lexical(cursor, *, query: str, filters: Filters, config: dict, state: s
       lexeme still scores but does not pull rows in (on a 100k-row tenant a word in half the rows
       would make every search score 50,000 rows). With no selective lexeme, all lexemes are ANDed.
     - Trigram words: query words whose lexemes occur in no row (typos, partial words): only those
-      need fuzzy matching; a word found as it is already matched by full text.
+      need fuzzy matching; a word found as it is already matched by full text. In a scope the statistics
+      hold, only those some word of the rows resembles, over the rows holding such a word
+      (`typo_words`).
     """
     words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3})
     lexemes_of = word_lexemes(cursor, words)
@@ -288,6 +294,9 @@ def plan_lexical(cursor, *, query: str, filters: Filters, config: dict, state: s
         for w, ls in sorted(lexemes_of.items())
         if ls and len(w) >= 4 and w not in _TRIGRAM_STOP and all(df.get(lexeme, 0) == 0 for lexeme in ls)
     ][: config["TRIGRAM_MAX_WORDS"]]
+    trigram_words, trigram_ids = typo_words(
+        cursor, trigram_words, filters=filters, config=config, stats=stats, state=state
+    )
     return LexicalPlan(
         lexemes=lexemes,
         idf=idf,
@@ -298,6 +307,22 @@ def plan_lexical(cursor, *, query: str, filters: Filters, config: dict, state: s
         avg_len=float(stats.avg_len or 1),
         and_limit=int(config["AND_MATCH_LIMIT"]) if not selective and scored else None,
         statistics=stats,
+        trigram_ids=trigram_ids,
+    )
+
+
+def typo_words(
+    cursor, words: list[str], *, filters: Filters, config: dict, stats: ScopeStatistics, state: str
+) -> tuple[list[str], list[int] | None]:
+    """The words the trigram tier looks up and the rows it looks at (None: every filtered row).
+
+    Decided by the scope's vocabulary (brain.search.vocabulary) when the statistics hold every row and
+    TRIGRAM_VOCABULARY is on; otherwise every candidate word, over every row.
+    """
+    if not words or stats.rows is None or not config["TRIGRAM_VOCABULARY"]:
+        return words, None
+    return trigram_decision(
+        cursor, words=words, filters=filters, state=state, threshold=float(config["TRIGRAM_THRESHOLD"])
     )
 
 

@@ -58,6 +58,10 @@ DEFAULTS: dict[str, Any] = {
     # text found in no row (typos, partial words): word_similarity is the costliest call in recall.
     "TRIGRAM_MAX_WORDS": 4,
     "TRIGRAM_THRESHOLD": 0.5,
+    # In a scope of fewer than BM25_SAMPLE rows, a typo word goes to the trigram tier only when some word of
+    # the rows resembles it, and the tier looks only at the rows holding such a word (brain.search.vocabulary;
+    # measured in the README's LoCoMo section). False: every candidate word, over every row.
+    "TRIGRAM_VOCABULARY": True,
     # The in-memory backend (brain.search.backends.memory) may serve the plans it can; False: PostgreSQL
     # serves every plan (the speed-up switched off; results are the same).
     "IN_MEMORY": True,

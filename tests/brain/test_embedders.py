@@ -20,6 +20,7 @@ from brain.embedders import (
     embed_query,
     get_embedder,
 )
+from brain.onnx_minilm import OnnxMiniLMEmbedder
 from tests.loopback import LoopbackOpenAI
 
 
@@ -53,10 +54,14 @@ def fresh_query_cache():
     clear_query_cache()
 
 
-@pytest.fixture(params=["minilm", "openai", "hashing"])
+@pytest.fixture(params=["minilm", "minilm-onnx", "minilm-int8", "openai", "hashing"])
 def embedder(request):
     if request.param == "minilm":
         yield SentenceTransformerEmbedder()
+    elif request.param == "minilm-onnx":
+        yield OnnxMiniLMEmbedder()
+    elif request.param == "minilm-int8":
+        yield OnnxMiniLMEmbedder(QUANTIZE="int8")
     elif request.param == "openai":
         with LoopbackOpenAI() as server:
             server.embedding_fn = hashing_vector_scaled
@@ -209,9 +214,18 @@ class TestEmbedderSetting:
             monkeypatch.undo()
             importlib.reload(brain_settings)
 
-    def test_defaults_to_minilm_when_the_embeddings_extra_is_installed(self, monkeypatch):
+    def test_defaults_to_minilm_on_onnx_runtime_when_the_embeddings_extra_is_installed(self, monkeypatch):
         setting = self.embedder_setting_with(monkeypatch)
-        assert setting == {"BACKEND": "brain.embedders.SentenceTransformerEmbedder"}
+        assert setting == {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder"}
+
+    def test_minilm_names_torch_and_int8_the_quantised_onnx_model(self, monkeypatch):
+        assert self.embedder_setting_with(monkeypatch, BRAIN_EMBEDDER="minilm") == {
+            "BACKEND": "brain.embedders.SentenceTransformerEmbedder"
+        }
+        assert self.embedder_setting_with(monkeypatch, BRAIN_EMBEDDER="minilm-int8") == {
+            "BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder",
+            "QUANTIZE": "int8",
+        }
 
     def test_openai_reads_base_url_model_and_key(self, monkeypatch):
         setting = self.embedder_setting_with(
@@ -235,7 +249,10 @@ class TestEmbedderSetting:
     def test_an_unknown_name_is_refused_with_the_valid_ones(self, monkeypatch):
         from django.core.exceptions import ImproperlyConfigured
 
-        with pytest.raises(ImproperlyConfigured, match=r"one of \['hashing', 'minilm', 'openai'\]"):
+        with pytest.raises(
+            ImproperlyConfigured,
+            match=r"one of \['hashing', 'minilm', 'minilm-int8', 'minilm-onnx', 'openai'\]",
+        ):
             self.embedder_setting_with(monkeypatch, BRAIN_EMBEDDER="word2vec")
 
 

@@ -121,9 +121,14 @@ def _trigram_cte(plan: RecallPlan, params: dict) -> str:
     # Candidates come word by word, so each lookup is one trigram-index scan (a single OR over the
     # words made the planner filter every tenant row through word_similarity, 100x slower); the
     # costly similarity is then computed only for the candidates.
+    # With `trigram_ids` (brain.search.vocabulary), only the rows holding a word like one of the query's.
+    among = ""
+    if plan.lexical.trigram_ids is not None:
+        params["trigram_ids"] = plan.lexical.trigram_ids
+        among = " AND m.id = ANY(%(trigram_ids)s)"
     candidates = " UNION ".join(
-        f"(SELECT m.id FROM brain_memory m WHERE {plan.filters.where} AND (%({w})s <%% m.text OR %({w})s <%% m.key)"
-        " LIMIT %(pool)s)"
+        f"(SELECT m.id FROM brain_memory m WHERE {plan.filters.where}{among}"
+        f" AND (%({w})s <%% m.text OR %({w})s <%% m.key) LIMIT %(pool)s)"
         for w in words
     )
     score = " + ".join(
