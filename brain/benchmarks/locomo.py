@@ -17,6 +17,7 @@ import math
 import re
 import time
 from collections import Counter, defaultdict
+from datetime import datetime
 from pathlib import Path
 
 from django.apps import apps
@@ -24,6 +25,14 @@ from django.conf import settings
 from django.db import connection
 
 from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
+from brain.benchmarks.locomo_ablation import (
+    CHOSEN,
+    ablation_figures,
+    cached_embeddings,
+    recorded_candidates,
+    reranked_ids,
+    settings_to_measure,
+)
 from brain.embedders import get_embedder
 from brain.embedding import memories_embed
 from brain.models import Memory, WriteSurface
@@ -71,6 +80,19 @@ def add_arguments(parser) -> None:
         "--trigram-max-words", type=int, default=None, help="Override BRAIN_RECALL TRIGRAM_MAX_WORDS."
     )
     parser.add_argument(
+        "--ablation",
+        action="store_true",
+        help="Also measure the feature reranker's levers on hybrid (each alone, all, all but each).",
+    )
+    parser.add_argument(
+        "--reranker",
+        default=None,
+        help='FeatureReranker options for the hybrid methods, e.g. \'{"NEIGHBOURS": 0.3}\' ("none": no reranker).',
+    )
+    parser.add_argument(
+        "--conversations-from", type=int, default=0, help="Skip the first N conversations (e.g. 5: 5-9)."
+    )
+    parser.add_argument(
         "--lexical-scoring",
         choices=("bm25", "ts_rank_cd"),
         default=None,
@@ -100,6 +122,49 @@ def sessions(conversation: dict):
         yield n, conversation.get(f"session_{n}_date_time", ""), conversation[f"session_{n}"]
 
 
+def session_day(date_time: str):
+    """ "1:56 pm on 8 May, 2023" -> date(2023, 5, 8); None when unreadable."""
+    try:
+        return datetime.strptime(date_time.strip(), "%I:%M %p on %d %B, %Y").date()
+    except ValueError:
+        return None
+
+
+def turn_payload(number: int, date: str, turn: dict, position: int) -> dict:
+    """A turn's structured fields: speaker, caption, event date, its place in the conversation (the feature
+    reranker's fields: brain.search.rerankers)."""
+    day = session_day(date)
+    return {
+        "dia_id": turn["dia_id"],
+        "session": number,
+        "date": date,
+        "speaker": turn["speaker"],
+        "caption": turn.get("blip_caption") or "",
+        "occurred_at": day.isoformat() if day else "",
+        "thread": f"session {number}",
+        "position": position,
+    }
+
+
+def reference_day(conversation: dict):
+    """The conversation's "now": its last session's date (the questions carry no date of their own)."""
+    days = [session_day(date) for _, date, _ in sessions(conversation)]
+    return max((d for d in days if d), default=None)
+
+
+def refresh_payloads(tenant, sample: dict) -> None:
+    """Reused tenants loaded before the payload gained fields: rewrite the payloads (text unchanged)."""
+    wanted, position = {}, 0
+    for number, date, turns in sessions(sample["conversation"]):
+        for turn in turns:
+            wanted[turn["dia_id"]] = turn_payload(number, date, turn, position)
+            position += 1
+    stale = [m for m in Memory.objects.for_tenant(tenant) if m.payload != wanted.get(m.payload["dia_id"])]
+    for memory in stale:
+        memory.payload = wanted[memory.payload["dia_id"]]
+    Memory.objects.bulk_update(stale, ["payload"], batch_size=500)
+
+
 def load_conversation(
     sample: dict, *, text_format: str, captions: bool, stdout, reuse: bool = False
 ) -> tuple[object, dict[str, int]]:
@@ -116,6 +181,7 @@ def load_conversation(
         complete = rows.exists() and not rows.exclude(embedding_model=get_embedder().name).exists()
         if complete:
             stdout.write(f"  {sample['sample_id']}: reusing {rows.count()} loaded turns")
+            refresh_payloads(existing, sample)
             return existing, {p["dia_id"]: pk for pk, p in rows.values_list("pk", "payload")}
     tenant = fresh_tenant(slug, f"LoCoMo {sample['sample_id']}")
     rows = []
@@ -128,12 +194,7 @@ def load_conversation(
                     scope_kind="conversation",
                     scope_id=str(sample["sample_id"]),
                     text=turn_text(turn, speaker_date=date, text_format=text_format, captions=captions),
-                    payload={
-                        "dia_id": turn["dia_id"],
-                        "session": number,
-                        "date": date,
-                        "speaker": turn["speaker"],
-                    },
+                    payload=turn_payload(number, date, turn, len(rows)),
                     surface=WriteSurface.IMPORT,
                     confidence=0.7,
                 )
@@ -225,8 +286,8 @@ def run(options: dict, stdout) -> dict:
     if not data_path.exists():
         raise SystemExit(f"LoCoMo data not found at {data_path}: pass --data path/to/locomo10.json")
     samples = json.loads(data_path.read_text())
-    if options.get("conversations"):
-        samples = samples[: options["conversations"]]
+    first = options.get("conversations_from") or 0
+    samples = samples[first : first + options["conversations"] if options.get("conversations") else None]
     use_bench_database(options["database"], stdout)
     overrides = {}
     if options.get("rrf_k") is not None:
@@ -239,10 +300,17 @@ def run(options: dict, stdout) -> dict:
         overrides["WEIGHTS"] = json.loads(options["weights"])
     if overrides:
         settings.BRAIN_RECALL = {**getattr(settings, "BRAIN_RECALL", {}), **overrides}
+    if options.get("reranker"):
+        settings.BRAIN_RERANKER = (
+            None
+            if options["reranker"] == "none"
+            else {"BACKEND": "brain.search.rerankers.FeatureReranker", **json.loads(options["reranker"])}
+        )
+    ablation_settings = settings_to_measure(CHOSEN) if options.get("ablation") else {}
     embedder = get_embedder()
     stdout.write(
         f"LoCoMo: {len(samples)} conversations, embedder {embedder.name}, text {options['text_format']}, "
-        f"recall settings {getattr(settings, 'BRAIN_RECALL', {})}"
+        f"recall settings {getattr(settings, 'BRAIN_RECALL', {})}, reranker {settings.BRAIN_RERANKER}"
     )
 
     per_question: list[dict] = []
@@ -266,8 +334,9 @@ def run(options: dict, stdout) -> dict:
         texts = dict(Memory.objects.for_tenant(tenant).values_list("pk", "text"))
         bm25 = BM25(texts)
         started = time.perf_counter()
-        vectors = embedder.embed([qa["question"] for qa, _ in questions])
+        vectors = cached_embeddings(embedder, [qa["question"] for qa, _ in questions])
         embed_seconds += time.perf_counter() - started
+        reference = reference_day(sample["conversation"])
         for (qa, gold), vector in zip(questions, vectors, strict=True):
             ranked = {"bm25": bm25.search(qa["question"], max(KS))}
             for method, mode, lam in (
@@ -283,11 +352,27 @@ def run(options: dict, stdout) -> dict:
                     limit=max(KS),
                     mode=mode,
                     mmr_lambda=lam,
+                    reference_date=reference,
                     query_embedding=vector,
                     embedding_model=embedder.name,
                 )
                 latencies[method].append((time.perf_counter() - began) * 1000)
                 ranked[method] = [r.id for r in results]
+            if ablation_settings:
+                candidates, elapsed = recorded_candidates(
+                    tenant_id=tenant.pk,
+                    query=qa["question"],
+                    vector=vector,
+                    model=embedder.name,
+                    limit=max(KS),
+                    reference=reference,
+                )
+                for label, reranker_options in ablation_settings.items():
+                    began = time.perf_counter()
+                    ranked[label] = reranked_ids(
+                        reranker_options, qa["question"], candidates, reference, max(KS)
+                    )
+                    latencies[f"rerank {label}"].append((time.perf_counter() - began) * 1000)
             per_question.append({"category": qa.get("category"), "gold": gold, "ranked": ranked})
         stdout.write(f"    {len(questions)} questions asked")
 
@@ -315,6 +400,8 @@ def run(options: dict, stdout) -> dict:
                 for method in METHODS
             },
         }
+    if ablation_settings:
+        figures["ablation"] = ablation_figures(per_question, ablation_settings, latencies, stdout)
     hybrid_latency = latencies["hybrid"]
     figures["latency_ms"] = {
         "p50": round(percentile(hybrid_latency, 50), 2),
@@ -323,6 +410,7 @@ def run(options: dict, stdout) -> dict:
     figures["latency_ms_by_method"] = {
         m: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2)}
         for m, v in latencies.items()
+        if not m.startswith("rerank ")
     }
     figures["questions"] = len(per_question)
     figures["query_embedding_ms_per_question"] = round(1000 * embed_seconds / max(len(per_question), 1), 2)

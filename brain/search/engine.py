@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 from django.db import connection, transaction
@@ -157,6 +158,7 @@ def recall(
     mmr_lambda: float | None = None,
     rerank: bool | None = None,
     expand_graph: bool = False,
+    reference_date: date | None = None,
     **filters: Any,
 ) -> list[RecalledMemory]:
     """The tenant's memories most relevant to `query`, best first, at most `limit`.
@@ -169,7 +171,8 @@ def recall(
     True = the configured one (error when none is). `expand_graph` adds the BrainGraph's one-hop
     neighbours of the best `limit` results (related_to / reinforces / contradicts edges) as a "graph"
     tier, under the same filters; a neighbour already found gains the graph tier's contribution.
-    `query_embedding` + `embedding_model` skip the query embedder (benchmarks).
+    `query_embedding` + `embedding_model` skip the query embedder (benchmarks). `reference_date`: "now" for
+    a reranker that resolves relative time in the query ("last year", "in May"; default today).
     Equal tier scores share a rank, so confidence and recency decide between equal matches.
     Read-only: planned (the lexical statistics cached per process under the memory state,
     `brain.memory_state`), executed by the backend the rule in `brain.search` picks, fused, post-processed.
@@ -194,11 +197,19 @@ def recall(
     )
     results = fuse_results(execute(plan), plan) if plan is not None else []
     return _post_process(
-        results, plan, limit=limit, expand=expand_graph, mmr_lambda=mmr_lambda, reranker=reranker
+        results,
+        plan,
+        limit=limit,
+        expand=expand_graph,
+        mmr_lambda=mmr_lambda,
+        reranker=reranker,
+        reference_date=reference_date,
     )
 
 
-def _post_process(results, plan, *, limit: int, expand: bool, mmr_lambda, reranker) -> list[RecalledMemory]:
+def _post_process(
+    results, plan, *, limit: int, expand: bool, mmr_lambda, reranker, reference_date=None
+) -> list[RecalledMemory]:
     if not results:
         return []
     if expand and plan.config["WEIGHTS"].get("graph", 0) > 0:
@@ -206,7 +217,7 @@ def _post_process(results, plan, *, limit: int, expand: bool, mmr_lambda, rerank
     if mmr_lambda is not None:
         results = mmr(results, limit=limit if reranker is None else len(results), lam=float(mmr_lambda))
     if reranker is not None:
-        results = rerank(results, query=plan.query, reranker=reranker)
+        results = rerank(results, query=plan.query, reranker=reranker, reference_date=reference_date)
     results = results[:limit]
     for position, memory in enumerate(results, start=1):
         memory.explanation["rank"] = position

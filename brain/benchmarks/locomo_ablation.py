@@ -1,0 +1,127 @@
+"""LoCoMo ablation of the feature reranker's levers (`brain_bench locomo --ablation`, issue 18).
+
+Each question is recalled once (hybrid, the real `recall`) with a recorder behind the reranker hook: it
+keeps the fused candidates the reranker would get (all of them, before the cut to the limit) and returns
+them unchanged. Each lever setting is then applied to those same candidates by `FeatureReranker`, which
+is exactly what `recall` does with that reranker configured (the reranker is the last stage). Reported
+per setting: Recall@5/10/25/50 and NDCG@10, and each lever's delta (alone on the fused ranking, and
+left out of all levers together).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from datetime import date
+
+from django.conf import settings
+
+from brain.search import recall
+from brain.search.post import Reranker, get_reranker
+from brain.search.rerankers import DEFAULTS, LEVERS, FeatureReranker
+
+# The chosen weights (parameters chosen on LoCoMo conversations 0-4, `brain_bench locomo --conversations 5`).
+CHOSEN: dict[str, float] = {}
+
+
+class CandidateRecorder(Reranker):
+    """Keeps the candidates it is given (the last call's) and returns them unchanged."""
+
+    name = "recorder"
+    last: list = []
+
+    def rerank(self, *, query, memories, reference_date=None):
+        CandidateRecorder.last = list(memories)
+        return memories
+
+
+def recorded_candidates(*, tenant_id: int, query: str, vector, model: str, limit: int, reference: date):
+    """The fused candidates `recall(hybrid)` hands its reranker for this question, and recall's latency."""
+    previous = getattr(settings, "BRAIN_RERANKER", None)
+    settings.BRAIN_RERANKER = {"BACKEND": f"{__name__}.CandidateRecorder"}
+    try:
+        get_reranker()
+        began = time.perf_counter()
+        recall(
+            tenant_id=tenant_id,
+            query=query,
+            limit=limit,
+            mode="hybrid",
+            rerank=True,
+            reference_date=reference,
+            query_embedding=vector,
+            embedding_model=model,
+        )
+        elapsed = (time.perf_counter() - began) * 1000
+    finally:
+        settings.BRAIN_RERANKER = previous
+    return CandidateRecorder.last, elapsed
+
+
+def settings_to_measure(chosen: dict[str, float]) -> dict[str, dict[str, float] | None]:
+    """{label: reranker options or None (no reranker)}: the fused ranking, each lever alone, all chosen
+    levers, and all but each one."""
+    weights = {**{k: v for k, v in DEFAULTS.items() if k not in LEVERS}, **chosen}
+    on = [lever for lever in LEVERS if chosen.get(lever)]
+    out: dict[str, dict[str, float] | None] = {"fused (no reranker)": None}
+    for lever in on:
+        out[f"+{lever.lower()}"] = {**weights, **{x: 0.0 for x in LEVERS if x != lever}}
+    out["all levers"] = weights
+    for lever in on:
+        out[f"all -{lever.lower()}"] = {**weights, lever: 0.0}
+    return out
+
+
+def reranked_ids(
+    options: dict | None, query: str, candidates: list, reference: date, limit: int
+) -> list[int]:
+    if options is None:
+        return [m.id for m in candidates[:limit]]
+    reranker = FeatureReranker(**options)
+    ranked = reranker.rerank(query=query, memories=copy.copy(candidates), reference_date=reference)
+    return [m.id for m in ranked[:limit]]
+
+
+def ablation_figures(per_question: list[dict], measured: dict, latencies: dict, stdout) -> dict:
+    """{label: {"recall_at_k": ..., "ndcg_at_10", "delta": {...} vs the fused ranking}}, printed as a table."""
+    from brain.benchmarks.locomo import KS, _mean, ndcg_at, percentile, recall_at
+
+    rows = {}
+    for label in measured:
+        row = {
+            f"recall_at_{k}": _mean([recall_at(q["ranked"][label], q["gold"], k) for q in per_question])
+            for k in KS
+        }
+        row["ndcg_at_10"] = _mean([ndcg_at(q["ranked"][label], q["gold"]) for q in per_question])
+        row["rerank_ms_p95"] = round(percentile(latencies[f"rerank {label}"], 95), 3)
+        rows[label] = row
+    base = rows["fused (no reranker)"]
+    for row in rows.values():
+        row["delta"] = {key: round(row[key] - base[key], 1) for key in base if key != "rerank_ms_p95"}
+    stdout.write(f"\nablation (hybrid, {len(per_question)} questions; delta against the fused ranking)")
+    stdout.write(
+        f"{'setting':<22}" + "".join(f"{'R@' + str(k):>14}" for k in KS) + f"{'NDCG@10':>14}{'ms p95':>8}"
+    )
+    for label, row in rows.items():
+        cells = [f"{row[f'recall_at_{k}']:.1f} ({row['delta'][f'recall_at_{k}']:+.1f})" for k in KS]
+        cells.append(f"{row['ndcg_at_10']:.1f} ({row['delta']['ndcg_at_10']:+.1f})")
+        stdout.write(f"{label:<22}" + "".join(f"{c:>14}" for c in cells) + f"{row['rerank_ms_p95']:>8}")
+    return rows
+
+
+def cached_embeddings(embedder, texts: list[str]) -> list:
+    """The embedder's vectors of `texts`, kept between runs in var/ (keyed by the model and the text)."""
+    import hashlib
+    import pickle
+    from pathlib import Path
+
+    path = Path(settings.BASE_DIR) / "var" / "locomo-query-embeddings.pickle"
+    store = pickle.loads(path.read_bytes()) if path.exists() else {}
+    keys = [hashlib.sha1(f"{embedder.name}\0{t}".encode()).hexdigest() for t in texts]
+    missing = [t for t, key in zip(texts, keys, strict=True) if key not in store]
+    if missing:
+        for text, vector in zip(missing, embedder.embed(missing), strict=True):
+            store[hashlib.sha1(f"{embedder.name}\0{text}".encode()).hexdigest()] = list(map(float, vector))
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(pickle.dumps(store))
+    return [store[key] for key in keys]
