@@ -26,9 +26,9 @@ from django.db import connection
 
 from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
 from brain.benchmarks.locomo_ablation import (
-    CHOSEN,
     ablation_figures,
     cached_embeddings,
+    chosen_weights,
     recorded_candidates,
     reranked_ids,
     settings_to_measure,
@@ -88,6 +88,11 @@ def add_arguments(parser) -> None:
         "--reranker",
         default=None,
         help='FeatureReranker options for the hybrid methods, e.g. \'{"NEIGHBOURS": 0.3}\' ("none": no reranker).',
+    )
+    parser.add_argument(
+        "--methods",
+        default=",".join(METHODS),
+        help=f"Comma-separated methods to measure (default all: {','.join(METHODS)}).",
     )
     parser.add_argument(
         "--conversations-from", type=int, default=0, help="Skip the first N conversations (e.g. 5: 5-9)."
@@ -162,7 +167,7 @@ def refresh_payloads(tenant, sample: dict) -> None:
     stale = [m for m in Memory.objects.for_tenant(tenant) if m.payload != wanted.get(m.payload["dia_id"])]
     for memory in stale:
         memory.payload = wanted[memory.payload["dia_id"]]
-    Memory.objects.bulk_update(stale, ["payload"], batch_size=500)
+    Memory.objects.for_tenant(tenant).bulk_update(stale, ["payload"], batch_size=500)
 
 
 def load_conversation(
@@ -286,6 +291,7 @@ def run(options: dict, stdout) -> dict:
     if not data_path.exists():
         raise SystemExit(f"LoCoMo data not found at {data_path}: pass --data path/to/locomo10.json")
     samples = json.loads(data_path.read_text())
+    methods = tuple(m for m in METHODS if m in options.get("methods", ",".join(METHODS)).split(","))
     first = options.get("conversations_from") or 0
     samples = samples[first : first + options["conversations"] if options.get("conversations") else None]
     use_bench_database(options["database"], stdout)
@@ -306,7 +312,7 @@ def run(options: dict, stdout) -> dict:
             if options["reranker"] == "none"
             else {"BACKEND": "brain.search.rerankers.FeatureReranker", **json.loads(options["reranker"])}
         )
-    ablation_settings = settings_to_measure(CHOSEN) if options.get("ablation") else {}
+    ablation_settings = settings_to_measure(chosen_weights()) if options.get("ablation") else {}
     embedder = get_embedder()
     stdout.write(
         f"LoCoMo: {len(samples)} conversations, embedder {embedder.name}, text {options['text_format']}, "
@@ -332,19 +338,21 @@ def run(options: dict, stdout) -> dict:
             if (gold := evidence_ids(qa.get("evidence") or [], dia_to_id)) and qa.get("question")
         ]
         texts = dict(Memory.objects.for_tenant(tenant).values_list("pk", "text"))
-        bm25 = BM25(texts)
+        bm25 = BM25(texts) if "bm25" in methods else None
         started = time.perf_counter()
         vectors = cached_embeddings(embedder, [qa["question"] for qa, _ in questions])
         embed_seconds += time.perf_counter() - started
         reference = reference_day(sample["conversation"])
         for (qa, gold), vector in zip(questions, vectors, strict=True):
-            ranked = {"bm25": bm25.search(qa["question"], max(KS))}
+            ranked = {"bm25": bm25.search(qa["question"], max(KS))} if bm25 else {}
             for method, mode, lam in (
                 ("lexical", "lexical", None),
                 ("vector", "vector", None),
                 ("hybrid", "hybrid", None),
                 ("hybrid_mmr", "hybrid", options["mmr_lambda"]),
             ):
+                if method not in methods:
+                    continue
                 began = time.perf_counter()
                 results = recall(
                     tenant_id=tenant.pk,
@@ -373,13 +381,20 @@ def run(options: dict, stdout) -> dict:
                         reranker_options, qa["question"], candidates, reference, max(KS)
                     )
                     latencies[f"rerank {label}"].append((time.perf_counter() - began) * 1000)
-            per_question.append({"category": qa.get("category"), "gold": gold, "ranked": ranked})
+            per_question.append(
+                {
+                    "category": qa.get("category"),
+                    "gold": gold,
+                    "ranked": ranked,
+                    "sample": samples.index(sample),
+                }
+            )
         stdout.write(f"    {len(questions)} questions asked")
 
     figures: dict = {f"recall_at_{k}": {} for k in KS}
     figures["ndcg_at_10"] = {}
     figures["by_category"] = {}
-    for method in METHODS:
+    for method in methods:
         for k in KS:
             figures[f"recall_at_{k}"][method] = _mean(
                 [recall_at(q["ranked"][method], q["gold"], k) for q in per_question]
@@ -397,12 +412,18 @@ def run(options: dict, stdout) -> dict:
                     },
                     "NDCG@10": _mean([ndcg_at(q["ranked"][method], q["gold"]) for q in subset]),
                 }
-                for method in METHODS
+                for method in methods
             },
         }
     if ablation_settings:
         figures["ablation"] = ablation_figures(per_question, ablation_settings, latencies, stdout)
-    hybrid_latency = latencies["hybrid"]
+        # Parameters were chosen on conversations 0-4: the others, apart.
+        held_out = [q for q in per_question if q["sample"] + first >= 5]
+        if held_out and len(held_out) < len(per_question):
+            figures["ablation_conversations_5_9"] = ablation_figures(
+                held_out, ablation_settings, latencies, stdout, title=" on conversations 5-9"
+            )
+    hybrid_latency = latencies["hybrid"] or [0.0]
     figures["latency_ms"] = {
         "p50": round(percentile(hybrid_latency, 50), 2),
         "p95": round(percentile(hybrid_latency, 95), 2),
@@ -417,13 +438,14 @@ def run(options: dict, stdout) -> dict:
     figures["embedder"] = embedder.name
     figures["text_format"] = options["text_format"]
     figures["dragon_dialog_level"] = {f"recall_at_{k}": v for k, v in DRAGON.items()}
-    figures["hybrid_minus_bm25_recall_at_10"] = round(
-        figures["recall_at_10"]["hybrid"] - figures["recall_at_10"]["bm25"], 1
-    )
+    if {"hybrid", "bm25"} <= set(methods):
+        figures["hybrid_minus_bm25_recall_at_10"] = round(
+            figures["recall_at_10"]["hybrid"] - figures["recall_at_10"]["bm25"], 1
+        )
 
     stdout.write(f"\n{len(per_question)} questions with evidence")
     stdout.write(f"{'method':<12}" + "".join(f"{'R@' + str(k):>8}" for k in KS) + f"{'NDCG@10':>9}")
-    for method in METHODS:
+    for method in methods:
         stdout.write(
             f"{method:<12}"
             + "".join(f"{figures[f'recall_at_{k}'][method]:>8.1f}" for k in KS)
@@ -432,7 +454,7 @@ def run(options: dict, stdout) -> dict:
     stdout.write(f"{'DRAGON':<12}" + "".join(f"{DRAGON[k]:>8.1f}" for k in KS))
     for label, block in figures["by_category"].items():
         stdout.write(f"\n{label} ({block['questions']} questions)")
-        for method in METHODS:
+        for method in methods:
             row = block[method]
             stdout.write(
                 f"  {method:<12}" + "".join(f"{row[f'R@{k}']:>8.1f}" for k in KS) + f"{row['NDCG@10']:>9.1f}"

@@ -20,8 +20,16 @@ from brain.search import recall
 from brain.search.post import Reranker, get_reranker
 from brain.search.rerankers import DEFAULTS, LEVERS, FeatureReranker
 
-# The chosen weights (parameters chosen on LoCoMo conversations 0-4, `brain_bench locomo --conversations 5`).
-CHOSEN: dict[str, float] = {}
+# Levers off by default, measured at this weight (SPEAKER lost Recall@10 on conversations 0-4 at 0.05-0.2).
+PROBES: dict[str, float] = {"SPEAKER": 0.1}
+
+
+def chosen_weights() -> dict[str, float]:
+    """The configured FeatureReranker's options (BRAIN_RERANKER; weights chosen on conversations 0-4)."""
+    configured = dict(getattr(settings, "BRAIN_RERANKER", None) or {})
+    if configured.pop("BACKEND", None) != "brain.search.rerankers.FeatureReranker":
+        configured = {}
+    return {name: float(value) for name, value in configured.items()}
 
 
 class CandidateRecorder(Reranker):
@@ -59,16 +67,22 @@ def recorded_candidates(*, tenant_id: int, query: str, vector, model: str, limit
 
 
 def settings_to_measure(chosen: dict[str, float]) -> dict[str, dict[str, float] | None]:
-    """{label: reranker options or None (no reranker)}: the fused ranking, each lever alone, all chosen
-    levers, and all but each one."""
-    weights = {**{k: v for k, v in DEFAULTS.items() if k not in LEVERS}, **chosen}
+    """{label: reranker options or None (no reranker)}: the fused ranking, each lever alone (a lever off
+    in `chosen` at its probe weight), all chosen levers, all but each one, all plus each probe."""
+    weights = {**DEFAULTS, **chosen}
     on = [lever for lever in LEVERS if chosen.get(lever)]
+    probes = {lever: w for lever, w in PROBES.items() if lever not in on}
     out: dict[str, dict[str, float] | None] = {"fused (no reranker)": None}
-    for lever in on:
-        out[f"+{lever.lower()}"] = {**weights, **{x: 0.0 for x in LEVERS if x != lever}}
+    for lever in LEVERS:
+        if lever in on or lever in probes:
+            alone = {x: 0.0 for x in LEVERS}
+            alone[lever] = weights[lever] if lever in on else probes[lever]
+            out[f"+{lever.lower()}"] = {**weights, **alone}
     out["all levers"] = weights
     for lever in on:
         out[f"all -{lever.lower()}"] = {**weights, lever: 0.0}
+    for lever, weight in probes.items():
+        out[f"all +{lever.lower()}"] = {**weights, lever: weight}
     return out
 
 
@@ -82,11 +96,15 @@ def reranked_ids(
     return [m.id for m in ranked[:limit]]
 
 
-def ablation_figures(per_question: list[dict], measured: dict, latencies: dict, stdout) -> dict:
+def ablation_figures(
+    per_question: list[dict], measured: dict, latencies: dict, stdout, title: str = ""
+) -> dict:
     """{label: {"recall_at_k": ..., "ndcg_at_10", "delta": {...} vs the fused ranking}}, printed as a table."""
     from brain.benchmarks.locomo import KS, _mean, ndcg_at, percentile, recall_at
 
     rows = {}
+    if not per_question:
+        return rows
     for label in measured:
         row = {
             f"recall_at_{k}": _mean([recall_at(q["ranked"][label], q["gold"], k) for q in per_question])
@@ -96,9 +114,12 @@ def ablation_figures(per_question: list[dict], measured: dict, latencies: dict, 
         row["rerank_ms_p95"] = round(percentile(latencies[f"rerank {label}"], 95), 3)
         rows[label] = row
     base = rows["fused (no reranker)"]
+    keys = [key for key in base if key != "rerank_ms_p95"]
     for row in rows.values():
-        row["delta"] = {key: round(row[key] - base[key], 1) for key in base if key != "rerank_ms_p95"}
-    stdout.write(f"\nablation (hybrid, {len(per_question)} questions; delta against the fused ranking)")
+        row["delta"] = {key: round(row[key] - base[key], 1) for key in keys}
+    stdout.write(
+        f"\nablation{title} (hybrid, {len(per_question)} questions; delta against the fused ranking)"
+    )
     stdout.write(
         f"{'setting':<22}" + "".join(f"{'R@' + str(k):>14}" for k in KS) + f"{'NDCG@10':>14}{'ms p95':>8}"
     )

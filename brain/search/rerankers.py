@@ -1,7 +1,7 @@
 """`FeatureReranker`: a reranker without a model, behind the `BRAIN_RERANKER` hook (issue 18).
 
-It reorders the fused candidates (all of them, before the cut to `limit`) by their fused score scaled to
-[0, 1] by the best candidate, plus weighted features, each in [0, 1], that read only the candidates' text
+It reorders the fused candidates (all of them, before MMR and the cut to `limit`) by their fused score
+scaled to [0, 1] by the best candidate, plus weighted features, each in [0, 1], that read only the candidates' text
 and payload (no statement, no model):
 
 - `NEIGHBOURS` (adjacent-turn context): the best scaled score of the memory's neighbours among the
@@ -91,6 +91,7 @@ class MemoryTerms:
 
     body: frozenset[str]  # words of the text, caption words left out when the caption is a field
     caption: frozenset[str]
+    every: frozenset[str]  # body | caption
     pairs: frozenset[tuple[str, str]]  # adjacent words of the text
     speaker: str
     thread: tuple | None  # (scope kind, scope id, thread) when the memory has a position
@@ -101,7 +102,7 @@ class MemoryTerms:
 RERANK_TERMS = BoundedDict(
     "rerank-memory-terms",
     bound=50_000,
-    keyed_on="a memory's id, text and the payload fields the features read (never stale: the key holds them)",
+    keyed_on="a memory's id, text, creation time and the payload fields the features read (the key holds them)",
 )
 
 
@@ -128,6 +129,7 @@ def memory_terms(memory: RecalledMemory) -> MemoryTerms:
         position,
         payload.get("thread"),
         payload.get("occurred_at"),
+        memory.created_at,
     )
     found = RERANK_TERMS.get(key)
     if found is not None:
@@ -139,6 +141,7 @@ def memory_terms(memory: RecalledMemory) -> MemoryTerms:
     found = MemoryTerms(
         body=body,
         caption=caption_words,
+        every=body | caption_words,
         pairs=frozenset(zip(text_words, text_words[1:], strict=False)),
         speaker=speaker,
         thread=(memory.scope_kind, memory.scope_id, str(payload.get("thread", ""))) if has_position else None,
@@ -238,6 +241,8 @@ class FeatureReranker(Reranker):
             }
             final.append((-score, i))
         final.sort()
+        for negative, i in final:  # in the fused score's units, so MMR and callers read one scale
+            memories[i].score = -negative * best
         return [memories[i] for _, i in final]
 
     def features(self, query: str, base: list[float], terms: list[MemoryTerms], reference: date) -> dict:
@@ -267,7 +272,7 @@ class FeatureReranker(Reranker):
 
 
 def _idf(terms: list[MemoryTerms]) -> dict[str, float]:
-    df = Counter(word for t in terms for word in t.body | t.caption)
+    df = Counter(word for t in terms for word in t.every)
     n = len(terms)
     return {word: math.log(1 + n / d) for word, d in df.items()}
 

@@ -25,7 +25,9 @@ def ids(results):
 
 def test_a_turn_is_lifted_by_the_neighbour_the_question_names(tenant, settings):
     asked = turn(tenant, "How is the marathon training plan going?", position=0)
-    answer = turn(tenant, "Great, I stuck to the plan and ran thirty kilometres on Sunday morning.", position=1)
+    answer = turn(
+        tenant, "Great, I stuck to the plan and ran thirty kilometres on Sunday morning.", position=1
+    )
     other = turn(tenant, "Dinner plan: pasta.", position=7)
     query = "marathon training plan"
     plain = ids(recall(tenant_id=tenant.pk, query=query, mode="lexical", rerank=False))
