@@ -81,8 +81,11 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--ablation",
-        action="store_true",
-        help="Also measure the feature reranker's levers on hybrid (each alone, all, all but each).",
+        nargs="?",
+        const="levers",
+        choices=("levers", "full"),
+        default=None,
+        help="Also measure the feature reranker's levers on hybrid: each alone and all ('full': also all but each).",
     )
     parser.add_argument(
         "--reranker",
@@ -312,7 +315,11 @@ def run(options: dict, stdout) -> dict:
             if options["reranker"] == "none"
             else {"BACKEND": "brain.search.rerankers.FeatureReranker", **json.loads(options["reranker"])}
         )
-    ablation_settings = settings_to_measure(chosen_weights()) if options.get("ablation") else {}
+    ablation_settings = (
+        settings_to_measure(chosen_weights(), leave_one_out=options["ablation"] == "full")
+        if options.get("ablation")
+        else {}
+    )
     embedder = get_embedder()
     stdout.write(
         f"LoCoMo: {len(samples)} conversations, embedder {embedder.name}, text {options['text_format']}, "
@@ -416,6 +423,9 @@ def run(options: dict, stdout) -> dict:
             },
         }
     if ablation_settings:
+        dump = Path(settings.BASE_DIR) / "var" / "locomo-last-ablation.json"
+        dump.parent.mkdir(exist_ok=True)
+        dump.write_text(json.dumps([{**q, "gold": sorted(q["gold"])} for q in per_question]))
         figures["ablation"] = ablation_figures(per_question, ablation_settings, latencies, stdout)
         # Parameters were chosen on conversations 0-4: the others, apart.
         held_out = [q for q in per_question if q["sample"] + first >= 5]

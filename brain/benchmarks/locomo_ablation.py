@@ -66,9 +66,12 @@ def recorded_candidates(*, tenant_id: int, query: str, vector, model: str, limit
     return CandidateRecorder.last, elapsed
 
 
-def settings_to_measure(chosen: dict[str, float]) -> dict[str, dict[str, float] | None]:
+def settings_to_measure(
+    chosen: dict[str, float], *, leave_one_out: bool = False
+) -> dict[str, dict[str, float] | None]:
     """{label: reranker options or None (no reranker)}: the fused ranking, each lever alone (a lever off
-    in `chosen` at its probe weight), all chosen levers, all but each one, all plus each probe."""
+    in `chosen` at its probe weight), all chosen levers; with `leave_one_out`, all but each one and all plus
+    each probe."""
     weights = {**DEFAULTS, **chosen}
     on = [lever for lever in LEVERS if chosen.get(lever)]
     probes = {lever: w for lever, w in PROBES.items() if lever not in on}
@@ -79,10 +82,11 @@ def settings_to_measure(chosen: dict[str, float]) -> dict[str, dict[str, float] 
             alone[lever] = weights[lever] if lever in on else probes[lever]
             out[f"+{lever.lower()}"] = {**weights, **alone}
     out["all levers"] = weights
-    for lever in on:
-        out[f"all -{lever.lower()}"] = {**weights, lever: 0.0}
-    for lever, weight in probes.items():
-        out[f"all +{lever.lower()}"] = {**weights, lever: weight}
+    if leave_one_out:
+        for lever in on:
+            out[f"all -{lever.lower()}"] = {**weights, lever: 0.0}
+        for lever, weight in probes.items():
+            out[f"all +{lever.lower()}"] = {**weights, lever: weight}
     return out
 
 
@@ -92,7 +96,10 @@ def reranked_ids(
     if options is None:
         return [m.id for m in candidates[:limit]]
     reranker = FeatureReranker(**options)
+    scores = [m.score for m in candidates]
     ranked = reranker.rerank(query=query, memories=copy.copy(candidates), reference_date=reference)
+    for memory, score in zip(candidates, scores, strict=True):  # the reranker sets scores: the next setting
+        memory.score = score  # must start from the fused ones
     return [m.id for m in ranked[:limit]]
 
 

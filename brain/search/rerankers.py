@@ -230,16 +230,18 @@ class FeatureReranker(Reranker):
         base = [m.score / best for m in memories]
         terms = [memory_terms(m) for m in memories]
         features = self.features(query, base, terms, reference_date or date.today())
-        w = self.weights
+        names = list(features)
+        scores = list(base)
+        for name in names:
+            weight = self.weights[name]
+            scores = [s + weight * v for s, v in zip(scores, features[name], strict=True)]
         final = []
         for i, memory in enumerate(memories):
-            values = {name: column[i] for name, column in features.items()}
-            score = base[i] + sum(w[name] * value for name, value in values.items())
             memory.explanation["rerank"] = {
-                "score": round(score, 6),
-                "features": {name: round(v, 4) for name, v in values.items() if v},
+                "score": round(scores[i], 6),
+                "features": {name: round(features[name][i], 4) for name in names if features[name][i]},
             }
-            final.append((-score, i))
+            final.append((-scores[i], i))
         final.sort()
         for negative, i in final:  # in the fused score's units, so MMR and callers read one scale
             memories[i].score = -negative * best
@@ -272,7 +274,9 @@ class FeatureReranker(Reranker):
 
 
 def _idf(terms: list[MemoryTerms]) -> dict[str, float]:
-    df = Counter(word for t in terms for word in t.every)
+    df: Counter = Counter()
+    for t in terms:
+        df.update(t.every)  # a set per memory: counted in C
     n = len(terms)
     return {word: math.log(1 + n / d) for word, d in df.items()}
 
