@@ -20,6 +20,7 @@ import re
 import time
 from collections import Counter, defaultdict
 from contextlib import ExitStack
+from datetime import datetime
 from pathlib import Path
 
 from django.apps import apps
@@ -27,6 +28,13 @@ from django.conf import settings
 from django.db import connection
 
 from brain.benchmarks.common import fresh_tenant, use_bench_database
+from brain.benchmarks.locomo_ablation import (
+    ablation_figures,
+    chosen_weights,
+    recorded_candidates,
+    reranked_ids,
+    settings_to_measure,
+)
 from brain.benchmarks.locomo_latency import (
     add_latency_arguments,
     latency_figures,
@@ -83,6 +91,27 @@ def add_arguments(parser) -> None:
         "--trigram-max-words", type=int, default=None, help="Override BRAIN_RECALL TRIGRAM_MAX_WORDS."
     )
     parser.add_argument(
+        "--ablation",
+        nargs="?",
+        const="levers",
+        choices=("levers", "full"),
+        default=None,
+        help="Also measure the feature reranker's levers on hybrid: each alone and all ('full': also all but each).",
+    )
+    parser.add_argument(
+        "--reranker",
+        default=None,
+        help='FeatureReranker options for the hybrid methods, e.g. \'{"NEIGHBOURS": 0.3}\' ("none": no reranker).',
+    )
+    parser.add_argument(
+        "--methods",
+        default=",".join(METHODS),
+        help=f"Comma-separated methods to measure (default all: {','.join(METHODS)}).",
+    )
+    parser.add_argument(
+        "--conversations-from", type=int, default=0, help="Skip the first N conversations (e.g. 5: 5-9)."
+    )
+    parser.add_argument(
         "--lexical-scoring",
         choices=("bm25", "ts_rank_cd"),
         default=None,
@@ -113,6 +142,49 @@ def sessions(conversation: dict):
         yield n, conversation.get(f"session_{n}_date_time", ""), conversation[f"session_{n}"]
 
 
+def session_day(date_time: str):
+    """ "1:56 pm on 8 May, 2023" -> date(2023, 5, 8); None when unreadable."""
+    try:
+        return datetime.strptime(date_time.strip(), "%I:%M %p on %d %B, %Y").date()
+    except ValueError:
+        return None
+
+
+def turn_payload(number: int, date: str, turn: dict, position: int) -> dict:
+    """A turn's structured fields: speaker, caption, event date, its place in the conversation (the feature
+    reranker's fields: brain.search.rerankers)."""
+    day = session_day(date)
+    return {
+        "dia_id": turn["dia_id"],
+        "session": number,
+        "date": date,
+        "speaker": turn["speaker"],
+        "caption": turn.get("blip_caption") or "",
+        "occurred_at": day.isoformat() if day else "",
+        "thread": f"session {number}",
+        "position": position,
+    }
+
+
+def reference_day(conversation: dict):
+    """The conversation's "now": its last session's date (the questions carry no date of their own)."""
+    days = [session_day(date) for _, date, _ in sessions(conversation)]
+    return max((d for d in days if d), default=None)
+
+
+def refresh_payloads(tenant, sample: dict) -> None:
+    """Reused tenants loaded before the payload gained fields: rewrite the payloads (text unchanged)."""
+    wanted, position = {}, 0
+    for number, date, turns in sessions(sample["conversation"]):
+        for turn in turns:
+            wanted[turn["dia_id"]] = turn_payload(number, date, turn, position)
+            position += 1
+    stale = [m for m in Memory.objects.for_tenant(tenant) if m.payload != wanted.get(m.payload["dia_id"])]
+    for memory in stale:
+        memory.payload = wanted[memory.payload["dia_id"]]
+    Memory.objects.for_tenant(tenant).bulk_update(stale, ["payload"], batch_size=500)
+
+
 def load_conversation(
     sample: dict, *, text_format: str, captions: bool, stdout, reuse: bool = False
 ) -> tuple[object, dict[str, int]]:
@@ -129,6 +201,7 @@ def load_conversation(
         complete = rows.exists() and not rows.exclude(embedding_model=get_embedder().name).exists()
         if complete:
             stdout.write(f"  {sample['sample_id']}: reusing {rows.count()} loaded turns")
+            refresh_payloads(existing, sample)
             return existing, {p["dia_id"]: pk for pk, p in rows.values_list("pk", "payload")}
     tenant = fresh_tenant(slug, f"LoCoMo {sample['sample_id']}")
     rows = []
@@ -141,12 +214,7 @@ def load_conversation(
                     scope_kind="conversation",
                     scope_id=str(sample["sample_id"]),
                     text=turn_text(turn, speaker_date=date, text_format=text_format, captions=captions),
-                    payload={
-                        "dia_id": turn["dia_id"],
-                        "session": number,
-                        "date": date,
-                        "speaker": turn["speaker"],
-                    },
+                    payload=turn_payload(number, date, turn, len(rows)),
                     surface=WriteSurface.IMPORT,
                     confidence=0.7,
                 )
@@ -238,8 +306,9 @@ def run(options: dict, stdout) -> dict:
     if not data_path.exists():
         raise SystemExit(f"LoCoMo data not found at {data_path}: pass --data path/to/locomo10.json")
     samples = json.loads(data_path.read_text())
-    if options.get("conversations"):
-        samples = samples[: options["conversations"]]
+    methods = tuple(m for m in METHODS if m in options.get("methods", ",".join(METHODS)).split(","))
+    first = options.get("conversations_from") or 0
+    samples = samples[first : first + options["conversations"] if options.get("conversations") else None]
     use_bench_database(options["database"], stdout)
     overrides = {}
     if options.get("rrf_k") is not None:
@@ -253,10 +322,21 @@ def run(options: dict, stdout) -> dict:
     overrides.update(latency_overrides(options))
     if overrides:
         settings.BRAIN_RECALL = {**getattr(settings, "BRAIN_RECALL", {}), **overrides}
+    if options.get("reranker"):
+        settings.BRAIN_RERANKER = (
+            None
+            if options["reranker"] == "none"
+            else {"BACKEND": "brain.search.rerankers.FeatureReranker", **json.loads(options["reranker"])}
+        )
+    ablation_settings = (
+        settings_to_measure(chosen_weights(), leave_one_out=options["ablation"] == "full")
+        if options.get("ablation")
+        else {}
+    )
     embedder = get_embedder()
     stdout.write(
         f"LoCoMo: {len(samples)} conversations, embedder {embedder.name}, text {options['text_format']}, "
-        f"recall settings {getattr(settings, 'BRAIN_RECALL', {})}"
+        f"recall settings {getattr(settings, 'BRAIN_RECALL', {})}, reranker {settings.BRAIN_RERANKER}"
     )
 
     per_question: list[dict] = []
@@ -281,18 +361,21 @@ def run(options: dict, stdout) -> dict:
             if (gold := evidence_ids(qa.get("evidence") or [], dia_to_id)) and qa.get("question")
         ]
         texts = dict(Memory.objects.for_tenant(tenant).values_list("pk", "text"))
-        bm25 = BM25(texts)
+        bm25 = BM25(texts) if "bm25" in methods else None
         if timed_conversation is None:
             timed_conversation = (sample["sample_id"], tenant, questions)
+        reference = reference_day(sample["conversation"])
         for qa, gold in questions:
             vector = timed_embedding(embedder, qa["question"], embedding_ms)
-            ranked = {"bm25": bm25.search(qa["question"], max(KS))}
+            ranked = {"bm25": bm25.search(qa["question"], max(KS))} if bm25 else {}
             for method, mode, lam in (
                 ("lexical", "lexical", None),
                 ("vector", "vector", None),
                 ("hybrid", "hybrid", None),
                 ("hybrid_mmr", "hybrid", options["mmr_lambda"]),
             ):
+                if method not in methods:
+                    continue
                 began = time.perf_counter()
                 results = recall(
                     tenant_id=tenant.pk,
@@ -300,20 +383,43 @@ def run(options: dict, stdout) -> dict:
                     limit=max(KS),
                     mode=mode,
                     mmr_lambda=lam,
+                    reference_date=reference,
                     query_embedding=vector,
                     embedding_model=embedder.name,
                 )
                 latencies[method].append((time.perf_counter() - began) * 1000)
                 collector.collect_after_response()
                 ranked[method] = [r.id for r in results]
-            per_question.append({"category": qa.get("category"), "gold": gold, "ranked": ranked})
+            if ablation_settings:
+                candidates, elapsed = recorded_candidates(
+                    tenant_id=tenant.pk,
+                    query=qa["question"],
+                    vector=vector,
+                    model=embedder.name,
+                    limit=max(KS),
+                    reference=reference,
+                )
+                for label, reranker_options in ablation_settings.items():
+                    began = time.perf_counter()
+                    ranked[label] = reranked_ids(
+                        reranker_options, qa["question"], candidates, reference, max(KS)
+                    )
+                    latencies[f"rerank {label}"].append((time.perf_counter() - began) * 1000)
+            per_question.append(
+                {
+                    "category": qa.get("category"),
+                    "gold": gold,
+                    "ranked": ranked,
+                    "sample": samples.index(sample),
+                }
+            )
         stdout.write(f"    {len(questions)} questions asked")
     serving.close()
 
     figures: dict = {f"recall_at_{k}": {} for k in KS}
     figures["ndcg_at_10"] = {}
     figures["by_category"] = {}
-    for method in METHODS:
+    for method in methods:
         for k in KS:
             figures[f"recall_at_{k}"][method] = _mean(
                 [recall_at(q["ranked"][method], q["gold"], k) for q in per_question]
@@ -331,10 +437,22 @@ def run(options: dict, stdout) -> dict:
                     },
                     "NDCG@10": _mean([ndcg_at(q["ranked"][method], q["gold"]) for q in subset]),
                 }
-                for method in METHODS
+                for method in methods
             },
         }
-    figures.update(latency_figures(latencies, embedding_ms, limit=max(KS)))
+    timed = {m: v for m, v in latencies.items() if not m.startswith("rerank ")}
+    figures.update(latency_figures(timed, embedding_ms, limit=max(KS)))
+    if ablation_settings:
+        dump = Path(settings.BASE_DIR) / "var" / "locomo-last-ablation.json"
+        dump.parent.mkdir(exist_ok=True)
+        dump.write_text(json.dumps([{**q, "gold": sorted(q["gold"])} for q in per_question]))
+        figures["ablation"] = ablation_figures(per_question, ablation_settings, latencies, stdout)
+        # Parameters were chosen on conversations 0-4: the others, apart.
+        held_out = [q for q in per_question if q["sample"] + first >= 5]
+        if held_out and len(held_out) < len(per_question):
+            figures["ablation_conversations_5_9"] = ablation_figures(
+                held_out, ablation_settings, latencies, stdout, title=" on conversations 5-9"
+            )
     figures["questions"] = len(per_question)
     if timed_conversation is not None:
         figures["latency_at_limit_10"] = timed_pass_at_limit(
@@ -343,13 +461,14 @@ def run(options: dict, stdout) -> dict:
     figures["embedder"] = embedder.name
     figures["text_format"] = options["text_format"]
     figures["dragon_dialog_level"] = {f"recall_at_{k}": v for k, v in DRAGON.items()}
-    figures["hybrid_minus_bm25_recall_at_10"] = round(
-        figures["recall_at_10"]["hybrid"] - figures["recall_at_10"]["bm25"], 1
-    )
+    if {"hybrid", "bm25"} <= set(methods):
+        figures["hybrid_minus_bm25_recall_at_10"] = round(
+            figures["recall_at_10"]["hybrid"] - figures["recall_at_10"]["bm25"], 1
+        )
 
     stdout.write(f"\n{len(per_question)} questions with evidence")
     stdout.write(f"{'method':<12}" + "".join(f"{'R@' + str(k):>8}" for k in KS) + f"{'NDCG@10':>9}")
-    for method in METHODS:
+    for method in methods:
         stdout.write(
             f"{method:<12}"
             + "".join(f"{figures[f'recall_at_{k}'][method]:>8.1f}" for k in KS)
@@ -358,7 +477,7 @@ def run(options: dict, stdout) -> dict:
     stdout.write(f"{'DRAGON':<12}" + "".join(f"{DRAGON[k]:>8.1f}" for k in KS))
     for label, block in figures["by_category"].items():
         stdout.write(f"\n{label} ({block['questions']} questions)")
-        for method in METHODS:
+        for method in methods:
             row = block[method]
             stdout.write(
                 f"  {method:<12}" + "".join(f"{row[f'R@{k}']:>8.1f}" for k in KS) + f"{row['NDCG@10']:>9.1f}"

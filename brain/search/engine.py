@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 from django.db import connection, transaction
@@ -126,7 +127,7 @@ def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]
 
 
 def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any) -> RecallScores:
-    """{memory id: score} for what `recall(tenant_id=, query=, limit=, **filters)` returns, best first:
+    """{memory id: score} for what `recall(tenant_id=, query=, limit=, rerank=False, **filters)` returns, best first:
     the same filters, modes and scores, for a caller that needs only the scores (the runtime's relevance
     check). Full text over a small scope then reads no memory row at all. No MMR, reranker or graph tier.
     """
@@ -157,6 +158,7 @@ def recall(
     mmr_lambda: float | None = None,
     rerank: bool | None = None,
     expand_graph: bool = False,
+    reference_date: date | None = None,
     **filters: Any,
 ) -> list[RecalledMemory]:
     """The tenant's memories most relevant to `query`, best first, at most `limit`.
@@ -165,11 +167,13 @@ def recall(
     (default active only), `strengths`, `categories`, `confidence_range` ([low, high], finite; default:
     null or within 0–1). `mode`: "lexical" (fts + trigram), "fulltext" (fts alone), "vector", or "hybrid"
     (all three). `mmr_lambda` in [0, 1] turns on MMR (1 = pure relevance); None uses
-    `BRAIN_RECALL["MMR_LAMBDA"]`. `rerank`: None = the configured `BRAIN_RERANKER` if any, False = none,
+    `BRAIN_RECALL["MMR_LAMBDA"]`. `rerank`: None = the configured `BRAIN_RERANKER` if any (by default the
+    feature reranker, brain.search.rerankers; it runs before MMR), False = none,
     True = the configured one (error when none is). `expand_graph` adds the BrainGraph's one-hop
     neighbours of the best `limit` results (related_to / reinforces / contradicts edges) as a "graph"
     tier, under the same filters; a neighbour already found gains the graph tier's contribution.
-    `query_embedding` + `embedding_model` skip the query embedder (benchmarks).
+    `query_embedding` + `embedding_model` skip the query embedder (benchmarks). `reference_date`: "now" for
+    a reranker that resolves relative time in the query ("last year", "in May"; default today).
     Equal tier scores share a rank, so confidence and recency decide between equal matches.
     Read-only: planned (the lexical statistics cached per process under the memory state,
     `brain.memory_state`), executed by the backend the rule in `brain.search` picks, fused, post-processed.
@@ -194,19 +198,29 @@ def recall(
     )
     results = fuse_results(execute(plan), plan) if plan is not None else []
     return _post_process(
-        results, plan, limit=limit, expand=expand_graph, mmr_lambda=mmr_lambda, reranker=reranker
+        results,
+        plan,
+        limit=limit,
+        expand=expand_graph,
+        mmr_lambda=mmr_lambda,
+        reranker=reranker,
+        reference_date=reference_date,
     )
 
 
-def _post_process(results, plan, *, limit: int, expand: bool, mmr_lambda, reranker) -> list[RecalledMemory]:
+def _post_process(
+    results, plan, *, limit: int, expand: bool, mmr_lambda, reranker, reference_date=None
+) -> list[RecalledMemory]:
     if not results:
         return []
     if expand and plan.config["WEIGHTS"].get("graph", 0) > 0:
         results = expand_graph(results, plan=plan, limit=limit)
-    if mmr_lambda is not None:
-        results = mmr(results, limit=limit if reranker is None else len(results), lam=float(mmr_lambda))
+    # The reranker first (it sees every candidate; its scores are the memories' scores from then on), then
+    # MMR diversifies its order: MMR after a reranker would be undone by it.
     if reranker is not None:
-        results = rerank(results, query=plan.query, reranker=reranker)
+        results = rerank(results, query=plan.query, reranker=reranker, reference_date=reference_date)
+    if mmr_lambda is not None:
+        results = mmr(results, limit=limit, lam=float(mmr_lambda))
     results = results[:limit]
     for position, memory in enumerate(results, start=1):
         memory.explanation["rank"] = position

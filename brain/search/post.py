@@ -24,7 +24,10 @@ class Reranker:
     """Optional last stage: reorder recalled memories. Chosen by `BRAIN_RERANKER = {"BACKEND": ...}`.
 
     `rerank` gets the query and the fused, filtered candidates (best first) and returns them reordered
-    (it may drop some, never add); it may set `explanation["rerank"]["score"]`.
+    (it may drop some, never add); it may set `explanation["rerank"]["score"]` and `score` (MMR, which
+    runs after the reranker, weighs relevance by `score`). When the caller of
+    `recall` passes a `reference_date` ("now", for relative time in the query), it is passed on as the
+    keyword `reference_date` (a reranker that reads it declares it).
     """
 
     name = "base"
@@ -50,9 +53,13 @@ def get_reranker() -> Reranker | None:
     return _load_reranker(backend, tuple(sorted((k, str(v)) for k, v in config.items())))
 
 
-def rerank(results: list[RecalledMemory], *, query: str, reranker: Reranker) -> list[RecalledMemory]:
-    results = reranker.rerank(query=query, memories=results)
+def rerank(
+    results: list[RecalledMemory], *, query: str, reranker: Reranker, reference_date=None
+) -> list[RecalledMemory]:
+    extra = {"reference_date": reference_date} if reference_date is not None else {}
+    results = reranker.rerank(query=query, memories=results, **extra)
     for position, memory in enumerate(results, start=1):
+        memory.explanation["final_score"] = round(memory.score, 6)  # the score the result is ranked by
         memory.explanation["rerank"] = {
             "reranker": reranker.name,
             "rank": position,

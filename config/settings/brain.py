@@ -150,8 +150,17 @@ BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = env_str("BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK
 # VECTOR_STRATEGY ("hnsw" iterative index scans | "exact" per-tenant scan), HNSW_EF_SEARCH,
 # HNSW_MAX_SCAN_TUPLES, TRIGRAM_MAX_WORDS, TRIGRAM_THRESHOLD.
 BRAIN_RECALL: dict = {}
-# Optional last stage, e.g. {"BACKEND": "myapp.rerankers.CrossEncoderReranker"}; none by default.
-BRAIN_RERANKER = None
+# The last stage of recall() (not of recall_scores, the runtime context path): the feature reranker without a
+# model (brain.search.rerankers; weights chosen on LoCoMo conversations 0-4, README "LoCoMo"). Another
+# backend, e.g. {"BACKEND": "myapp.rerankers.CrossEncoderReranker"}, or None for the fused order.
+BRAIN_RERANKER = {
+    "BACKEND": "brain.search.rerankers.FeatureReranker",
+    "NEIGHBOURS": 0.7,
+    "COVERAGE": 0.4,
+    "FEEDBACK": 0.4,
+    "TIME": 0.3,
+    "PHRASE": 0.1,
+}
 
 # --- Formation (brain/formation/): the gate, the judge and its hard duplicate backstop -----------------
 # Gate limits (characters / words) and how much of a candidate's content words found in one passage of the

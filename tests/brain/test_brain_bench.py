@@ -78,3 +78,30 @@ def test_the_mem0_comparison_is_skipped_with_a_reason_when_mem0ai_is_missing(tmp
     out = StringIO()
     figures = mem0_search_latency(None, [], limit=10, path=str(tmp_path), stdout=out)
     assert "mem0ai is not importable" in figures["skipped"] and "mem0 skipped" in out.getvalue()
+
+
+def test_locomo_turns_carry_the_reranker_fields_and_the_ablation_measures_each_lever():
+    from datetime import date
+
+    from brain.benchmarks.locomo import reference_day, turn_payload
+    from brain.benchmarks.locomo_ablation import settings_to_measure
+
+    turn = {"dia_id": "D3:1", "speaker": "Caroline", "text": "Look!", "blip_caption": "a cat on a sofa"}
+    payload = turn_payload(3, "1:56 pm on 8 May, 2023", turn, 41)
+    assert payload["occurred_at"] == "2023-05-08" and payload["caption"] == "a cat on a sofa"
+    assert (payload["thread"], payload["position"], payload["speaker"]) == ("session 3", 41, "Caroline")
+    conversation = {
+        "session_1_date_time": "7:00 pm on 9 June, 2023",
+        "session_1": [turn],
+        "session_2_date_time": "1:56 pm on 8 May, 2023",
+        "session_2": [turn],
+    }
+    assert reference_day(conversation) == date(2023, 6, 9)  # the latest session, whatever its number
+    measured = settings_to_measure({"NEIGHBOURS": 0.7, "TIME": 0.3})
+    assert measured["fused (no reranker)"] is None
+    assert (measured["+neighbours"]["NEIGHBOURS"], measured["+neighbours"]["TIME"]) == (0.7, 0.0)
+    assert measured["+speaker"]["SPEAKER"] == 0.1 and measured["all levers"]["SPEAKER"] == 0.0
+    assert (
+        "all -time" not in measured
+        and settings_to_measure({"TIME": 0.3}, leave_one_out=True)["all -time"]["TIME"] == 0
+    )
