@@ -80,7 +80,7 @@ BRAIN_BENCHMARKS = {
     "chaos": "tickets.chaos",
     "replay": "tickets.replay",
 }
-# The Bitext customer-support sample the extraction and formation benchmarks read (public data beside the
+# The Bitext customer-support sample the extraction, formation and replay benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.
 BRAIN_BITEXT_CSV = env_str(
     "BRAIN_BITEXT_CSV",
