@@ -205,9 +205,10 @@ def _tokenizer(model_path: str) -> Any:
 class OnnxMiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2 on ONNX Runtime (float32: torch's vectors and name; `QUANTIZE: "int8"`: its own name).
 
-    Options: `QUANTIZE` ("" or "int8"), `THREADS` (intra-op threads, default `BRAIN_EMBEDDER_THREADS`),
-    `MODEL_PATH` (default the package's folder), `ONNX_DIR` (default `BRAIN_ONNX_DIR`). The model is
-    exported if needed and loaded on first use, once per process.
+    Options: `QUANTIZE` ("" or "int8"), `QUERY_QUANTIZE` ("" or "int8": the search queries' encoder, see
+    `query_encoder`), `THREADS` (intra-op threads, default `BRAIN_EMBEDDER_THREADS`), `MODEL_PATH` (default
+    the package's folder), `ONNX_DIR` (default `BRAIN_ONNX_DIR`). The model is exported if needed and
+    loaded on first use, once per process.
     """
 
     name = "all-MiniLM-L6-v2"
@@ -220,10 +221,29 @@ class OnnxMiniLMEmbedder(Embedder):
             raise EmbedderError(f"QUANTIZE must be one of {QUANTIZATIONS}, not {self.quantize!r}")
         if self.quantize:
             self.name = f"all-MiniLM-L6-v2-{self.quantize}"
+        self.query_quantize = options.get("QUERY_QUANTIZE") or ""
+        if self.query_quantize not in QUANTIZATIONS:
+            raise EmbedderError(f"QUERY_QUANTIZE must be one of {QUANTIZATIONS}, not {self.query_quantize!r}")
         self.threads = embedder_threads(options)
         self.model_path = options.get("MODEL_PATH") or ""
         self.directory = Path(options["ONNX_DIR"]) if options.get("ONNX_DIR") else None
         self._loaded: tuple[Any, Any] | None = None
+        self._query_encoder: OnnxMiniLMEmbedder | None = None
+
+    def query_encoder(self) -> Embedder:
+        """With `QUERY_QUANTIZE: "int8"` (and float32 rows), the int8 export: a query is encoded in about a
+        third of the time, its vector within 0.01 in cosine of the float32 one (LoCoMo recall moves by less
+        than half a point, README). Otherwise this embedder."""
+        if not self.query_quantize or self.query_quantize == self.quantize:
+            return self
+        if self._query_encoder is None:
+            self._query_encoder = OnnxMiniLMEmbedder(
+                QUANTIZE=self.query_quantize,
+                THREADS=self.threads,
+                MODEL_PATH=self.model_path,
+                ONNX_DIR=str(self.directory) if self.directory else "",
+            )
+        return self._query_encoder
 
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
@@ -243,6 +263,8 @@ class OnnxMiniLMEmbedder(Embedder):
 
     def warm_up(self) -> None:
         self.embed(["warm up"])
+        if self.query_encoder() is not self:
+            self.query_encoder().embed(["warm up"])
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         if self.quantize and len(texts) > 1:

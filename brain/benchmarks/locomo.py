@@ -335,7 +335,8 @@ def run(options: dict, stdout) -> dict:
     )
     embedder = get_embedder()
     stdout.write(
-        f"LoCoMo: {len(samples)} conversations, embedder {embedder.name}, text {options['text_format']}, "
+        f"LoCoMo: {len(samples)} conversations, embedder {embedder.name} (queries: "
+        f"{embedder.query_encoder().name}), text {options['text_format']}, "
         f"recall settings {getattr(settings, 'BRAIN_RECALL', {})}, reranker {settings.BRAIN_RERANKER}"
     )
 
@@ -459,6 +460,7 @@ def run(options: dict, stdout) -> dict:
             *timed_conversation, embedder=embedder, options=options, stdout=stdout
         )
     figures["embedder"] = embedder.name
+    figures["query_encoder"] = embedder.query_encoder().name
     figures["text_format"] = options["text_format"]
     figures["dragon_dialog_level"] = {f"recall_at_{k}": v for k, v in DRAGON.items()}
     if {"hybrid", "bm25"} <= set(methods):

@@ -73,9 +73,11 @@ def distribution(values: list[float]) -> dict[str, float]:
 
 
 def timed_embedding(embedder, text: str, sink: list[float]) -> list[float]:
-    """The embedder's vector for `text`, the call's milliseconds appended to `sink`."""
+    """The vector of `text` as a search query (the embedder's query encoder), the call's milliseconds
+    appended to `sink`."""
+    encoder = embedder.query_encoder()
     began = time.perf_counter()
-    vector = embedder.embed([text])[0]
+    vector = encoder.embed([text])[0]
     sink.append((time.perf_counter() - began) * 1000)
     return vector
 

@@ -89,10 +89,9 @@ def plan_recall(
     )
     if "vector" in tiers:
         if query_embedding is None:
-            from brain.embedders import embed_query, get_embedder
+            from brain.embedders import embed_search_query
 
-            query_embedding = embed_query(plan.query)
-            embedding_model = get_embedder().name
+            query_embedding, embedding_model = embed_search_query(plan.query)
         elif not embedding_model:
             raise RecallInputError(
                 "query_embedding needs embedding_model (the name its vectors were made by)."
@@ -110,15 +109,13 @@ def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         if "fts" in plan.tiers or "trigram" in plan.tiers:
             filters = plan.filters
+            # Taken before any memory is read (brain.memory_state): what is cached under it is at least
+            # this new (the lexical statistics; the in-memory backend's vectors).
+            plan.state = memory_state(
+                filters.tenant_id, scope_kind=filters.scope_kind, scope_ids=filters.scope_ids
+            )
             plan.lexical = plan_lexical(
-                cursor,
-                query=plan.query,
-                filters=filters,
-                config=plan.config,
-                # Taken before any memory is read (brain.memory_state): the statistics are at least this new.
-                state=memory_state(
-                    filters.tenant_id, scope_kind=filters.scope_kind, scope_ids=filters.scope_ids
-                ),
+                cursor, query=plan.query, filters=filters, config=plan.config, state=plan.state
             )
             plan.drop_empty_lexical_tiers()
         if not plan.tiers:

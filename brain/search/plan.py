@@ -345,6 +345,7 @@ class RecallPlan:
     lexical: LexicalPlan | None = None
     query_vector: str | None = None  # a pgvector literal
     embedding_model: str | None = None
+    state: str | None = None  # the searched scopes' memory state, taken before any row is read
 
     def explanation(self) -> dict[str, Any]:
         return self.lexical.explanation() if self.lexical is not None else {}

@@ -201,6 +201,7 @@ class TestEmbedderSetting:
 
         for name in (
             "BRAIN_EMBEDDER",
+            "BRAIN_EMBEDDER_QUERY_QUANTIZE",
             "BRAIN_EMBEDDER_BASE_URL",
             "BRAIN_EMBEDDER_MODEL",
             "BRAIN_EMBEDDER_API_KEY",
@@ -216,7 +217,12 @@ class TestEmbedderSetting:
 
     def test_defaults_to_minilm_on_onnx_runtime_when_the_embeddings_extra_is_installed(self, monkeypatch):
         setting = self.embedder_setting_with(monkeypatch)
-        assert setting == {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder"}
+        # Stored rows float32 (torch's vectors and name); search queries encoded by the int8 export.
+        assert setting == {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder", "QUERY_QUANTIZE": "int8"}
+
+    def test_queries_can_be_encoded_by_the_rows_float32_model(self, monkeypatch):
+        setting = self.embedder_setting_with(monkeypatch, BRAIN_EMBEDDER_QUERY_QUANTIZE="")
+        assert setting == {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder", "QUERY_QUANTIZE": ""}
 
     def test_minilm_names_torch_and_int8_the_quantised_onnx_model(self, monkeypatch):
         assert self.embedder_setting_with(monkeypatch, BRAIN_EMBEDDER="minilm") == {

@@ -6,7 +6,14 @@ import socket
 import numpy as np
 import pytest
 
-from brain.embedders import SentenceTransformerEmbedder, minilm_model_path
+from brain.embedders import (
+    EmbedderError,
+    SentenceTransformerEmbedder,
+    clear_query_cache,
+    embed_query,
+    embed_search_query,
+    minilm_model_path,
+)
 from brain.onnx_minilm import OnnxMiniLMEmbedder, exported_path, onnx_export
 
 TEXTS = [
@@ -43,6 +50,39 @@ def test_int8_is_close_to_torch_but_stored_under_its_own_name(torch_vectors):
     similarity = cosines(embedder.embed(TEXTS), torch_vectors)
     assert similarity.min() >= 0.97
     assert similarity.min() < 0.999  # it moves vectors: sharing torch's name would mix two models' rows
+
+
+def test_queries_are_encoded_by_the_int8_export_against_float32_rows(torch_vectors):
+    embedder = OnnxMiniLMEmbedder(QUERY_QUANTIZE="int8")
+    encoder = embedder.query_encoder()
+    assert embedder.name == "all-MiniLM-L6-v2" and encoder.name == "all-MiniLM-L6-v2-int8"
+    assert encoder is embedder.query_encoder()  # one encoder per embedder, loaded once
+    similarity = cosines(encoder.embed(TEXTS), torch_vectors)
+    assert 0.97 <= similarity.min() < 0.999  # the same space as the stored rows, moved a little
+    # Without the option, or when rows are int8 already, queries use the rows' own model.
+    assert OnnxMiniLMEmbedder().query_encoder().name == "all-MiniLM-L6-v2"
+    int8 = OnnxMiniLMEmbedder(QUANTIZE="int8", QUERY_QUANTIZE="int8")
+    assert int8.query_encoder() is int8
+    with pytest.raises(EmbedderError, match="QUERY_QUANTIZE must be one of"):
+        OnnxMiniLMEmbedder(QUERY_QUANTIZE="int4")
+
+
+def test_a_search_query_is_cached_apart_from_the_candidates_vectors(settings):
+    settings.BRAIN_EMBEDDER = {
+        "BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder",
+        "QUERY_QUANTIZE": "int8",
+    }
+    clear_query_cache()
+    text = "where is my parcel from Leeds"
+    query_vector, model = embed_search_query(text)
+    assert model == "all-MiniLM-L6-v2"  # compared with the rows of the float32 model
+    stored = embed_query(text)  # a candidate's vector, stored: float32, not the cached query's int8 one
+    float32 = OnnxMiniLMEmbedder().embed([text])[0]
+    int8 = OnnxMiniLMEmbedder(QUANTIZE="int8").embed([text])[0]
+    assert np.allclose(stored, float32, atol=1e-6) and np.allclose(query_vector, int8, atol=1e-6)
+    assert not np.allclose(query_vector, stored, atol=1e-4)
+    assert embed_search_query(text)[0] == query_vector  # cached
+    clear_query_cache()
 
 
 def test_export_is_offline_from_the_package_files(tmp_path, monkeypatch):

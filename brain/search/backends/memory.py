@@ -1,9 +1,17 @@
 """The in-memory backend: plans over rows this process already holds, cached under their memory state.
 
-- Full text alone, BM25, over a scope under BM25_SAMPLE rows: scored from the scope's cached statistics
-  (`ScopeStatistics.rows`, read once per memory state by the planner). The score is PostgreSQL's BM25 of
-  the PostgreSQL backend, the same float operations in the same order; the contract tests hold the two
-  to the same ranks and scores.
+- Full text (BM25) and vector tiers over a scope under BM25_SAMPLE rows (an agent's memories, a small
+  tenant: the runtime context path), and a trigram tier when the scope's vocabulary chose the rows it
+  looks at (brain.search.vocabulary: a few rows):
+  - full text scored from the scope's cached statistics (`ScopeStatistics.rows`, read once per memory
+    state by the planner): PostgreSQL's BM25 of the PostgreSQL backend, the same float operations in the
+    same order; the contract tests hold the two to the same ranks and scores;
+  - the vector tier as the exact scan over the scope's vectors of the plan's model (`SCOPE_VECTORS`, read
+    once per memory state): pgvector's cosine distance, ordered by distance then id as the SQL orders it
+    (scores agree with pgvector's to float32 rounding, about 1e-7);
+  then one primary-key read of the rows found, for their columns (a row changed since is read as it is
+  now, one gone or filtered out since is dropped); with a trigram tier, the same statement runs it over
+  its chosen rows (pg_trgm's word similarity, as the PostgreSQL backend runs it).
 - Containment (the Client Brain keyword tier) over the window: the tenant's first rows in the
   containment order, indexed by their distinct words.
 """
@@ -15,6 +23,8 @@ from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from brain.caches import StateCache
 from brain.models import Memory
 
@@ -22,7 +32,7 @@ from ..plan import RecallPlan
 from ..scoped import CONTAINMENT_ORDER, MAX_REMEMBERED_TERMS, ContainmentPlan, order_key
 from ..types import Hit
 from .base import SearchBackend
-from .postgres import hits_by_id
+from .postgres import hits_by_id, set_local, trigram_rows_statement
 
 # A term is a `\w+` run (brain.client_brain.words): any occurrence of one in a text lies inside one of these.
 _WORD_RUN = re.compile(r"\w+")
@@ -82,6 +92,24 @@ class Window:
         return found
 
 
+@dataclass(frozen=True)
+class ScopeVectors:
+    """The scope's rows embedded by one model: ids (ascending), confidence and creation time, the vectors
+    (float32, as pgvector stores them) and their norms."""
+
+    ids: np.ndarray
+    confidence: tuple
+    created_at: tuple
+    matrix: np.ndarray
+    norms: np.ndarray
+
+
+SCOPE_VECTORS = StateCache(
+    "search-scope-vectors",
+    size=64,  # at most BM25_SAMPLE (1,000) rows x 384 float32 each: 1.5 MB an entry, 96 MB in all
+    keyed_on="the filters (SQL and parameters), the embedding model, and the memory state of the searched scopes",
+)
+
 WINDOWS = StateCache(
     "containment-windows",
     size=16,
@@ -93,29 +121,47 @@ class MemoryBackend(SearchBackend):
     name = "memory"
 
     def supports(self, plan) -> bool:
-        """Full text alone with BM25 over a scope whose rows the statistics hold; every containment plan
-        (over its window)."""
+        """Full text (BM25), vector and trigram tiers over a scope whose rows the statistics hold, the
+        trigram tier only over the rows its vocabulary chose; every containment plan (over its window)."""
         if isinstance(plan, ContainmentPlan):
             return True
+        tiers = set(plan.tiers)
         return (
-            plan.tiers == ["fts"]
+            bool(tiers)
+            and tiers <= {"fts", "vector", "trigram"}
             and plan.lexical is not None
             and plan.lexical.statistics.rows is not None
-            and plan.config["LEXICAL_SCORING"] == "bm25"
+            and ("trigram" not in tiers or plan.lexical.trigram_ids is not None)
+            and ("fts" not in tiers or plan.config["LEXICAL_SCORING"] == "bm25")
+            and ("vector" not in tiers or plan.state is not None)
         )
 
     def search(self, cursor, plan: RecallPlan) -> list[Hit]:
-        """The full-text tier alone, scored over the scope's cached rows; then, with `plan.details`, one
-        primary-key read of the rows it returns. When every lexeme is common, all matches are scored
-        (AND_MATCH_LIMIT bounds PostgreSQL's work; here there is little)."""
-        ranks = self.fts_ranks(plan)
+        """Full text and vector ranked over the scope's cached rows; then, with `plan.details` or a trigram
+        tier, one statement reads the rows found (and runs the trigram tier over its chosen rows). When every
+        lexeme is common, all full-text matches are scored (AND_MATCH_LIMIT bounds PostgreSQL's work; here
+        there is little)."""
+        ranks: dict[int, dict] = {}
+        known: dict[int, tuple] = {}  # id -> (confidence, created_at)
+        tiers = []
+        if "fts" in plan.tiers:
+            tiers.append(("fts", self.fts_ranks(plan)))
+        if "vector" in plan.tiers:
+            tiers.append(("vector", self.vector_ranks(cursor, plan)))
+            plan.strategy = "exact"  # the explanation says how the vector tier was served
+        for tier, tier_ranks in tiers:
+            for memory_id, (rank, score, confidence, created_at) in tier_ranks.items():
+                ranks.setdefault(memory_id, {}).update({f"{tier}_rank": rank, f"{tier}_score": score})
+                known[memory_id] = (confidence, created_at)
+        if "trigram" in plan.tiers:
+            sql, params = trigram_rows_statement(plan, list(ranks))
+            set_local(cursor, plan)
+            cursor.execute(sql, params)
+            return [Hit._make(row)._replace(**ranks.get(row[0], {})) for row in cursor.fetchall()]
         if not ranks:
             return []
         if not plan.details:
-            return [
-                Hit(memory_id, confidence, created_at, rank, score)
-                for memory_id, (rank, score, confidence, created_at) in ranks.items()
-            ]
+            return [Hit(memory_id, *known[memory_id], **fields) for memory_id, fields in ranks.items()]
         return hits_by_id(
             cursor,
             where=plan.filters.where,
@@ -146,16 +192,34 @@ class MemoryBackend(SearchBackend):
             for lexeme in scored:
                 if lexeme in row.lexemes:
                     total += idf[lexeme]
-            hits.append((total * (k1 + 1) / (1 + k1 * (1 - b + b * row.length / avg_len)), row.id, row))
+            score = total * (k1 + 1) / (1 + k1 * (1 - b + b * row.length / avg_len))
+            hits.append((score, row.id, row.confidence, row.created_at))
         hits.sort(key=lambda hit: (-hit[0], hit[1]))
-        ranks: dict[int, tuple] = {}
-        previous_score, previous_rank = None, 0
-        for position, (score, memory_id, row) in enumerate(hits[: plan.pool], start=1):
-            # rank(): ties share the rank of the first of them.
-            rank = previous_rank if score == previous_score else position
-            ranks[memory_id] = (rank, score, row.confidence, row.created_at)
-            previous_score, previous_rank = score, rank
-        return ranks
+        return _ranked(hits[: plan.pool])
+
+    def vector_ranks(self, cursor, plan: RecallPlan) -> dict[int, tuple]:
+        """{memory id: (rank, score, confidence, created_at)} of the `plan.pool` rows nearest the query
+        vector among the scope's rows of the plan's model: the exact scan's order (distance, then id)."""
+        vectors = SCOPE_VECTORS.get(
+            (*plan.filters.key, plan.embedding_model),
+            plan.state,
+            lambda: _load_vectors(cursor, plan),
+        )
+        if not len(vectors.ids):
+            return {}
+        query = np.fromstring(plan.query_vector.strip("[]"), sep=",", dtype=np.float32)
+        # pgvector's cosine distance: the dot product over the norms' product, clamped to [-1, 1].
+        similarity = (vectors.matrix @ query).astype(np.float64) / (
+            vectors.norms * float(np.linalg.norm(query.astype(np.float64)))
+        )
+        distance = 1.0 - np.clip(np.nan_to_num(similarity, nan=-1.0), -1.0, 1.0)
+        order = np.lexsort((vectors.ids, distance))[: plan.pool]  # ORDER BY distance, id
+        return _ranked(
+            [
+                (1.0 - float(distance[i]), int(vectors.ids[i]), vectors.confidence[i], vectors.created_at[i])
+                for i in order
+            ]
+        )
 
     def window(self, plan: ContainmentPlan) -> Window:
         """The tenant's first `plan.window_size` live rows in containment order, cached under `plan.state`."""
@@ -179,6 +243,41 @@ class MemoryBackend(SearchBackend):
         window = self.window(plan)
         positions = sorted({i for term in plan.terms for i in window.positions(term, plan.limit)})
         return [window.rows[i] for i in positions[: plan.limit]]
+
+
+def _ranked(hits: list[tuple]) -> dict[int, tuple]:
+    """(score, id, confidence, created_at) best first -> {id: (rank, score, confidence, created_at)}, ranked
+    as SQL's rank() ranks them: ties share the rank of the first of them."""
+    ranks: dict[int, tuple] = {}
+    previous_score, previous_rank = None, 0
+    for position, (score, memory_id, confidence, created_at) in enumerate(hits, start=1):
+        rank = previous_rank if score == previous_score else position
+        ranks[memory_id] = (rank, score, confidence, created_at)
+        previous_score, previous_rank = score, rank
+    return ranks
+
+
+def _load_vectors(cursor, plan: RecallPlan) -> ScopeVectors:
+    cursor.execute(
+        f"SELECT m.id, m.confidence, m.created_at, m.embedding::text FROM brain_memory m"
+        f" WHERE {plan.filters.where} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s"
+        " ORDER BY m.id",
+        {**plan.filters.params, "embedding_model": plan.embedding_model},
+    )
+    rows = cursor.fetchall()
+    if not rows:
+        empty = np.zeros(0)
+        return ScopeVectors(empty, (), (), np.zeros((0, 0), dtype=np.float32), empty)
+    matrix = np.fromstring(",".join(row[3][1:-1] for row in rows), sep=",", dtype=np.float32).reshape(
+        len(rows), -1
+    )
+    return ScopeVectors(
+        ids=np.array([row[0] for row in rows], dtype=np.int64),
+        confidence=tuple(row[1] for row in rows),
+        created_at=tuple(row[2] for row in rows),
+        matrix=matrix,
+        norms=np.linalg.norm(matrix.astype(np.float64), axis=1),
+    )
 
 
 MEMORY_BACKEND = MemoryBackend()

@@ -52,7 +52,7 @@ def hits_by_id(
     cursor, *, where: str, params: dict, ids: list[int], with_embedding: bool, ranks=None
 ) -> list[Hit]:
     """The filtered rows of `ids` as hits with their columns (one primary-key read); `ranks` gives each
-    id its full-text (rank, score) when the in-memory backend scored it."""
+    id its tiers' ranks and scores ({Hit field: value}) when the in-memory backend ranked it."""
     cursor.execute(
         f"SELECT {hit_select((), with_embedding)} FROM brain_memory m WHERE {where} AND m.id = ANY(%(hit_ids)s)",
         {**params, "hit_ids": ids},
@@ -60,7 +60,7 @@ def hits_by_id(
     hits = [Hit._make(row) for row in cursor.fetchall()]
     if ranks is None:
         return hits
-    return [hit._replace(fts_rank=ranks[hit.id][0], fts_score=ranks[hit.id][1]) for hit in hits]
+    return [hit._replace(**ranks[hit.id]) for hit in hits]
 
 
 def tsquery_literal(lexeme: str) -> str:
@@ -176,6 +176,45 @@ WHERE m.tenant_id + 0 = %(tenant_id)s::bigint"""
     return sql, params
 
 
+def trigram_rows_statement(plan: RecallPlan, ids: list[int]) -> tuple[str, dict]:
+    """The trigram tier alone and the rows of `ids` (found by other tiers elsewhere), as one statement: the
+    rows of both with their columns, each with its trigram rank and score if the tier found it."""
+    params = {**plan.filters.params, "pool": plan.pool, "hit_ids": ids}
+    sql = (
+        "WITH "
+        + _trigram_cte(plan, params)
+        + f"""
+SELECT {hit_select(["trigram"], plan.with_embedding)}
+FROM (SELECT unnest(%(hit_ids)s::bigint[]) AS id UNION SELECT id FROM trigram) ids
+JOIN brain_memory m ON m.id = ids.id LEFT JOIN trigram ON trigram.id = m.id
+WHERE {plan.filters.where}"""
+    )
+    return sql, params
+
+
+def set_local(cursor, plan: RecallPlan) -> None:
+    """The settings the plan's tiers need, for this transaction, sent in one statement."""
+    config = plan.config
+    local: list[tuple[str, str]] = []
+    if "vector" in plan.tiers and plan.strategy == "hnsw":
+        # Iterative scans keep walking the graph until enough rows pass the tenant/scope filters.
+        local += [
+            ("hnsw.iterative_scan", "relaxed_order"),
+            ("hnsw.ef_search", str(max(config["HNSW_EF_SEARCH"], plan.pool))),
+            ("hnsw.max_scan_tuples", str(config["HNSW_MAX_SCAN_TUPLES"])),
+        ]
+    if "trigram" in plan.tiers:
+        local += [
+            ("pg_trgm.word_similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
+            ("pg_trgm.similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
+        ]
+    if local:
+        cursor.execute(
+            "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in local),
+            [value for setting in local for value in setting],
+        )
+
+
 class PostgresBackend(SearchBackend):
     name = "postgres"
 
@@ -199,25 +238,7 @@ class PostgresBackend(SearchBackend):
 
     def _execute(self, cursor, plan: RecallPlan) -> list[Hit]:
         sql, params = recall_statement(plan)
-        config = plan.config
-        local: list[tuple[str, str]] = []  # settings for this transaction, sent in one statement
-        if "vector" in plan.tiers and plan.strategy == "hnsw":
-            # Iterative scans keep walking the graph until enough rows pass the tenant/scope filters.
-            local += [
-                ("hnsw.iterative_scan", "relaxed_order"),
-                ("hnsw.ef_search", str(max(config["HNSW_EF_SEARCH"], plan.pool))),
-                ("hnsw.max_scan_tuples", str(config["HNSW_MAX_SCAN_TUPLES"])),
-            ]
-        if "trigram" in plan.tiers:
-            local += [
-                ("pg_trgm.word_similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
-                ("pg_trgm.similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
-            ]
-        if local:
-            cursor.execute(
-                "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in local),
-                [value for setting in local for value in setting],
-            )
+        set_local(cursor, plan)
         cursor.execute(sql, params)
         return [Hit._make(row) for row in cursor.fetchall()]
 

@@ -32,6 +32,32 @@ def full_text_plan(tenant, query, **config):
     )
 
 
+def hybrid_plan(tenant, query, **config):
+    from brain.embedders import get_embedder
+
+    embedder = get_embedder()
+    return plan_recall(
+        tenant_id=tenant.pk,
+        query=query,
+        limit=10,
+        mode="hybrid",
+        details=True,
+        with_embedding=False,
+        config={**recall_settings(), **config},
+        query_embedding=embedder.embed([query])[0],
+        embedding_model=embedder.name,
+    )
+
+
+def tier_ranks(hits):
+    """Per hit, by id: its text and each tier's rank, then the tiers' scores apart (`approx`: pgvector sums
+    in float32, so its scores and numpy's agree to about 1e-7)."""
+    rows = sorted(hits, key=lambda h: h.id)
+    ranks = [(h.id, h.text, h.fts_rank, h.trigram_rank, h.vector_rank) for h in rows]
+    scores = [s for h in rows for s in (h.fts_score, h.trigram_score, h.vector_score) if s is not None]
+    return ranks, scores
+
+
 def ranked(hits):
     return sorted(((h.fts_rank, h.id, h.fts_score, h.text) for h in hits), key=lambda h: (h[0], h[1]))
 
@@ -87,6 +113,48 @@ class TestSearchBackendContract:
                 assert got == reference, query
                 found.append(got)
         assert sum(len(hits) > 5 for hits in found) > 5 and all(hits[0][0] == 1 for hits in found if hits)
+
+    def test_hybrid_gives_every_backend_the_same_rows_ranks_and_scores(
+        self, backend, tenant, other_tenant, settings
+    ):
+        # MiniLM's vectors: the hashing embedder's sparse ones tie exactly (many cosines of 0), and ties
+        # rank by summation order, which pgvector (float32, vectorised) and numpy do not share.
+        settings.BRAIN_EMBEDDER = {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder"}
+        rng = random.Random(5)
+        for i in range(60):
+            remember(tenant, " ".join(rng.choices(VOCABULARY, k=rng.randint(2, 8))) + f" note {i}")
+        remember(tenant, "Warranty for the screen", embed=False)  # no vector: full text alone finds it
+        remember(tenant, "Refund for a damaged parcel", status="archived")
+        remember(other_tenant, "refund parcel leeds courier invoice")
+        queries = [" ".join(rng.sample(VOCABULARY, rng.randint(1, 4))) for _ in range(12)]
+        queries += ["warranty screen", "refnud for the parcl", "trackin", "what about it"]
+        served = set()
+        for query in queries:
+            plan = hybrid_plan(tenant, query)
+            got = execute(plan, backend)
+            reference = execute(hybrid_plan(tenant, query), BACKENDS["postgres"])
+            (got_ranks, got_scores), (ranks, scores) = tier_ranks(got), tier_ranks(reference)
+            assert got_ranks == ranks, query
+            assert got_scores == pytest.approx(scores, abs=1e-6), query
+            if backend is MEMORY_BACKEND and MEMORY_BACKEND.supports(plan):
+                served.add(tuple(plan.tiers))
+                assert plan.strategy == "exact"  # the explanation says how the vector tier was served
+        if backend is MEMORY_BACKEND:
+            # Full text with vectors, vectors alone (only stop words), and a trigram tier over the rows
+            # the vocabulary chose: all served in memory.
+            assert {("fts", "vector"), ("vector",)} <= served
+            assert any("trigram" in tiers for tiers in served)
+
+    def test_hybrid_in_memory_sees_every_write_at_once(self, tenant):
+        first = remember(tenant, "Parcels to Leeds go by courier")
+        plan = hybrid_plan(tenant, "courier leeds")
+        assert [h.id for h in execute(plan, MEMORY_BACKEND)] == [first.id]
+        second = remember(tenant, "Courier pickups in Leeds start at nine")
+        found = execute(hybrid_plan(tenant, "courier leeds"), MEMORY_BACKEND)
+        assert {h.id for h in found} == {first.id, second.id}
+        assert all(h.vector_rank is not None for h in found)  # the new row's vector is searched too
+        Memory.objects.for_tenant(tenant).filter(pk=first.pk).update(status="archived")
+        assert [h.id for h in execute(hybrid_plan(tenant, "courier leeds"), MEMORY_BACKEND)] == [second.id]
 
     def test_full_text_ranks_more_matched_words_first_and_ties_share_a_rank(self, backend, tenant):
         both = remember(tenant, "Refund for a damaged parcel", embed=False)
