@@ -35,6 +35,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -373,6 +374,42 @@ def embed_search_query(text: str) -> tuple[list[float], str]:
     return _cached_vectors(embedder.query_encoder(), [text])[0], embedder.name
 
 
+def embed_search_query_soon(text: str) -> tuple[Future, str]:
+    """`embed_search_query`, started: a Future of the query's vector (done at once when it is cached in
+    process; else embedded on a worker thread, so the caller plans its lexical work meanwhile), and the
+    model name of the rows it is to be compared with."""
+    embedder = get_embedder()
+    encoder = embedder.query_encoder()
+    with _query_lru_lock:
+        cached = _query_lru.get((encoder.name, text))
+    if cached is not None:
+        done: Future = Future()
+        done.set_result(list(cached))
+        return done, embedder.name
+    return _query_executor().submit(lambda: _cached_vectors(encoder, [text])[0]), embedder.name
+
+
+_EXECUTOR_LOCK = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+
+
+def _query_executor() -> ThreadPoolExecutor:
+    """The process's query-embedding threads (made on first use; a forked child makes its own)."""
+    global _executor
+    with _EXECUTOR_LOCK:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="brain-query-embedding")
+        return _executor
+
+
+def _forget_executor() -> None:
+    global _executor
+    _executor = None  # a forked child has none of its parent's threads: its first query starts new ones
+
+
+os.register_at_fork(after_in_child=_forget_executor)
+
+
 def _cached_vectors(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     found: dict[str, tuple[float, ...]] = {}
     with _query_lru_lock:
@@ -419,7 +456,21 @@ def _shared_cache_set(key: str, value: bytes) -> None:
         logger.warning("query embedding cache unavailable (%s); not cached", exc)
 
 
-def clear_query_cache() -> None:
-    """Forget the in-process query vectors (tests; the Django cache entries expire on their own)."""
+def clear_query_cache(texts: list[str] | None = None) -> None:
+    """Forget the in-process query vectors (tests; the Django cache entries expire on their own). With
+    `texts`, only theirs, from every encoder and from the Django cache too (a benchmark times cold queries)."""
     with _query_lru_lock:
-        _query_lru.clear()
+        if texts is None:
+            _query_lru.clear()
+            return
+        embedder = get_embedder()
+        names = {embedder.name, embedder.query_encoder().name}
+        for name in names:
+            for text in texts:
+                _query_lru.pop((name, text), None)
+    for name in names:
+        for text in texts:
+            try:
+                cache.delete(_cache_key(name, text))
+            except Exception as exc:  # noqa: BLE001
+                logger.warning("query embedding cache unavailable (%s); not cleared", exc)

@@ -13,8 +13,8 @@ from django.db import connection, transaction
 from brain.memory_state import memory_state
 
 from .backends import MEMORY_BACKEND, POSTGRES_BACKEND, SearchBackend, get_search_backend
-from .fuse import fuse_results, fuse_scores
-from .plan import RecallPlan, filters_for, plan_lexical, vector_literal
+from .fuse import fuse_results, fuse_scores, round_explanation
+from .plan import RecallPlan, filters_for, plan_lexical
 from .post import expand_graph, get_reranker, mmr, rerank
 from .scoped import ContainmentPlan, NeighbourPlan, NeighbourRow
 from .types import (
@@ -89,15 +89,17 @@ def plan_recall(
     )
     if "vector" in tiers:
         if query_embedding is None:
-            from brain.embedders import embed_search_query
+            from brain.embedders import embed_search_query_soon
 
-            query_embedding, embedding_model = embed_search_query(plan.query)
+            # Embedded on another thread while the lexical tiers are planned and run (the model releases
+            # the interpreter); the vector tier waits for it (`RecallPlan.query_vector`).
+            plan.vector, plan.embedding_model = embed_search_query_soon(plan.query)
         elif not embedding_model:
             raise RecallInputError(
                 "query_embedding needs embedding_model (the name its vectors were made by)."
             )
-        plan.query_vector = vector_literal(query_embedding)
-        plan.embedding_model = embedding_model
+        else:
+            plan.vector, plan.embedding_model = query_embedding, embedding_model
     return plan
 
 
@@ -220,6 +222,7 @@ def _post_process(
         results = mmr(results, limit=limit, lam=float(mmr_lambda))
     results = results[:limit]
     for position, memory in enumerate(results, start=1):
+        round_explanation(memory.explanation)
         memory.explanation["rank"] = position
     return results
 

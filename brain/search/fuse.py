@@ -70,7 +70,7 @@ def fuse_results(hits: list[Hit], plan: RecallPlan) -> list[RecalledMemory]:
                 continue
             contribution = weights[tier] / (k + rank)
             fused += contribution
-            found[tier] = {"rank": int(rank), "score": round(float(score), 6), "rrf": round(contribution, 6)}
+            found[tier] = {"rank": int(rank), "score": float(score), "rrf": contribution}
         memory = recalled_memory(
             hit, fused=fused, tiers=found, now=now, config=config, mode=plan.mode, query=query
         )
@@ -107,10 +107,10 @@ def recalled_memory(
         explanation={
             "mode": mode,
             "tiers": tiers,
-            "fused_score": round(fused, 6),
-            "confidence_feature": round(confidence_feature, 4),
-            "recency_feature": round(recency_feature, 4),
-            "final_score": round(final, 6),
+            "fused_score": fused,
+            "confidence_feature": confidence_feature,
+            "recency_feature": recency_feature,
+            "final_score": final,
             "mmr": None,
             "rerank": None,
             "vector_strategy": None,
@@ -118,6 +118,29 @@ def recalled_memory(
         },
         embedding=_parse_vector(hit.embedding),
     )
+
+
+def round_explanation(explanation: dict) -> dict:
+    """The explanation's numbers rounded for the caller (scores to 6 places, features to 4): done once, for
+    the results returned, not for every candidate scored."""
+    for tier in explanation["tiers"].values():
+        for name in ("score", "rrf"):
+            if tier.get(name) is not None:
+                tier[name] = round(tier[name], 6)
+    for name, places in (
+        ("fused_score", 6),
+        ("confidence_feature", 4),
+        ("recency_feature", 4),
+        ("final_score", 6),
+    ):
+        explanation[name] = round(explanation[name], places)
+    rerank = explanation.get("rerank")
+    if rerank:
+        if "score" in rerank:
+            rerank["score"] = round(rerank["score"], 6)
+        if "features" in rerank:
+            rerank["features"] = {name: round(value, 4) for name, value in rerank["features"].items()}
+    return explanation
 
 
 def _json(value: Any) -> Any:

@@ -7,8 +7,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from brain.caches import BoundedDict, StateCache
 from brain.models import SEARCH_CONFIG
@@ -343,12 +346,23 @@ class RecallPlan:
     with_embedding: bool
     details: bool  # False: scores only, no memory columns
     lexical: LexicalPlan | None = None
-    query_vector: str | None = None  # a pgvector literal
-    embedding_model: str | None = None
+    embedding_model: str | None = None  # the model of the rows the query vector is compared with
     state: str | None = None  # the searched scopes' memory state, taken before any row is read
+    # The query's vector: given, or being embedded (a Future, brain.embedders.embed_search_query_soon)
+    # while the lexical tiers are planned and run; `query_vector()` waits for it.
+    vector: Sequence[float] | Future | None = None
 
     def explanation(self) -> dict[str, Any]:
         return self.lexical.explanation() if self.lexical is not None else {}
+
+    def query_vector(self) -> np.ndarray:
+        """The query's vector (float32, as pgvector reads it), waiting for its embedding if it is under way;
+        the embedder's errors are raised here."""
+        if isinstance(self.vector, Future):
+            self.vector = self.vector.result()
+        if not isinstance(self.vector, np.ndarray):
+            self.vector = np.asarray(self.vector, dtype=np.float32)
+        return self.vector
 
     def drop_empty_lexical_tiers(self) -> None:
         """Only stop words: nothing for full text to match; every word found as a word: nothing to correct."""

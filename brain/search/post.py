@@ -59,7 +59,7 @@ def rerank(
     extra = {"reference_date": reference_date} if reference_date is not None else {}
     results = reranker.rerank(query=query, memories=results, **extra)
     for position, memory in enumerate(results, start=1):
-        memory.explanation["final_score"] = round(memory.score, 6)  # the score the result is ranked by
+        memory.explanation["final_score"] = memory.score  # the score the result is ranked by
         memory.explanation["rerank"] = {
             "reranker": reranker.name,
             "rank": position,
@@ -146,11 +146,9 @@ def expand_graph(results: list[RecalledMemory], *, plan: RecallPlan, limit: int)
         if memory is None:  # filtered out (scope, type, confidence...)
             continue
         contribution = weight / (k + rank)
-        memory.explanation["tiers"]["graph"] = {"rank": rank, "score": None, "rrf": round(contribution, 6)}
-        memory.explanation["fused_score"] = round(
-            memory.explanation.get("fused_score", 0.0) + contribution, 6
-        )
+        memory.explanation["tiers"]["graph"] = {"rank": rank, "score": None, "rrf": contribution}
+        memory.explanation["fused_score"] = memory.explanation.get("fused_score", 0.0) + contribution
         memory.score += contribution
-        memory.explanation["final_score"] = round(memory.score, 6)
+        memory.explanation["final_score"] = memory.score
     results.sort(key=lambda r: (-r.score, r.id))
     return results

@@ -238,8 +238,8 @@ class FeatureReranker(Reranker):
         final = []
         for i, memory in enumerate(memories):
             memory.explanation["rerank"] = {
-                "score": round(scores[i], 6),
-                "features": {name: round(features[name][i], 4) for name in names if features[name][i]},
+                "score": scores[i],  # rounded with the rest of the explanation, for the results returned
+                "features": {name: features[name][i] for name in names if features[name][i]},
             }
             final.append((-scores[i], i))
         final.sort()

@@ -6,12 +6,14 @@
   - full text scored from the scope's cached statistics (`ScopeStatistics.rows`, read once per memory
     state by the planner): PostgreSQL's BM25 of the PostgreSQL backend, the same float operations in the
     same order; the contract tests hold the two to the same ranks and scores;
-  - the vector tier as the exact scan over the scope's vectors of the plan's model (`SCOPE_VECTORS`, read
-    once per memory state): pgvector's cosine distance, ordered by distance then id as the SQL orders it
-    (scores agree with pgvector's to float32 rounding, about 1e-7);
-  then one primary-key read of the rows found, for their columns (a row changed since is read as it is
-  now, one gone or filtered out since is dropped); with a trigram tier, the same statement runs it over
-  its chosen rows (pg_trgm's word similarity, as the PostgreSQL backend runs it).
+  - the vector tier as the exact scan over the scope's vectors of the plan's model: pgvector's cosine
+    distance, ordered by distance then id as the SQL orders it (scores agree with pgvector's to float32
+    rounding, about 1e-7);
+  - the trigram tier by PostgreSQL over the rows the vocabulary chose (pg_trgm's word similarity, as its
+    backend runs it), ids and scores alone;
+  the rows found come with their columns from the same cache (`SCOPE_ROWS`: the scope's rows and vectors,
+  read once per memory state, which any write to the scope changes); with MMR (which reads the rows'
+  vectors), from one primary-key read.
 - Containment (the Client Brain keyword tier) over the window: the tenant's first rows in the
   containment order, indexed by their distinct words.
 """
@@ -32,7 +34,7 @@ from ..plan import RecallPlan
 from ..scoped import CONTAINMENT_ORDER, MAX_REMEMBERED_TERMS, ContainmentPlan, order_key
 from ..types import Hit
 from .base import SearchBackend
-from .postgres import hits_by_id, set_local, trigram_rows_statement
+from .postgres import hit_select, hits_by_id, set_local, trigram_statement
 
 # A term is a `\w+` run (brain.client_brain.words): any occurrence of one in a text lies inside one of these.
 _WORD_RUN = re.compile(r"\w+")
@@ -93,20 +95,19 @@ class Window:
 
 
 @dataclass(frozen=True)
-class ScopeVectors:
-    """The scope's rows embedded by one model: ids (ascending), confidence and creation time, the vectors
-    (float32, as pgvector stores them) and their norms."""
+class ScopeRows:
+    """A scope's filtered rows as hits without ranks (their columns, no embedding), by id; and those
+    embedded by one model: their ids (ascending), vectors (float32, as pgvector stores them) and norms."""
 
+    hits: dict[int, Hit]
     ids: np.ndarray
-    confidence: tuple
-    created_at: tuple
     matrix: np.ndarray
     norms: np.ndarray
 
 
-SCOPE_VECTORS = StateCache(
-    "search-scope-vectors",
-    size=64,  # at most BM25_SAMPLE (1,000) rows x 384 float32 each: 1.5 MB an entry, 96 MB in all
+SCOPE_ROWS = StateCache(
+    "search-scope-rows",
+    size=32,  # at most BM25_SAMPLE (1,000) rows, about 2 kB each with its vector: 2 MB an entry, 64 MB in all
     keyed_on="the filters (SQL and parameters), the embedding model, and the memory state of the searched scopes",
 )
 
@@ -137,15 +138,16 @@ class MemoryBackend(SearchBackend):
         )
 
     def search(self, cursor, plan: RecallPlan) -> list[Hit]:
-        """Full text and vector ranked over the scope's cached rows; then, with `plan.details` or a trigram
-        tier, one statement reads the rows found (and runs the trigram tier over its chosen rows). When every
-        lexeme is common, all full-text matches are scored (AND_MATCH_LIMIT bounds PostgreSQL's work; here
-        there is little)."""
+        """Each tier's ranks (module docstring), then the rows found with their columns (`plan.details`).
+        When every lexeme is common, all full-text matches are scored (AND_MATCH_LIMIT bounds PostgreSQL's
+        work; here there is little)."""
         ranks: dict[int, dict] = {}
         known: dict[int, tuple] = {}  # id -> (confidence, created_at)
         tiers = []
         if "fts" in plan.tiers:
             tiers.append(("fts", self.fts_ranks(plan)))
+        if "trigram" in plan.tiers:
+            tiers.append(("trigram", self.trigram_ranks(cursor, plan)))
         if "vector" in plan.tiers:
             tiers.append(("vector", self.vector_ranks(cursor, plan)))
             plan.strategy = "exact"  # the explanation says how the vector tier was served
@@ -153,23 +155,21 @@ class MemoryBackend(SearchBackend):
             for memory_id, (rank, score, confidence, created_at) in tier_ranks.items():
                 ranks.setdefault(memory_id, {}).update({f"{tier}_rank": rank, f"{tier}_score": score})
                 known[memory_id] = (confidence, created_at)
-        if "trigram" in plan.tiers:
-            sql, params = trigram_rows_statement(plan, list(ranks))
-            set_local(cursor, plan)
-            cursor.execute(sql, params)
-            return [Hit._make(row)._replace(**ranks.get(row[0], {})) for row in cursor.fetchall()]
         if not ranks:
             return []
         if not plan.details:
             return [Hit(memory_id, *known[memory_id], **fields) for memory_id, fields in ranks.items()]
-        return hits_by_id(
-            cursor,
-            where=plan.filters.where,
-            params=plan.filters.params,
-            ids=list(ranks),
-            with_embedding=plan.with_embedding,
-            ranks=ranks,
-        )
+        if plan.with_embedding:  # MMR reads the rows' vectors: one primary-key read
+            return hits_by_id(
+                cursor,
+                where=plan.filters.where,
+                params=plan.filters.params,
+                ids=list(ranks),
+                with_embedding=True,
+                ranks=ranks,
+            )
+        rows = self.scope_rows(cursor, plan).hits
+        return [rows[memory_id]._replace(**fields) for memory_id, fields in ranks.items()]
 
     def fts_ranks(self, plan: RecallPlan) -> dict[int, tuple]:
         """{memory id: (rank, score, confidence, created_at)} of the best `plan.pool` matches, best first."""
@@ -197,29 +197,45 @@ class MemoryBackend(SearchBackend):
         hits.sort(key=lambda hit: (-hit[0], hit[1]))
         return _ranked(hits[: plan.pool])
 
+    def scope_rows(self, cursor, plan: RecallPlan) -> ScopeRows:
+        """The scope's rows with their columns and the vectors of the plan's model, cached under its memory
+        state (a write to the scope, of any column, changes the state)."""
+        model = plan.embedding_model if "vector" in plan.tiers else None
+        return SCOPE_ROWS.get((*plan.filters.key, model), plan.state, lambda: _load_rows(cursor, plan, model))
+
+    def trigram_ranks(self, cursor, plan: RecallPlan) -> dict[int, tuple]:
+        """{memory id: (rank, score, confidence, created_at)}: the trigram tier over the rows the scope's
+        vocabulary chose, run by PostgreSQL (pg_trgm's word similarity, as its backend runs it). A row
+        newer than the cached rows (written since the state was read) waits for the next call."""
+        sql, params = trigram_statement(plan)
+        set_local(cursor, plan)
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+        rows = self.scope_rows(cursor, plan).hits
+        return {
+            memory_id: (rank, score, rows[memory_id].confidence, rows[memory_id].created_at)
+            for memory_id, rank, score in found
+            if memory_id in rows
+        }
+
     def vector_ranks(self, cursor, plan: RecallPlan) -> dict[int, tuple]:
         """{memory id: (rank, score, confidence, created_at)} of the `plan.pool` rows nearest the query
         vector among the scope's rows of the plan's model: the exact scan's order (distance, then id)."""
-        vectors = SCOPE_VECTORS.get(
-            (*plan.filters.key, plan.embedding_model),
-            plan.state,
-            lambda: _load_vectors(cursor, plan),
-        )
-        if not len(vectors.ids):
+        rows = self.scope_rows(cursor, plan)
+        if not len(rows.ids):
             return {}
-        query = np.fromstring(plan.query_vector.strip("[]"), sep=",", dtype=np.float32)
+        query = plan.query_vector()
         # pgvector's cosine distance: the dot product over the norms' product, clamped to [-1, 1].
-        similarity = (vectors.matrix @ query).astype(np.float64) / (
-            vectors.norms * float(np.linalg.norm(query.astype(np.float64)))
+        similarity = (rows.matrix @ query).astype(np.float64) / (
+            rows.norms * float(np.linalg.norm(query.astype(np.float64)))
         )
         distance = 1.0 - np.clip(np.nan_to_num(similarity, nan=-1.0), -1.0, 1.0)
-        order = np.lexsort((vectors.ids, distance))[: plan.pool]  # ORDER BY distance, id
-        return _ranked(
-            [
-                (1.0 - float(distance[i]), int(vectors.ids[i]), vectors.confidence[i], vectors.created_at[i])
-                for i in order
-            ]
-        )
+        order = np.lexsort((rows.ids, distance))[: plan.pool]  # ORDER BY distance, id
+        found = []
+        for i in order:
+            hit = rows.hits[int(rows.ids[i])]
+            found.append((1.0 - float(distance[i]), hit.id, hit.confidence, hit.created_at))
+        return _ranked(found)
 
     def window(self, plan: ContainmentPlan) -> Window:
         """The tenant's first `plan.window_size` live rows in containment order, cached under `plan.state`."""
@@ -257,24 +273,24 @@ def _ranked(hits: list[tuple]) -> dict[int, tuple]:
     return ranks
 
 
-def _load_vectors(cursor, plan: RecallPlan) -> ScopeVectors:
+def _load_rows(cursor, plan: RecallPlan, model: str | None) -> ScopeRows:
+    vector = (
+        "CASE WHEN m.embedding_model = %(embedding_model)s THEN m.embedding::text END" if model else "NULL"
+    )
     cursor.execute(
-        f"SELECT m.id, m.confidence, m.created_at, m.embedding::text FROM brain_memory m"
-        f" WHERE {plan.filters.where} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s"
-        " ORDER BY m.id",
-        {**plan.filters.params, "embedding_model": plan.embedding_model},
+        f"SELECT {hit_select((), False)}, {vector} FROM brain_memory m WHERE {plan.filters.where} ORDER BY m.id",
+        {**plan.filters.params, "embedding_model": model},
     )
-    rows = cursor.fetchall()
-    if not rows:
-        empty = np.zeros(0)
-        return ScopeVectors(empty, (), (), np.zeros((0, 0), dtype=np.float32), empty)
-    matrix = np.fromstring(",".join(row[3][1:-1] for row in rows), sep=",", dtype=np.float32).reshape(
-        len(rows), -1
-    )
-    return ScopeVectors(
-        ids=np.array([row[0] for row in rows], dtype=np.int64),
-        confidence=tuple(row[1] for row in rows),
-        created_at=tuple(row[2] for row in rows),
+    fetched = cursor.fetchall()
+    hits = {row[0]: Hit._make(row[:-1]) for row in fetched}
+    embedded = [row for row in fetched if row[-1] is not None]
+    if not embedded:
+        return ScopeRows(hits, np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32), np.zeros(0))
+    matrix = np.fromstring(",".join(row[-1][1:-1] for row in embedded), sep=",", dtype=np.float32)
+    matrix = matrix.reshape(len(embedded), -1)
+    return ScopeRows(
+        hits=hits,
+        ids=np.array([row[0] for row in embedded], dtype=np.int64),
         matrix=matrix,
         norms=np.linalg.norm(matrix.astype(np.float64), axis=1),
     )

@@ -121,13 +121,26 @@ def _trigram_cte(plan: RecallPlan, params: dict) -> str:
     # Candidates come word by word, so each lookup is one trigram-index scan (a single OR over the
     # words made the planner filter every tenant row through word_similarity, 100x slower); the
     # costly similarity is then computed only for the candidates.
-    # With `trigram_ids` (brain.search.vocabulary), only the rows holding a word like one of the query's.
-    among = ""
+    # With `trigram_ids` (brain.search.vocabulary), only the rows holding a word like one of the query's:
+    # a few, read by primary key, each word's similarity computed once (the operator's test, `<%`, is
+    # the similarity against the threshold: the same rows).
     if plan.lexical.trigram_ids is not None:
-        params["trigram_ids"] = plan.lexical.trigram_ids
-        among = " AND m.id = ANY(%(trigram_ids)s)"
+        params.update(
+            trigram_ids=plan.lexical.trigram_ids, trigram_threshold=plan.config["TRIGRAM_THRESHOLD"]
+        )
+        best = [
+            f"greatest(word_similarity(%({w})s, m.text), word_similarity(%({w})s, m.key)) AS {w}"
+            for w in words
+        ]
+        return f"""trigram AS (
+  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
+    SELECT id, ({" + ".join(words)}) / {len(words)} AS score FROM (
+      SELECT m.id, {", ".join(best)}
+      FROM brain_memory m WHERE {plan.filters.where} AND m.id = ANY(%(trigram_ids)s)) c
+    WHERE greatest({", ".join(words)}) >= %(trigram_threshold)s::float8
+    ORDER BY score DESC, id LIMIT %(pool)s) s)"""
     candidates = " UNION ".join(
-        f"(SELECT m.id FROM brain_memory m WHERE {plan.filters.where}{among}"
+        f"(SELECT m.id FROM brain_memory m WHERE {plan.filters.where}"
         f" AND (%({w})s <%% m.text OR %({w})s <%% m.key) LIMIT %(pool)s)"
         for w in words
     )
@@ -142,7 +155,7 @@ def _trigram_cte(plan: RecallPlan, params: dict) -> str:
 
 
 def _vector_cte(plan: RecallPlan, params: dict) -> str:
-    params.update(qvec=plan.query_vector, embedding_model=plan.embedding_model)
+    params.update(qvec=vector_literal(plan.query_vector()), embedding_model=plan.embedding_model)
     # "+ 0" hides the operator from the planner: the exact strategy never walks the HNSW graph.
     distance = "(m.embedding <=> %(qvec)s::vector)" + (" + 0" if plan.strategy == "exact" else "")
     return f"""vector AS (
@@ -176,20 +189,10 @@ WHERE m.tenant_id + 0 = %(tenant_id)s::bigint"""
     return sql, params
 
 
-def trigram_rows_statement(plan: RecallPlan, ids: list[int]) -> tuple[str, dict]:
-    """The trigram tier alone and the rows of `ids` (found by other tiers elsewhere), as one statement: the
-    rows of both with their columns, each with its trigram rank and score if the tier found it."""
-    params = {**plan.filters.params, "pool": plan.pool, "hit_ids": ids}
-    sql = (
-        "WITH "
-        + _trigram_cte(plan, params)
-        + f"""
-SELECT {hit_select(["trigram"], plan.with_embedding)}
-FROM (SELECT unnest(%(hit_ids)s::bigint[]) AS id UNION SELECT id FROM trigram) ids
-JOIN brain_memory m ON m.id = ids.id LEFT JOIN trigram ON trigram.id = m.id
-WHERE {plan.filters.where}"""
-    )
-    return sql, params
+def trigram_statement(plan: RecallPlan) -> tuple[str, dict]:
+    """The trigram tier alone, as (id, rank, score) rows, and its parameters."""
+    params = {**plan.filters.params, "pool": plan.pool}
+    return "WITH " + _trigram_cte(plan, params) + "\nSELECT id, rank, score FROM trigram", params
 
 
 def set_local(cursor, plan: RecallPlan) -> None:
@@ -203,7 +206,7 @@ def set_local(cursor, plan: RecallPlan) -> None:
             ("hnsw.ef_search", str(max(config["HNSW_EF_SEARCH"], plan.pool))),
             ("hnsw.max_scan_tuples", str(config["HNSW_MAX_SCAN_TUPLES"])),
         ]
-    if "trigram" in plan.tiers:
+    if "trigram" in plan.tiers and plan.lexical.trigram_ids is None:  # else no operator reads them
         local += [
             ("pg_trgm.word_similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
             ("pg_trgm.similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),

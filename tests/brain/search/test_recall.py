@@ -209,6 +209,24 @@ def test_every_result_explains_why_it_was_returned(tenant, shop):
         assert explanation["final_score"] == pytest.approx(result.score, abs=1e-6)
 
 
+def test_explanations_come_rounded_for_the_reader(tenant, shop):
+    """Scores to 6 places, features to 4 (rounded once, for the results returned)."""
+
+    def places(value, n):
+        return value is None or value == round(value, n)
+
+    results = recall(tenant_id=tenant.pk, query="refunds for the return", limit=3)
+    assert results and all(r.explanation["rerank"] for r in results)  # the default reranker ran
+    for result in results:
+        explanation = result.explanation
+        for tier in explanation["tiers"].values():
+            assert places(tier["score"], 6) and places(tier["rrf"], 6)
+        assert places(explanation["fused_score"], 6) and places(explanation["final_score"], 6)
+        assert places(explanation["confidence_feature"], 4) and places(explanation["recency_feature"], 4)
+        assert places(explanation["rerank"]["score"], 6)
+        assert all(places(v, 4) for v in explanation["rerank"]["features"].values())
+
+
 def test_confidence_breaks_ties_between_equal_matches(tenant):
     weak = remember(tenant, "Gift cards never expire.", key="gift cards", confidence=0.55)
     strong = remember(tenant, "Gift cards never expire.", key="gift cards", confidence=0.95)
