@@ -185,13 +185,17 @@ class MemoryBackend(SearchBackend):
             positions = set.intersection(*matched)
         else:
             positions = set.union(*matched)
+        # Each matched row's IDFs summed lexeme by lexeme in `scored` order (PostgreSQL's order), walking
+        # the lexemes' postings rather than every row's lexemes.
+        totals = dict.fromkeys(positions, 0.0)
+        for lexeme in scored:
+            weight = idf[lexeme]
+            for position in postings.get(lexeme, ()):
+                if position in totals:
+                    totals[position] += weight
         hits = []
-        for position in sorted(positions):
+        for position, total in totals.items():
             row = rows[position]
-            total = 0.0
-            for lexeme in scored:
-                if lexeme in row.lexemes:
-                    total += idf[lexeme]
             score = total * (k1 + 1) / (1 + k1 * (1 - b + b * row.length / avg_len))
             hits.append((score, row.id, row.confidence, row.created_at))
         hits.sort(key=lambda hit: (-hit[0], hit[1]))
