@@ -370,13 +370,13 @@ def embed_queries(texts: list[str]) -> list[list[float]]:
 def embed_search_query(text: str) -> tuple[list[float], str]:
     """A search query's vector from the configured embedder's query encoder (cached like `embed_query`,
     under the encoder's name), and the model name of the rows it is to be compared with."""
-    embedder = get_embedder()
-    return _cached_vectors(embedder.query_encoder(), [text])[0], embedder.name
+    vector, model = embed_search_query_soon(text)
+    return vector.result(), model
 
 
 def embed_search_query_soon(text: str) -> tuple[Future, str]:
     """`embed_search_query`, started: a Future of the query's vector (done at once when it is cached in
-    process; else embedded on a worker thread, so the caller plans its lexical work meanwhile), and the
+    process; else embedded on a worker thread, so a caller plans its lexical work meanwhile), and the
     model name of the rows it is to be compared with."""
     embedder = get_embedder()
     encoder = embedder.query_encoder()

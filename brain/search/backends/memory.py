@@ -169,7 +169,10 @@ class MemoryBackend(SearchBackend):
                 ranks=ranks,
             )
         rows = self.scope_rows(cursor, plan).hits
-        return [rows[memory_id]._replace(**fields) for memory_id, fields in ranks.items()]
+        # A row the statistics hold but the rows do not was deleted or filtered out between the two reads.
+        return [
+            rows[memory_id]._replace(**fields) for memory_id, fields in ranks.items() if memory_id in rows
+        ]
 
     def fts_ranks(self, plan: RecallPlan) -> dict[int, tuple]:
         """{memory id: (rank, score, confidence, created_at)} of the best `plan.pool` matches, best first."""
