@@ -332,6 +332,12 @@ def typo_words(
 # --- The recall plan ---------------------------------------------------------------------------------------
 
 
+class QueryEmbeddingFailed(Exception):
+    """The query's embedding raised (its error is the `__cause__`): raised inside the search's transaction,
+    it is re-raised outside it, so the caller's transaction is not left broken by an error that is not the
+    database's."""
+
+
 @dataclass
 class RecallPlan:
     """One recall query, planned: the tiers to run over the filtered rows, each returning `pool` rows."""
@@ -356,10 +362,13 @@ class RecallPlan:
         return self.lexical.explanation() if self.lexical is not None else {}
 
     def query_vector(self) -> np.ndarray:
-        """The query's vector (float32, as pgvector reads it), waiting for its embedding if it is under way;
-        the embedder's errors are raised here."""
+        """The query's vector (float32, as pgvector reads it), waiting for its embedding if it is under way.
+        The embedding's error comes wrapped in `QueryEmbeddingFailed` (`execute` raises the original)."""
         if isinstance(self.vector, Future):
-            self.vector = self.vector.result()
+            try:
+                self.vector = self.vector.result()
+            except Exception as exc:
+                raise QueryEmbeddingFailed from exc
         if not isinstance(self.vector, np.ndarray):
             self.vector = np.asarray(self.vector, dtype=np.float32)
         return self.vector

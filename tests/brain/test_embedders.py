@@ -181,6 +181,20 @@ class TestChoosingAndCaching:
         embed_query("a different question")
         assert len(loopback.requests) == 2
 
+    def test_a_search_embeds_its_query_on_a_thread_and_raises_its_errors(self, settings, loopback, tenant):
+        from brain.search import recall
+        from tests.brain.search.test_recall import remember
+
+        settings.BRAIN_EMBEDDER = openai_settings(loopback)
+        clear_query_cache()
+        refund = remember(tenant, "Refunds are issued within 14 days", key="refund policy")
+        loopback.fail_next = 1  # the query's embedding fails: the search says so, as the embedder raised it
+        with pytest.raises(TransientEmbedderError, match="HTTP 500"):
+            recall(tenant_id=tenant.pk, query="when do refunds arrive", limit=3)
+        found = recall(tenant_id=tenant.pk, query="when do refunds arrive", limit=3)
+        assert [m.id for m in found] == [refund.id] and "vector" in found[0].explanation["tiers"]
+        assert loopback.requests[-1]["body"]["input"] == ["when do refunds arrive"]  # embedded by the search
+
     def test_query_cache_is_keyed_by_model_so_a_switch_never_serves_a_stale_vector(self, settings, loopback):
         loopback.embedding_fn = lambda text, dimensions: [1.0] + [0.0] * (dimensions - 1)
         settings.BRAIN_EMBEDDER = openai_settings(loopback)
