@@ -35,7 +35,6 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -370,44 +369,8 @@ def embed_queries(texts: list[str]) -> list[list[float]]:
 def embed_search_query(text: str) -> tuple[list[float], str]:
     """A search query's vector from the configured embedder's query encoder (cached like `embed_query`,
     under the encoder's name), and the model name of the rows it is to be compared with."""
-    vector, model = embed_search_query_soon(text)
-    return vector.result(), model
-
-
-def embed_search_query_soon(text: str) -> tuple[Future, str]:
-    """`embed_search_query`, started: a Future of the query's vector (done at once when it is cached in
-    process; else embedded on a worker thread, so a caller plans its lexical work meanwhile), and the
-    model name of the rows it is to be compared with."""
     embedder = get_embedder()
-    encoder = embedder.query_encoder()
-    with _query_lru_lock:
-        cached = _query_lru.get((encoder.name, text))
-    if cached is not None:
-        done: Future = Future()
-        done.set_result(list(cached))
-        return done, embedder.name
-    return _query_executor().submit(lambda: _cached_vectors(encoder, [text])[0]), embedder.name
-
-
-_EXECUTOR_LOCK = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
-
-
-def _query_executor() -> ThreadPoolExecutor:
-    """The process's query-embedding threads (made on first use; a forked child makes its own)."""
-    global _executor
-    with _EXECUTOR_LOCK:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="brain-query-embedding")
-        return _executor
-
-
-def _forget_executor() -> None:
-    global _executor
-    _executor = None  # a forked child has none of its parent's threads: its first query starts new ones
-
-
-os.register_at_fork(after_in_child=_forget_executor)
+    return _cached_vectors(embedder.query_encoder(), [text])[0], embedder.name
 
 
 def _cached_vectors(embedder: Embedder, texts: list[str]) -> list[list[float]]:

@@ -15,7 +15,7 @@ itself, the model called for that one text (never a batch average, never the que
 the same): at limit 50, the question's embedding timed alone plus its recall timed with the vector given;
 at limit 10, the search call itself as a server makes it, from the question's text to the results, the
 question's vector first dropped from every cache (outside the timing), so the call embeds it (with the
-query encoder, on a thread, while the lexical tiers are planned and run).
+query encoder).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from brain.memory_state import memory_state
 
 from .backends import MEMORY_BACKEND, POSTGRES_BACKEND, SearchBackend, get_search_backend
 from .fuse import fuse_results, fuse_scores, round_explanation
-from .plan import QueryEmbeddingFailed, RecallPlan, filters_for, plan_lexical
+from .plan import RecallPlan, filters_for, plan_lexical
 from .post import expand_graph, get_reranker, mmr, rerank
 from .scoped import ContainmentPlan, NeighbourPlan, NeighbourRow
 from .types import (
@@ -89,11 +89,10 @@ def plan_recall(
     )
     if "vector" in tiers:
         if query_embedding is None:
-            from brain.embedders import embed_search_query_soon
+            from brain.embedders import embed_search_query
 
-            # Embedded on another thread while the lexical tiers are planned and run (the model releases
-            # the interpreter); the vector tier waits for it (`RecallPlan.query_vector`).
-            plan.vector, plan.embedding_model = embed_search_query_soon(plan.query)
+            # The query encoder (int8 for the ONNX MiniLM), compared with the rows of the stored model.
+            plan.vector, plan.embedding_model = embed_search_query(plan.query)
         elif not embedding_model:
             raise RecallInputError(
                 "query_embedding needs embedding_model (the name its vectors were made by)."
@@ -109,28 +108,20 @@ def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]
     # A transaction for the backend's SET LOCALs; inside a caller's transaction no savepoint is needed (they
     # last until that transaction ends, harmlessly) and none is taken.
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        try:
-            return _execute(cursor, plan, backend)
-        except QueryEmbeddingFailed as failed:  # not the database's error: leave the transaction unbroken
-            error = failed.__cause__
-    raise error
-
-
-def _execute(cursor, plan: RecallPlan, backend: SearchBackend | None) -> list[Hit]:
-    if "fts" in plan.tiers or "trigram" in plan.tiers:
-        filters = plan.filters
-        # Taken before any memory is read (brain.memory_state): what is cached under it is at least this
-        # new (the lexical statistics; the in-memory backend's rows and vectors).
-        plan.state = memory_state(
-            filters.tenant_id, scope_kind=filters.scope_kind, scope_ids=filters.scope_ids
-        )
-        plan.lexical = plan_lexical(
-            cursor, query=plan.query, filters=filters, config=plan.config, state=plan.state
-        )
-        plan.drop_empty_lexical_tiers()
-    if not plan.tiers:
-        return []
-    return (backend or get_search_backend(plan)).search(cursor, plan)
+        if "fts" in plan.tiers or "trigram" in plan.tiers:
+            filters = plan.filters
+            # Taken before any memory is read (brain.memory_state): what is cached under it is at least
+            # this new (the lexical statistics; the in-memory backend's rows and vectors).
+            plan.state = memory_state(
+                filters.tenant_id, scope_kind=filters.scope_kind, scope_ids=filters.scope_ids
+            )
+            plan.lexical = plan_lexical(
+                cursor, query=plan.query, filters=filters, config=plan.config, state=plan.state
+            )
+            plan.drop_empty_lexical_tiers()
+        if not plan.tiers:
+            return []
+        return (backend or get_search_backend(plan)).search(cursor, plan)
 
 
 def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any) -> RecallScores:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -332,12 +331,6 @@ def typo_words(
 # --- The recall plan ---------------------------------------------------------------------------------------
 
 
-class QueryEmbeddingFailed(Exception):
-    """The query's embedding raised (its error is the `__cause__`): raised inside the search's transaction,
-    it is re-raised outside it, so the caller's transaction is not left broken by an error that is not the
-    database's."""
-
-
 @dataclass
 class RecallPlan:
     """One recall query, planned: the tiers to run over the filtered rows, each returning `pool` rows."""
@@ -354,21 +347,13 @@ class RecallPlan:
     lexical: LexicalPlan | None = None
     embedding_model: str | None = None  # the model of the rows the query vector is compared with
     state: str | None = None  # the searched scopes' memory state, taken before any row is read
-    # The query's vector: given, or being embedded (a Future, brain.embedders.embed_search_query_soon)
-    # while the lexical tiers are planned and run; `query_vector()` waits for it.
-    vector: Sequence[float] | Future | None = None
+    vector: Sequence[float] | None = None  # the query's vector, compared with rows of `embedding_model`
 
     def explanation(self) -> dict[str, Any]:
         return self.lexical.explanation() if self.lexical is not None else {}
 
     def query_vector(self) -> np.ndarray:
-        """The query's vector (float32, as pgvector reads it), waiting for its embedding if it is under way.
-        The embedding's error comes wrapped in `QueryEmbeddingFailed` (`execute` raises the original)."""
-        if isinstance(self.vector, Future):
-            try:
-                self.vector = self.vector.result()
-            except Exception as exc:
-                raise QueryEmbeddingFailed from exc
+        """The query's vector as float32, as pgvector reads it."""
         if not isinstance(self.vector, np.ndarray):
             self.vector = np.asarray(self.vector, dtype=np.float32)
         return self.vector

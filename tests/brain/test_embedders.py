@@ -181,14 +181,16 @@ class TestChoosingAndCaching:
         embed_query("a different question")
         assert len(loopback.requests) == 2
 
-    def test_a_search_embeds_its_query_on_a_thread_and_raises_its_errors(self, settings, loopback, tenant):
+    def test_a_search_embeds_its_query_and_raises_its_errors_before_any_statement(
+        self, settings, loopback, tenant
+    ):
         from brain.search import recall
         from tests.brain.search.test_recall import remember
 
         settings.BRAIN_EMBEDDER = openai_settings(loopback)
         clear_query_cache()
         refund = remember(tenant, "Refunds are issued within 14 days", key="refund policy")
-        loopback.fail_next = 1  # the query's embedding fails: the search says so, as the embedder raised it
+        loopback.fail_next = 1  # the query's embedding fails: the search says so, its transaction untouched
         with pytest.raises(TransientEmbedderError, match="HTTP 500"):
             recall(tenant_id=tenant.pk, query="when do refunds arrive", limit=3)
         found = recall(tenant_id=tenant.pk, query="when do refunds arrive", limit=3)
