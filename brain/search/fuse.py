@@ -144,8 +144,16 @@ def round_explanation(explanation: dict) -> dict:
 
 
 def _json(value: Any) -> Any:
-    """A jsonb column read through a raw cursor arrives as text (Django's psycopg setup): parse it."""
-    return json.loads(value) if isinstance(value, str) else value
+    """A jsonb column read through a raw cursor arrives as text (Django's psycopg setup): parse it. A dict
+    comes from a cache of rows (brain.search.backends.memory), shared between calls: the result gets its own
+    copy (a flat one copied, a nested one parsed again from its text)."""
+    if isinstance(value, str):
+        return json.loads(value)
+    if isinstance(value, dict):
+        if all(item is None or isinstance(item, str | int | float) for item in value.values()):
+            return dict(value)
+        return json.loads(json.dumps(value))
+    return value
 
 
 def _parse_vector(text: str | None) -> np.ndarray | None:

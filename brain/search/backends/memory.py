@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from array import array
 from bisect import bisect_right
@@ -280,6 +281,13 @@ def _ranked(hits: list[tuple]) -> dict[int, tuple]:
     return ranks
 
 
+PAYLOAD = Hit._fields.index("payload")
+
+
+def _parsed(payload):
+    return json.loads(payload) if isinstance(payload, str) else payload
+
+
 def _load_rows(cursor, plan: RecallPlan, model: str | None) -> ScopeRows:
     vector = (
         "CASE WHEN m.embedding_model = %(embedding_model)s THEN m.embedding::text END" if model else "NULL"
@@ -289,7 +297,8 @@ def _load_rows(cursor, plan: RecallPlan, model: str | None) -> ScopeRows:
         {**plan.filters.params, "embedding_model": model},
     )
     fetched = cursor.fetchall()
-    hits = {row[0]: Hit._make(row[:-1]) for row in fetched}
+    # The payload parsed once (fuse hands each result its own copy).
+    hits = {row[0]: Hit._make(row[:-1])._replace(payload=_parsed(row[PAYLOAD])) for row in fetched}
     embedded = [row for row in fetched if row[-1] is not None]
     if not embedded:
         return ScopeRows(hits, np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32), np.zeros(0))

@@ -227,6 +227,19 @@ def test_explanations_come_rounded_for_the_reader(tenant, shop):
         assert all(places(v, 4) for v in explanation["rerank"]["features"].values())
 
 
+def test_a_results_payload_is_its_own_copy(tenant):
+    """The rows of a small scope are cached between searches: what a caller does to a result's payload
+    never reaches the next search."""
+    flat = remember(tenant, "Parcels to Leeds go by courier", payload={"speaker": "Ann"})
+    nested = remember(tenant, "Courier pickups in Leeds", payload={"tags": ["pickup"], "meta": {"n": 1}})
+    for result in recall(tenant_id=tenant.pk, query="courier leeds", limit=5):
+        result.payload["speaker"] = "changed"
+        result.payload.setdefault("tags", []).append("changed")
+        result.payload.setdefault("meta", {})["n"] = 99
+    again = {r.id: r.payload for r in recall(tenant_id=tenant.pk, query="courier leeds", limit=5)}
+    assert again == {flat.id: {"speaker": "Ann"}, nested.id: {"tags": ["pickup"], "meta": {"n": 1}}}
+
+
 def test_confidence_breaks_ties_between_equal_matches(tenant):
     weak = remember(tenant, "Gift cards never expire.", key="gift cards", confidence=0.55)
     strong = remember(tenant, "Gift cards never expire.", key="gift cards", confidence=0.95)
