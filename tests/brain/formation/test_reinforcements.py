@@ -1,0 +1,84 @@
+"""Learning throughput (issue 18): a batch's reinforcements are written together, and counted as one by one.
+
+`promote_many` leaves each reinforcement to `Reinforcements` and writes them with one UPDATE of the rows, one
+insert of their history, one of their nodes and one of their edges; the rows, snapshots and edges are those
+that promoting the candidates one by one writes.
+"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from brain.formation import promote, promote_many
+from brain.models import BrainEdge, GraphRelation, Memory, MemoryHistory
+from brain.types import MemoryCandidate
+
+pytestmark = pytest.mark.django_db
+
+FACTS = (
+    "Acme ships orders within two business days.",
+    "The Leeds warehouse closes at six on weekdays.",
+    "Refunds reach the customer's card within five days.",
+    "Gift cards cannot be exchanged for cash.",
+)
+
+
+def candidate(tenant, text, ticket):
+    return MemoryCandidate(
+        tenant_id=tenant.pk,
+        type="fact",
+        text=text,
+        confidence=0.6,
+        actor="process:test",
+        provenance=[{"kind": "ticket", "id": ticket}],
+    )
+
+
+def statements(queries, prefix):
+    return [q["sql"] for q in queries.captured_queries if q["sql"].lstrip().startswith(prefix)]
+
+
+def test_a_batchs_reinforcements_are_written_in_one_statement_per_table(tenant):
+    added = [promote(candidate(tenant, text, ticket=1)) for text in FACTS]
+    with CaptureQueriesContext(connection) as queries:
+        outcomes = promote_many([candidate(tenant, text, ticket=2) for text in FACTS])
+    assert [o.result for o in outcomes] == ["reinforced"] * len(FACTS)
+    assert [o.memory_id for o in outcomes] == [o.memory_id for o in added]
+    assert len(statements(queries, 'UPDATE "brain_memory"')) == 1
+    assert len(statements(queries, 'INSERT INTO "brain_memoryhistory"')) == 1
+    assert len(statements(queries, 'INSERT INTO "brain_brainedge"')) == 1
+    assert len(statements(queries, "WITH new AS (\n    INSERT INTO brain_brainnode")) == 1
+    reinforces = BrainEdge.objects.for_tenant(tenant).filter(relation=GraphRelation.REINFORCES)
+    assert sorted(reinforces.values_list("source__ref", "target__memory_id")) == sorted(
+        ("2", o.memory_id) for o in added
+    )
+
+
+def test_a_memory_reinforced_twice_in_one_batch_counts_twice_with_chained_snapshots(tenant):
+    first = promote(candidate(tenant, FACTS[0], ticket=1))
+    outcomes = promote_many(
+        [candidate(tenant, FACTS[0], ticket=2), candidate(tenant, FACTS[1], ticket=2)]
+        + [candidate(tenant, FACTS[0], ticket=3)]
+    )
+    assert [o.result for o in outcomes] == ["reinforced", "added", "reinforced"]
+    memory = Memory.objects.for_tenant(tenant).get(pk=first.memory_id)
+    assert memory.frequency == 3 and memory.confidence == pytest.approx(0.7)
+    assert [p["id"] for p in memory.provenance] == [1, 2, 3]
+    history = list(
+        MemoryHistory.objects.for_tenant(tenant)
+        .filter(memory_id=memory.pk, action="reinforced")
+        .order_by("id")
+    )
+    assert [(h.before["frequency"], h.after["frequency"]) for h in history] == [(1, 2), (2, 3)]
+    assert history[0].after == history[1].before
+    # The first reinforcement was written before the add that followed it: the history reads in order.
+    order = list(MemoryHistory.objects.for_tenant(tenant).order_by("id").values_list("action", "memory_id"))
+    assert order[1:] == [
+        ("reinforced", memory.pk),
+        ("added", outcomes[1].memory_id),
+        ("reinforced", memory.pk),
+    ]
+    sources = BrainEdge.objects.for_tenant(tenant).filter(
+        relation=GraphRelation.REINFORCES, target__memory_id=memory.pk
+    )
+    assert sorted(sources.values_list("source__ref", flat=True)) == ["2", "3"]
