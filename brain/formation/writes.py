@@ -319,11 +319,7 @@ class Reinforcements:
             return
         rows, history, sources = list(self._rows.values()), self._history, self._sources
         self._rows, self._history, self._sources = {}, [], []
-        for tenant_id in dict.fromkeys(row.tenant_id for row in rows):
-            Memory.objects.for_tenant(tenant_id).bulk_update(
-                [row for row in rows if row.tenant_id == tenant_id],
-                ["frequency", "confidence", "provenance", "updated_at"],
-            )
+        _counters_update(rows)
         histories_add(history)
         # Each reinforcement's memory node and its sources' nodes, in the order met; then each source's edge.
         wanted = [(graph.memory_node_spec(memory), provenance_node_specs(memory, c)) for memory, c in sources]
@@ -336,6 +332,34 @@ class Reinforcements:
                 for _ in specs
             ]
         graph.edges_add(edges)
+
+
+def _counters_update(rows: list[Memory]) -> None:
+    """Write the rows' reinforcement counters (frequency, confidence, provenance, updated_at) in one UPDATE.
+    Each row is pinned to its tenant, as `Memory.objects.for_tenant` would."""
+    provenance = Memory._meta.get_field("provenance")
+    values = ", ".join(
+        ["(%s::bigint, %s::bigint, %s::integer, %s::double precision, %s::jsonb, %s::timestamptz)"]
+        * len(rows)
+    )
+    params: list[Any] = []
+    for row in rows:
+        params += [
+            row.pk,
+            row.tenant_id,
+            row.frequency,
+            row.confidence,
+            provenance.get_db_prep_value(row.provenance, connection),
+            row.updated_at,
+        ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Memory._meta.db_table} AS m SET frequency = v.frequency, confidence = v.confidence,"
+            " provenance = v.provenance, updated_at = v.updated_at"
+            f" FROM (VALUES {values}) AS v(id, tenant_id, frequency, confidence, provenance, updated_at)"
+            " WHERE m.id = v.id AND m.tenant_id = v.tenant_id",
+            params,
+        )
 
 
 def reinforced(memory: Memory, reason: str, detail: dict) -> PromoteOutcome:

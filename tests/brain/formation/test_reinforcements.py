@@ -35,7 +35,10 @@ def candidate(tenant, text, ticket):
 
 
 def statements(queries, prefix):
-    return [q["sql"] for q in queries.captured_queries if q["sql"].lstrip().startswith(prefix)]
+    """The captured statements starting with `prefix` (names compared without their quotes)."""
+    return [
+        q["sql"] for q in queries.captured_queries if q["sql"].replace('"', "").lstrip().startswith(prefix)
+    ]
 
 
 def test_a_batchs_reinforcements_are_written_in_one_statement_per_table(tenant):
@@ -44,9 +47,9 @@ def test_a_batchs_reinforcements_are_written_in_one_statement_per_table(tenant):
         outcomes = promote_many([candidate(tenant, text, ticket=2) for text in FACTS])
     assert [o.result for o in outcomes] == ["reinforced"] * len(FACTS)
     assert [o.memory_id for o in outcomes] == [o.memory_id for o in added]
-    assert len(statements(queries, 'UPDATE "brain_memory"')) == 1
-    assert len(statements(queries, 'INSERT INTO "brain_memoryhistory"')) == 1
-    assert len(statements(queries, 'INSERT INTO "brain_brainedge"')) == 1
+    assert len(statements(queries, "UPDATE brain_memory ")) == 1
+    assert len(statements(queries, "INSERT INTO brain_memoryhistory ")) == 1
+    assert len(statements(queries, "INSERT INTO brain_brainedge ")) == 1
     assert len(statements(queries, "WITH new AS (\n    INSERT INTO brain_brainnode")) == 1
     reinforces = BrainEdge.objects.for_tenant(tenant).filter(relation=GraphRelation.REINFORCES)
     assert sorted(reinforces.values_list("source__ref", "target__memory_id")) == sorted(
@@ -82,3 +85,19 @@ def test_a_memory_reinforced_twice_in_one_batch_counts_twice_with_chained_snapsh
         relation=GraphRelation.REINFORCES, target__memory_id=memory.pk
     )
     assert sorted(sources.values_list("source__ref", flat=True)) == ["2", "3"]
+
+
+@pytest.mark.parametrize("legacy", [float("nan"), None, 1.7])
+def test_a_legacy_confidence_is_kept_as_it_is_when_reinforced_in_a_batch(tenant, legacy):
+    first = promote(candidate(tenant, FACTS[0], ticket=1))
+    Memory.objects.for_tenant(tenant).filter(pk=first.memory_id).update(confidence=legacy)
+    outcomes = promote_many([candidate(tenant, FACTS[0], ticket=2), candidate(tenant, FACTS[0], ticket=3)])
+    assert [o.result for o in outcomes] == ["reinforced", "reinforced"]
+    memory = Memory.objects.for_tenant(tenant).get(pk=first.memory_id)
+    assert memory.frequency == 3
+    if legacy is None:
+        assert memory.confidence is None
+    elif legacy != legacy:  # NaN
+        assert memory.confidence != memory.confidence
+    else:
+        assert memory.confidence == legacy
