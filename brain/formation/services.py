@@ -304,12 +304,11 @@ def _reinforce_and_weigh(
     """Reinforce the target; when it is a competing value whose evidence now exceeds the standing
     value's, it supersedes that value (evidence.py)."""
     competitor = reinforcements.reinforce(target_id, candidate, reason)  # locked, as reinforced
-    if competitor.status == MemoryStatus.DRAFT and competitor.key:
-        # It may be a competing value: weighed against the standing row as written (`turned_against` reads
-        # that row and the competitor's history; `row_turn` reads the competitor again).
-        reinforcements.flush()
+    if reinforcements.weighing_reads_pending(competitor):
+        reinforcements.flush()  # weighed against the rows as written
     standing = turned_against(competitor)
     if standing is not None:
+        reinforcements.flush()  # `row_turn` reads the competitor again
         return row_turn(competitor.pk, standing, candidate)
     return reinforced(competitor, reason, detail)
 

@@ -313,6 +313,20 @@ class Reinforcements:
         self._sources.append((memory, candidate))
         return memory
 
+    def weighing_reads_pending(self, competitor: Memory) -> bool:
+        """Whether `evidence.turned_against(competitor)` would read a write still pending here: another row of
+        the competitor's scope and key (a standing value, ordered by its frequency), or a history row of the
+        competitor with the competing-value reason. Otherwise it reads the same as after a flush."""
+        from .evidence import COMPETING_REASON
+
+        if competitor.status != MemoryStatus.DRAFT or not competitor.key:
+            return False  # not a competing value: nothing is read
+        scope = (competitor.tenant_id, competitor.scope_kind, competitor.scope_id, competitor.key)
+        return any(
+            row.pk != competitor.pk and (row.tenant_id, row.scope_kind, row.scope_id, row.key) == scope
+            for row in self._rows.values()
+        ) or any(h.memory is competitor and h.reason == COMPETING_REASON for h in self._history)
+
     def flush(self) -> None:
         """Write what was reinforced since the last flush."""
         if not self._rows:

@@ -9,8 +9,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from brain.client_brain import typed
 from brain.formation import promote, promote_many
-from brain.models import BrainEdge, GraphRelation, Memory, MemoryHistory
+from brain.models import BrainEdge, BrainScopeKind, GraphRelation, Memory, MemoryHistory, WriteSurface
 from brain.types import MemoryCandidate
 
 pytestmark = pytest.mark.django_db
@@ -101,3 +102,79 @@ def test_a_legacy_confidence_is_kept_as_it_is_when_reinforced_in_a_batch(tenant,
         assert memory.confidence != memory.confidence
     else:
         assert memory.confidence == legacy
+
+
+def _voice(tenant, value: dict, confidence: float, ticket: int) -> MemoryCandidate:
+    return MemoryCandidate(
+        tenant_id=tenant.pk,
+        type=typed.VOICE,
+        key="voice:formality",
+        payload=value,
+        text=typed.render_value(typed.VOICE, value),
+        surface=WriteSurface.CLIENT_BRAIN,
+        scope_kind=BrainScopeKind.TENANT,
+        confidence=confidence,
+        actor="process:test",
+        provenance=[{"kind": "ticket", "id": ticket}],
+    )
+
+
+def _written(tenant) -> dict:
+    """What formation wrote for the tenant, with ids replaced by each memory's position."""
+    rows = list(Memory.objects.for_tenant(tenant).order_by("id"))
+    position = {row.pk: n for n, row in enumerate(rows)}
+
+    def plain(snapshot):
+        return (
+            {**snapshot, "superseded_by": position.get(snapshot.get("superseded_by"))} if snapshot else None
+        )
+
+    return {
+        "memories": [
+            (r.text, r.status, r.frequency, r.confidence, [p["id"] for p in r.provenance], position.get(r.superseded_by_id))
+            for r in rows
+        ],
+        "history": [
+            (position.get(h.memory_id), h.action, h.reason.split(":")[0], plain(h.before), plain(h.after))
+            for h in MemoryHistory.objects.for_tenant(tenant).order_by("id")
+        ],
+        "edges": sorted(
+            (e.relation, e.source.kind, position.get(e.source.memory_id, e.source.ref), e.target.kind,
+             position.get(e.target.memory_id, e.target.ref))
+            for e in BrainEdge.objects.for_tenant(tenant).select_related("source", "target")
+        ),
+    }  # fmt: skip
+
+
+def test_promoting_a_batch_writes_what_promoting_its_candidates_one_by_one_writes(tenant, other_tenant):
+    formal, neutral = (
+        {"formality": "formal", "tone": "professional"},
+        {"formality": "neutral", "tone": "warm"},
+    )
+
+    def batches(t):
+        yield [
+            _voice(t, formal, 1.0, 1),
+            candidate(t, FACTS[0], 1),
+            _voice(t, formal, 1.0, 2),
+        ]  # evidence 2.0
+        yield [_voice(t, neutral, 0.7, 3)]  # a competing value: 0.7
+        yield [_voice(t, neutral, 0.7, 4), candidate(t, FACTS[0], 4)]  # 1.5
+        # The standing value seen again before the competitor in one batch: 3.0 against 2.4, no turn yet (weighed
+        # against the standing value as reinforced, not as it was before the batch).
+        yield [_voice(t, formal, 1.0, 5), candidate(t, FACTS[0], 5), _voice(t, neutral, 0.7, 6)]
+        yield [
+            _voice(t, neutral, 0.7, 7),
+            candidate(t, FACTS[0], 7),
+            _voice(t, neutral, 0.7, 8),
+        ]  # 3.4: turned
+        yield [candidate(t, FACTS[1], 9), candidate(t, FACTS[0], 9), candidate(t, FACTS[1], 10)]
+
+    for batch in batches(tenant):
+        promote_many(batch)
+    for batch in batches(other_tenant):
+        for one in batch:
+            promote(one)
+    written = _written(tenant)
+    assert any(h[2] == "evidence_turned" for h in written["history"])
+    assert written == _written(other_tenant)
