@@ -238,21 +238,11 @@ def _promote_locked(
         types=types,
     )
     if candidate.supersedes_id is not None and candidate.supersedes_id not in {n.id for n in neighbours}:
-        target = (
-            Memory.objects.for_tenant(tid)
-            .filter(
-                pk=candidate.supersedes_id,
-                status__in=LIVE_STATUSES,
-                scope_kind=candidate.scope_kind,
-                scope_id=candidate.scope_id,
-            )
-            .values("id", "key", "text", "status")
-            .first()
-        )
+        target = _supersede_target(candidate)
         if target is None:
             reinforcements.flush()
             return _reject(candidate, "supersede_target_not_found", f"memory {candidate.supersedes_id}")
-        neighbours.append(Neighbour(**target, cosine=None, lexical=0.0, token_overlap=0.0))
+        neighbours.append(target)
 
     if candidate.skip_judge:
         if candidate.supersedes_id is not None:
@@ -296,6 +286,22 @@ def _promote_locked(
             )
         return row_supersede(target_id, candidate, vector, model, reason or "newer_value", neighbours, detail)
     return _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types, reinforcements)
+
+
+def _supersede_target(candidate: MemoryCandidate) -> Neighbour | None:
+    """The live memory of the candidate's scope it proposes to supersede, as a neighbour; None: not there."""
+    target = (
+        Memory.objects.for_tenant(candidate.tenant_id)
+        .filter(
+            pk=candidate.supersedes_id,
+            status__in=LIVE_STATUSES,
+            scope_kind=candidate.scope_kind,
+            scope_id=candidate.scope_id,
+        )
+        .values("id", "key", "text", "status")
+        .first()
+    )
+    return None if target is None else Neighbour(**target, cosine=None, lexical=0.0, token_overlap=0.0)
 
 
 def _reinforce_and_weigh(
