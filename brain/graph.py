@@ -39,8 +39,21 @@ class GraphNeighbour:
     memory_status: str | None
 
 
-def node_for_memory(memory: Memory) -> BrainNode:
-    return _node(
+@dataclass(frozen=True)
+class NodeSpec:
+    """A node to find or create: (tenant, kind, ref) names it; the rest is written only when it is new."""
+
+    tenant_id: int
+    kind: str
+    ref: str
+    scope_kind: str
+    scope_id: str
+    memory_id: int | None = None
+    label: str = ""
+
+
+def memory_node_spec(memory: Memory) -> NodeSpec:
+    return NodeSpec(
         tenant_id=memory.tenant_id,
         kind=GraphNodeKind.MEMORY,
         ref=str(memory.pk),
@@ -51,10 +64,10 @@ def node_for_memory(memory: Memory) -> BrainNode:
     )
 
 
-def node_for(
+def node_spec(
     *, tenant_id: int, kind: str, ref: str, scope_kind: str, scope_id: str, label: str = ""
-) -> BrainNode:
-    return _node(
+) -> NodeSpec:
+    return NodeSpec(
         tenant_id=tenant_id,
         kind=kind,
         ref=str(ref)[:255],
@@ -62,6 +75,22 @@ def node_for(
         scope_id=scope_id,
         label=label,
     )
+
+
+def node_for_memory(memory: Memory) -> BrainNode:
+    return nodes_for([memory_node_spec(memory)])[0]
+
+
+def node_for(
+    *, tenant_id: int, kind: str, ref: str, scope_kind: str, scope_id: str, label: str = ""
+) -> BrainNode:
+    return nodes_for(
+        [
+            node_spec(
+                tenant_id=tenant_id, kind=kind, ref=ref, scope_kind=scope_kind, scope_id=scope_id, label=label
+            )
+        ]
+    )[0]
 
 
 _NODE_COLUMNS = (
@@ -75,53 +104,90 @@ _NODE_COLUMNS = (
     "label",
     "created_at",
 )
-# One round trip: the node inserted, or the one standing (a row another transaction is inserting right now
-# is not in this statement's snapshot: then it is read again, after the insert waited for it).
-_NODE_SQL = f"""
+_NODE_VALUES = "(%s, %s, %s, %s, %s, %s, %s, %s)"
+
+
+def _nodes_sql(count: int) -> str:
+    """One round trip for `count` nodes: those inserted, and those standing (a row another transaction is
+    inserting right now is not in this statement's snapshot: it is read again, after the insert waited)."""
+    return f"""
 WITH new AS (
     INSERT INTO {BrainNode._meta.db_table} ({", ".join(_NODE_COLUMNS[1:])})
-    VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING
+    VALUES {", ".join([_NODE_VALUES] * count)} ON CONFLICT DO NOTHING
     RETURNING {", ".join(_NODE_COLUMNS)})
 SELECT * FROM new
 UNION ALL
-SELECT {", ".join(_NODE_COLUMNS)} FROM {BrainNode._meta.db_table} WHERE tenant_id = %s AND kind = %s AND ref = %s
-LIMIT 1
+SELECT {", ".join(_NODE_COLUMNS)} FROM {BrainNode._meta.db_table}
+WHERE (tenant_id, kind, ref) IN ({", ".join(["(%s, %s, %s)"] * count)})
 """
 
 
-def _node(*, tenant_id, kind, ref, scope_kind, scope_id, memory_id=None, label="") -> BrainNode:
+def _node_name(spec: NodeSpec) -> tuple[int, str, str]:
+    # str(): a TextChoices member hashes by its name, not by its value as the row read back does.
+    return (int(spec.tenant_id), str(spec.kind), str(spec.ref))
+
+
+def nodes_for(specs: Sequence[NodeSpec]) -> list[BrainNode]:
+    """The node of each spec, in order, created where missing: one statement for all of them. Idempotent;
+    the caller holds a transaction. Nodes are inserted in the order given (a spec given twice, once)."""
+    first: dict[tuple[int, str, str], NodeSpec] = {}
+    for spec in specs:
+        first.setdefault(_node_name(spec), spec)
+    if not first:
+        return []
+    now = timezone.now()
+    params: list = []
+    for (tenant_id, kind, ref), s in first.items():
+        params += [tenant_id, s.scope_kind, s.scope_id, kind, ref, s.memory_id, s.label[:255], now]
+    for name in first:
+        params += list(name)
     with connection.cursor() as cursor:
-        cursor.execute(
-            _NODE_SQL,
-            [tenant_id, scope_kind, scope_id, kind, ref, memory_id, label[:255], timezone.now()]
-            + [tenant_id, kind, ref],
-        )
-        row = cursor.fetchone()
-    if row is None:
-        return BrainNode.objects.for_tenant(tenant_id).get(kind=kind, ref=ref)
-    return BrainNode.from_db(connection.alias, _NODE_COLUMNS, row)
+        cursor.execute(_nodes_sql(len(first)), params)
+        rows = cursor.fetchall()
+    found = {}
+    for row in rows:
+        node = BrainNode.from_db(connection.alias, _NODE_COLUMNS, row)
+        found[(node.tenant_id, node.kind, node.ref)] = node
+    for tenant_id, kind, ref in first:
+        if (tenant_id, kind, ref) not in found:
+            found[(tenant_id, kind, ref)] = BrainNode.objects.for_tenant(tenant_id).get(kind=kind, ref=ref)
+    return [found[_node_name(spec)] for spec in specs]
+
+
+@dataclass(frozen=True)
+class EdgeSpec:
+    source: BrainNode
+    target: BrainNode
+    relation: str
+    weight: float = 1.0
 
 
 def edge_add(*, source: BrainNode, target: BrainNode, relation: str, weight: float = 1.0) -> None:
     """Add `source -relation-> target` once (idempotent). Both nodes belong to the same tenant."""
-    if source.tenant_id != target.tenant_id:
-        raise ValueError("a BrainGraph edge never crosses tenants")
-    if source.pk == target.pk:
-        return
-    BrainEdge.objects.bulk_create(
-        [
+    edges_add([EdgeSpec(source=source, target=target, relation=relation, weight=weight)])
+
+
+def edges_add(edges: Sequence[EdgeSpec]) -> None:
+    """`edge_add` for each of `edges`, in order, in one statement. A node's edge to itself is not added."""
+    rows = []
+    for edge in edges:
+        if edge.source.tenant_id != edge.target.tenant_id:
+            raise ValueError("a BrainGraph edge never crosses tenants")
+        if edge.source.pk == edge.target.pk:
+            continue
+        rows.append(
             BrainEdge(
-                tenant_id=source.tenant_id,
-                scope_kind=source.scope_kind,
-                scope_id=source.scope_id,
-                source=source,
-                target=target,
-                relation=relation,
-                weight=weight,
+                tenant_id=edge.source.tenant_id,
+                scope_kind=edge.source.scope_kind,
+                scope_id=edge.source.scope_id,
+                source=edge.source,
+                target=edge.target,
+                relation=edge.relation,
+                weight=edge.weight,
             )
-        ],
-        ignore_conflicts=True,
-    )
+        )
+    if rows:
+        BrainEdge.objects.bulk_create(rows, ignore_conflicts=True)
 
 
 def graph_neighbours(

@@ -362,11 +362,30 @@ def _attempt_finish(attempt: LearningAttempt, status: str, **fields) -> Learning
     return attempt
 
 
+def _attempt_succeed(attempt: LearningAttempt, *, provider: str, candidates: int) -> LearningAttempt:
+    counts = Counter(o["result"] for o in attempt.outcomes)
+    return _attempt_finish(
+        attempt,
+        LearningStatus.SUCCEEDED,
+        skip_reason="",
+        provider=provider,
+        candidates=candidates,
+        added=counts["added"],
+        reinforced=counts["reinforced"],
+        superseded=counts["superseded"],
+        rejected=counts["rejected"],
+        outcomes=attempt.outcomes,
+        error="",
+    )
+
+
 class _AttemptLedger:
-    """The attempt's record of promoted candidates (`outcomes`), written in the candidates' transaction."""
+    """The attempt's record of promoted candidates (`outcomes`), written in the candidates' transaction; the
+    attempt succeeds in that same write (`finished`), so its result commits with its candidates."""
 
     def __init__(self, attempt: LearningAttempt):
         self.attempt = attempt
+        self.finished = False
 
     def claim(self, identities: list[str]) -> set[str]:
         row = _fenced(self.attempt).select_for_update().values_list("outcomes", flat=True).first()
@@ -376,7 +395,7 @@ class _AttemptLedger:
         done = {o.get("candidate") for o in self.attempt.outcomes}
         return {identity for identity in identities if identity not in done}
 
-    def record(self, outcomes) -> None:
+    def record(self, outcomes, *, provider: str, candidates: int) -> None:
         self.attempt.outcomes += [
             {
                 "candidate": identity,
@@ -388,7 +407,9 @@ class _AttemptLedger:
             }
             for identity, outcome in outcomes
         ]
-        _fenced(self.attempt).update(outcomes=self.attempt.outcomes)
+        # The row is locked since `claim` (fenced there): this write cannot miss it.
+        _attempt_succeed(self.attempt, provider=provider, candidates=candidates)
+        self.finished = True
 
 
 def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> LearningAttempt:
@@ -398,8 +419,9 @@ def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> Learnin
     needs a key that is unavailable, or the tenant's daily LLM budget is spent. Raises `ProviderError` on
     a transient provider failure, leaving the attempt running with the error noted, so the task can
     retry; `learning_attempt_fail` records the final failure. The ticket's candidates commit together with
-    their record in the attempt's ledger, so a try that dies half-way and a later try of the same
-    attempt write each candidate once. Raises `LeaseLost` when another try took the attempt over.
+    their record in the attempt's ledger (the write that also closes the attempt as succeeded), so a try
+    that dies half-way and a later try of the same attempt write each candidate once. Raises `LeaseLost`
+    when another try took the attempt over.
     """
     from brain.api import (
         BudgetExhausted,
@@ -425,9 +447,10 @@ def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> Learnin
     evidence = ticket_evidence(ticket=ticket)
     if evidence.latest_reply is None and evidence.classification is None and not evidence.approvals:
         return _attempt_finish(attempt, LearningStatus.SKIPPED, skip_reason=LearningSkipReason.NO_EVIDENCE)
+    ledger = _AttemptLedger(attempt)
     try:
         with spend_scope(tenant_id=attempt.tenant_id):
-            result = learn_from_evidence(evidence, _AttemptLedger(attempt))
+            result = learn_from_evidence(evidence, ledger)
     except BudgetExhausted as exc:
         return _attempt_finish(
             attempt,
@@ -439,20 +462,9 @@ def learning_attempt_run(*, attempt: LearningAttempt, ticket_id: int) -> Learnin
         attempt.error = str(exc)[:2000]
         _fenced(attempt).update(error=attempt.error)
         raise
-    counts = Counter(o["result"] for o in attempt.outcomes)
-    return _attempt_finish(
-        attempt,
-        LearningStatus.SUCCEEDED,
-        skip_reason="",
-        provider=result.provider,
-        candidates=result.candidates,
-        added=counts["added"],
-        reinforced=counts["reinforced"],
-        superseded=counts["superseded"],
-        rejected=counts["rejected"],
-        outcomes=attempt.outcomes,
-        error="",
-    )
+    if ledger.finished:  # closed with its candidates' transaction
+        return attempt
+    return _attempt_succeed(attempt, provider=result.provider, candidates=result.candidates)
 
 
 def learning_attempt_retry_later(*, attempt: LearningAttempt, countdown: float) -> LearningAttempt:

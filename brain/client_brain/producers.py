@@ -389,8 +389,9 @@ class CandidateLedger(Protocol):
     def claim(self, identities: list[str]) -> set[str]:
         """The candidates among `identities` not yet promoted for this attempt."""
 
-    def record(self, outcomes: list[tuple[str, CandidateOutcome]]) -> None:
-        """Note each candidate identity's outcome."""
+    def record(self, outcomes: list[tuple[str, CandidateOutcome]], *, provider: str, candidates: int) -> None:
+        """Note each candidate identity's outcome; last in the transaction, with the extracting provider's name
+        and how many candidates it extracted (the caller may close its own record in the same write)."""
 
 
 def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None = None) -> LearningResult:
@@ -426,7 +427,11 @@ def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None
             # a row contributes to it, as recall's selection into a prompt does.
             _record_activity(evidence.tenant_id, [o.memory_id for o in outcomes if o.result == "reinforced"])
             if ledger is not None:
-                ledger.record([(identity, o) for (identity, _, _), o in zip(entries, outcomes, strict=True)])
+                ledger.record(
+                    [(identity, o) for (identity, _, _), o in zip(entries, outcomes, strict=True)],
+                    provider=provider.name,
+                    candidates=len(items),
+                )
     counts = {result: sum(o.result == result for o in outcomes) for result in _RESULTS}
     return LearningResult(provider=provider.name, candidates=len(items), outcomes=outcomes, **counts)
 

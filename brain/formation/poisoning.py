@@ -27,6 +27,8 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
+from ..caches import memoize
+
 
 class PoisonKind:
     INSTRUCTION_OVERRIDE = "instruction_override"
@@ -336,6 +338,8 @@ def _instruction_kind(text: str) -> str | None:
     return None
 
 
+# A ticket's untrusted texts are checked for every candidate derived from them (`gate_check`'s source texts).
+@memoize("formation-instructions", maxsize=1024, keyed_on="a text (a pure function of it)")
 def find_instruction(text: str) -> str | None:
     """The family (a `PoisonKind`) of the first instruction aimed at the model found in `text`, or None.
 

@@ -41,9 +41,9 @@ from .judge import (
 from .personal_data import may_hold_contact, published_contacts
 from .text import normalise
 from .writes import (
+    Reinforcements,
     embed_for_write_many,
     history_add,
-    reinforce_row,
     reinforced,
     row_add,
     row_reinforce,
@@ -129,7 +129,8 @@ def promote_many(candidates: Sequence[MemoryCandidate]) -> list[PromoteOutcome]:
     before any lock: the gate, one embedder call for every candidate that passed it (the vector the judge
     compares is the one stored on the row), recall's neighbour ids. Then one transaction (the caller's when
     there is one) takes each scope's advisory lock once, in a fixed order (so two batches cannot deadlock),
-    and writes every outcome, rejections included: all of them commit together or none does.
+    and writes every outcome, rejections included: all of them commit together or none does. Consecutive
+    reinforcements are written together (`Reinforcements`), before any other write and before it returns.
     """
     originals = list(candidates)
     candidates = [_checked(candidate) for candidate in originals]
@@ -141,12 +142,16 @@ def promote_many(candidates: Sequence[MemoryCandidate]) -> list[PromoteOutcome]:
         scopes = {(candidates[i].tenant_id, candidates[i].scope_kind, candidates[i].scope_id) for i in passed}
         for scope in sorted(scopes):
             scope_lock(*scope)
-        return [
-            _promote_locked(candidate, *vectors[i], recall_ids.get(i))
-            if verdicts[i].passed
-            else _reject(originals[i], verdicts[i].reason, verdicts[i].detail)
-            for i, candidate in enumerate(candidates)
-        ]
+        reinforcements = Reinforcements()
+        outcomes = []
+        for i, candidate in enumerate(candidates):
+            if verdicts[i].passed:
+                outcomes.append(_promote_locked(candidate, *vectors[i], recall_ids.get(i), reinforcements))
+            else:
+                reinforcements.flush()
+                outcomes.append(_reject(originals[i], verdicts[i].reason, verdicts[i].detail))
+        reinforcements.flush()
+        return outcomes
 
 
 def _checked(candidate: MemoryCandidate) -> MemoryCandidate:
@@ -207,14 +212,20 @@ def _recall_ids_before_lock(embedded: list[tuple]) -> dict[int, list[int]]:
         }
 
 
-def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=None) -> PromoteOutcome:
+def _promote_locked(
+    candidate: MemoryCandidate, vector, model: str, recall_ids, reinforcements: Reinforcements
+) -> PromoteOutcome:
+    """Decide and write one candidate under its scope's lock. A reinforcement is left to `reinforcements`;
+    every other outcome flushes them first (it may read or change the rows they counted)."""
     tid = candidate.tenant_id
     scope = {"tenant_id": tid, "scope_kind": candidate.scope_kind, "scope_id": candidate.scope_id}
 
     if candidate.surface == WriteSurface.MEMORY_APPEND:
         twin = recent_note_duplicate(**scope, text=candidate.text)
         if twin is not None:
-            return row_reinforce(twin.id, candidate, "duplicate_recent_note", {"judge": "skipped"})
+            return row_reinforce(
+                twin.id, candidate, "duplicate_recent_note", {"judge": "skipped"}, reinforcements
+            )
 
     types = duplicate_types(candidate.type)
     neighbours = find_neighbours(
@@ -227,26 +238,18 @@ def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=N
         types=types,
     )
     if candidate.supersedes_id is not None and candidate.supersedes_id not in {n.id for n in neighbours}:
-        target = (
-            Memory.objects.for_tenant(tid)
-            .filter(
-                pk=candidate.supersedes_id,
-                status__in=LIVE_STATUSES,
-                scope_kind=candidate.scope_kind,
-                scope_id=candidate.scope_id,
-            )
-            .values("id", "key", "text", "status")
-            .first()
-        )
+        target = _supersede_target(candidate)
         if target is None:
+            reinforcements.flush()
             return _reject(candidate, "supersede_target_not_found", f"memory {candidate.supersedes_id}")
-        neighbours.append(Neighbour(**target, cosine=None, lexical=0.0, token_overlap=0.0))
+        neighbours.append(target)
 
     if candidate.skip_judge:
         if candidate.supersedes_id is not None:
             old = next(n for n in neighbours if n.id == candidate.supersedes_id)
             if normalise(old.text) == normalise(candidate.text):
-                return row_reinforce(old.id, candidate, "same_value", {"judge": "skipped"})
+                return row_reinforce(old.id, candidate, "same_value", {"judge": "skipped"}, reinforcements)
+            reinforcements.flush()
             return row_supersede(
                 old.id, candidate, vector, model, "operator_supersede", neighbours, {"judge": "skipped"}
             )
@@ -267,8 +270,9 @@ def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=N
     detail = {"judge": judge_name, "judge_decision": decision_name, "backstop": False}
 
     if decision_name == "reinforce":
-        return _reinforce_and_weigh(target_id, candidate, reason or "same_fact", detail)
+        return _reinforce_and_weigh(target_id, candidate, reason or "same_fact", detail, reinforcements)
     if decision_name == "supersede":
+        reinforcements.flush()
         if outweighs(target_id, candidate):
             # Evidence before change: one sighting does not replace what was seen many times.
             return row_add(
@@ -281,22 +285,43 @@ def _promote_locked(candidate: MemoryCandidate, vector, model: str, recall_ids=N
                 contradicts=target_id,
             )
         return row_supersede(target_id, candidate, vector, model, reason or "newer_value", neighbours, detail)
-    return _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types)
+    return _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types, reinforcements)
+
+
+def _supersede_target(candidate: MemoryCandidate) -> Neighbour | None:
+    """The live memory of the candidate's scope it proposes to supersede, as a neighbour; None: not there."""
+    target = (
+        Memory.objects.for_tenant(candidate.tenant_id)
+        .filter(
+            pk=candidate.supersedes_id,
+            status__in=LIVE_STATUSES,
+            scope_kind=candidate.scope_kind,
+            scope_id=candidate.scope_id,
+        )
+        .values("id", "key", "text", "status")
+        .first()
+    )
+    return None if target is None else Neighbour(**target, cosine=None, lexical=0.0, token_overlap=0.0)
 
 
 def _reinforce_and_weigh(
-    target_id: int, candidate: MemoryCandidate, reason: str, detail: dict
+    target_id: int, candidate: MemoryCandidate, reason: str, detail: dict, reinforcements: Reinforcements
 ) -> PromoteOutcome:
     """Reinforce the target; when it is a competing value whose evidence now exceeds the standing
     value's, it supersedes that value (evidence.py)."""
-    competitor = reinforce_row(target_id, candidate, reason)  # locked, as written: not read again
+    competitor = reinforcements.reinforce(target_id, candidate, reason)  # locked, as reinforced
+    if reinforcements.weighing_reads_pending(competitor):
+        reinforcements.flush()  # weighed against the rows as written
     standing = turned_against(competitor)
     if standing is not None:
+        reinforcements.flush()  # `row_turn` reads the competitor again
         return row_turn(competitor.pk, standing, candidate)
     return reinforced(competitor, reason, detail)
 
 
-def _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types) -> PromoteOutcome:
+def _add_unless_duplicate(
+    candidate, vector, model, reason, neighbours, detail, types, reinforcements: Reinforcements
+) -> PromoteOutcome:
     """Whatever the judge said, a duplicate of a standing memory reinforces it instead of a second copy.
 
     A duplicate the writer's view never shows (`types`) does not swallow the write: the memory is added
@@ -316,7 +341,8 @@ def _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, 
             "lexical": twin.lexical,
             "token_overlap": twin.token_overlap,
         }
-        return row_reinforce(twin.id, candidate, "backstop_duplicate", detail)
+        return row_reinforce(twin.id, candidate, "backstop_duplicate", detail, reinforcements)
+    reinforcements.flush()
     hidden = backstop_duplicate(**scope, text=candidate.text, vector=vector, model=model) if types else None
     if hidden is not None:
         detail = {**detail, "hidden_duplicate_of": hidden.id}

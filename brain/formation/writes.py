@@ -49,9 +49,11 @@ def snapshot(memory: Memory) -> dict[str, Any]:
     }
 
 
-def history_add(*, tenant_id, memory, action, actor, surface="", reason="", before=None, after=None) -> None:
-    """The one writer of memory history; what it records is also published as a brain event (events.py)."""
-    MemoryHistory.objects.create(
+def history_row(
+    *, tenant_id, memory, action, actor, surface="", reason="", before=None, after=None
+) -> MemoryHistory:
+    """A history record, not yet written (`histories_add` writes it)."""
+    return MemoryHistory(
         tenant_id=tenant_id,
         memory=memory,
         action=action,
@@ -61,10 +63,38 @@ def history_add(*, tenant_id, memory, action, actor, surface="", reason="", befo
         before=before,
         after=after,
     )
-    source = getattr(memory, "source", "")
-    if event := events.memory_event(action, after, before, source=source):
-        data = events.memory_data(getattr(memory, "pk", None), after or before, reason)
-        events.publish(tenant_id, event, {**data, "source": source})
+
+
+def history_add(*, tenant_id, memory, action, actor, surface="", reason="", before=None, after=None) -> None:
+    """Record one change of a memory (`histories_add`)."""
+    histories_add(
+        [
+            history_row(
+                tenant_id=tenant_id,
+                memory=memory,
+                action=action,
+                actor=actor,
+                surface=surface,
+                reason=reason,
+                before=before,
+                after=after,
+            )
+        ]
+    )
+
+
+def histories_add(rows: list[MemoryHistory]) -> None:
+    """The one writer of memory history, in one statement for `rows`, in order; what it records is also
+    published as a brain event (events.py)."""
+    if not rows:
+        return
+    MemoryHistory.objects.bulk_create(rows)
+    for row in rows:
+        memory = row.memory
+        source = getattr(memory, "source", "")
+        if event := events.memory_event(row.action, row.after, row.before, source=source):
+            data = events.memory_data(getattr(memory, "pk", None), row.after or row.before, row.reason)
+            events.publish(row.tenant_id, event, {**data, "source": source})
 
 
 def scope_lock(tenant_id: int, scope_kind: str, scope_id: str) -> None:
@@ -123,7 +153,7 @@ def graph_for_new(
     memory: Memory, candidate: MemoryCandidate, neighbours: list[Neighbour], skip_ids: set[int]
 ) -> None:
     node = graph.node_for_memory(memory)
-    provenance_edges(memory, node, candidate, GraphRelation.DERIVED_FROM)
+    provenance_edges(memory, node, candidate)
     if memory.key:
         topic = graph.node_for(
             tenant_id=memory.tenant_id,
@@ -149,25 +179,37 @@ def graph_for_new(
         )
 
 
-def provenance_edges(memory: Memory, node, candidate: MemoryCandidate, relation: str) -> None:
+def provenance_edges(memory: Memory, node, candidate: MemoryCandidate) -> None:
+    """The new memory is `derived_from` each source of its provenance."""
+    sources = graph.nodes_for(provenance_node_specs(memory, candidate))
+    graph.edges_add(
+        [
+            graph.EdgeSpec(source=node, target=source, relation=GraphRelation.DERIVED_FROM)
+            for source in sources
+        ]
+    )
+
+
+def provenance_node_specs(memory: Memory, candidate: MemoryCandidate) -> list[graph.NodeSpec]:
+    """The nodes of the candidate's provenance (tickets, runs, conversations), in its order."""
+    specs = []
     for entry in candidate.provenance:
         kind = PROVENANCE_NODE_KINDS.get(str(entry.get("kind", "")))
         # {"kind": "ticket", "id": 12} or {"kind": "ticket", "ticket_id": 12} (the Client Brain learner's shape).
         ref = entry.get("id", entry.get(f"{entry.get('kind')}_id"))
         if kind is None or ref in (None, ""):
             continue
-        source = graph.node_for(
-            tenant_id=memory.tenant_id,
-            kind=kind,
-            ref=str(ref),
-            scope_kind=memory.scope_kind,
-            scope_id=memory.scope_id,
-            label=f"{kind} {ref}",
+        specs.append(
+            graph.node_spec(
+                tenant_id=memory.tenant_id,
+                kind=kind,
+                ref=str(ref),
+                scope_kind=memory.scope_kind,
+                scope_id=memory.scope_id,
+                label=f"{kind} {ref}",
+            )
         )
-        if relation == GraphRelation.DERIVED_FROM:
-            graph.edge_add(source=node, target=source, relation=GraphRelation.DERIVED_FROM)
-        else:  # the source that saw the fact again reinforces the memory
-            graph.edge_add(source=source, target=node, relation=GraphRelation.REINFORCES)
+    return specs
 
 
 def row_create(candidate: MemoryCandidate, vector, model: str) -> Memory:
@@ -194,35 +236,144 @@ def row_create(candidate: MemoryCandidate, vector, model: str) -> Memory:
     )
 
 
-def row_reinforce(memory_id: int, candidate: MemoryCandidate, reason: str, detail: dict) -> PromoteOutcome:
-    return reinforced(reinforce_row(memory_id, candidate, reason), reason, detail)
+def row_reinforce(
+    memory_id: int, candidate: MemoryCandidate, reason: str, detail: dict, reinforcements: Reinforcements
+) -> PromoteOutcome:
+    return reinforced(reinforcements.reinforce(memory_id, candidate, reason), reason, detail)
 
 
-def reinforce_row(memory_id: int, candidate: MemoryCandidate, reason: str) -> Memory:
-    """Count one more sighting of the memory (frequency, confidence, provenance, history, `reinforces` edges);
-    returns the row as written, locked until the transaction ends."""
-    memory = Memory.objects.for_tenant(candidate.tenant_id).select_for_update().get(pk=memory_id)
-    before = snapshot(memory)
-    memory.frequency += 1
-    step = formation_setting("REINFORCE_STEP")
-    if memory.confidence is not None and math.isfinite(memory.confidence) and 0 <= memory.confidence <= 1:
-        memory.confidence = round(min(1.0, memory.confidence + step), 6)
-    memory.provenance = (list(memory.provenance or []) + provenance_entries(candidate))[
-        -formation_setting("PROVENANCE_MAX") :
-    ]
-    memory.save(update_fields=["frequency", "confidence", "provenance", "updated_at"])
-    history_add(
-        tenant_id=candidate.tenant_id,
-        memory=memory,
-        action=MemoryHistory.Action.REINFORCED,
-        actor=candidate.actor,
-        surface=candidate.surface,
-        reason=reason,
-        before=before,
-        after=snapshot(memory),
+# What a reinforcement reads and writes of its row (not the vector, the payload or the search vector).
+REINFORCED_FIELDS = (
+    "tenant_id",
+    "scope_kind",
+    "scope_id",
+    "type",
+    "key",
+    "text",
+    "confidence",
+    "status",
+    "strength",
+    "category",
+    "source",
+    "frequency",
+    "provenance",
+    "superseded_by_id",
+)
+
+
+class Reinforcements:
+    """One transaction's reinforcements, written together by `flush()`: one UPDATE of the rows, one insert of
+    their history, one of their nodes and one of their `reinforces` edges, where reinforcing one by one took
+    five or six statements each. Each reinforcement is decided and recorded as if written at once (its row
+    locked when first read, its before/after snapshots, a row reinforced twice counted twice).
+
+    The caller flushes before anything else writes or reads the reinforced rows' counters (every other write
+    path of `promote_many`), and before its transaction ends: then the rows and the history are in the order
+    in which they would have been written one by one.
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[int, Memory] = {}  # locked and changed, not yet written
+        self._history: list[MemoryHistory] = []
+        self._sources: list[tuple[Memory, MemoryCandidate]] = []
+
+    def reinforce(self, memory_id: int, candidate: MemoryCandidate, reason: str) -> Memory:
+        """Count one more sighting of the memory (frequency, confidence, provenance, history, `reinforces`
+        edges); returns the row as reinforced, locked until the transaction ends, written at the flush."""
+        memory = self._rows.get(memory_id)
+        if memory is None:
+            memory = (
+                Memory.objects.for_tenant(candidate.tenant_id)
+                .select_for_update()
+                .only(*REINFORCED_FIELDS)
+                .get(pk=memory_id)
+            )
+            self._rows[memory_id] = memory
+        before = snapshot(memory)
+        memory.frequency += 1
+        step = formation_setting("REINFORCE_STEP")
+        if memory.confidence is not None and math.isfinite(memory.confidence) and 0 <= memory.confidence <= 1:
+            memory.confidence = round(min(1.0, memory.confidence + step), 6)
+        memory.provenance = (list(memory.provenance or []) + provenance_entries(candidate))[
+            -formation_setting("PROVENANCE_MAX") :
+        ]
+        memory.updated_at = timezone.now()
+        self._history.append(
+            history_row(
+                tenant_id=candidate.tenant_id,
+                memory=memory,
+                action=MemoryHistory.Action.REINFORCED,
+                actor=candidate.actor,
+                surface=candidate.surface,
+                reason=reason,
+                before=before,
+                after=snapshot(memory),
+            )
+        )
+        self._sources.append((memory, candidate))
+        return memory
+
+    def weighing_reads_pending(self, competitor: Memory) -> bool:
+        """Whether `evidence.turned_against(competitor)` would read a write still pending here: another row of
+        the competitor's scope and key (a standing value, ordered by its frequency), or a history row of the
+        competitor with the competing-value reason. Otherwise it reads the same as after a flush."""
+        from .evidence import COMPETING_REASON
+
+        if competitor.status != MemoryStatus.DRAFT or not competitor.key:
+            return False  # not a competing value: nothing is read
+        scope = (competitor.tenant_id, competitor.scope_kind, competitor.scope_id, competitor.key)
+        return any(
+            row.pk != competitor.pk and (row.tenant_id, row.scope_kind, row.scope_id, row.key) == scope
+            for row in self._rows.values()
+        ) or any(h.memory is competitor and h.reason == COMPETING_REASON for h in self._history)
+
+    def flush(self) -> None:
+        """Write what was reinforced since the last flush."""
+        if not self._rows:
+            return
+        rows, history, sources = list(self._rows.values()), self._history, self._sources
+        self._rows, self._history, self._sources = {}, [], []
+        _counters_update(rows)
+        histories_add(history)
+        # Each reinforcement's memory node and its sources' nodes, in the order met; then each source's edge.
+        wanted = [(graph.memory_node_spec(memory), provenance_node_specs(memory, c)) for memory, c in sources]
+        nodes = iter(graph.nodes_for([spec for node, specs in wanted for spec in (node, *specs)]))
+        edges = []
+        for _, specs in wanted:
+            target = next(nodes)
+            edges += [
+                graph.EdgeSpec(source=next(nodes), target=target, relation=GraphRelation.REINFORCES)
+                for _ in specs
+            ]
+        graph.edges_add(edges)
+
+
+def _counters_update(rows: list[Memory]) -> None:
+    """Write the rows' reinforcement counters (frequency, confidence, provenance, updated_at) in one UPDATE.
+    Each row is pinned to its tenant, as `Memory.objects.for_tenant` would."""
+    provenance = Memory._meta.get_field("provenance")
+    values = ", ".join(
+        ["(%s::bigint, %s::bigint, %s::integer, %s::double precision, %s::jsonb, %s::timestamptz)"]
+        * len(rows)
     )
-    provenance_edges(memory, graph.node_for_memory(memory), candidate, GraphRelation.REINFORCES)
-    return memory
+    params: list[Any] = []
+    for row in rows:
+        params += [
+            row.pk,
+            row.tenant_id,
+            row.frequency,
+            row.confidence,
+            provenance.get_db_prep_value(row.provenance, connection),
+            row.updated_at,
+        ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Memory._meta.db_table} AS m SET frequency = v.frequency, confidence = v.confidence,"
+            " provenance = v.provenance, updated_at = v.updated_at"
+            f" FROM (VALUES {values}) AS v(id, tenant_id, frequency, confidence, provenance, updated_at)"
+            " WHERE m.id = v.id AND m.tenant_id = v.tenant_id",
+            params,
+        )
 
 
 def reinforced(memory: Memory, reason: str, detail: dict) -> PromoteOutcome:

@@ -21,8 +21,9 @@ from .learning_helpers import ticket_with_evidence
 
 # Statements one learning attempt may send per candidate it reinforces, all included (the attempt's claim, the
 # evidence, recall, the neighbours, the writes, the record). Before issue 18 this ticket's 4 took 127 (recall's
-# six, four neighbour queries, a transaction and a ledger read per candidate).
-REINFORCE_STATEMENTS_PER_CANDIDATE = 16
+# six, four neighbour queries, a transaction and a ledger read per candidate); then 16 each; with the ticket's
+# reinforcements written together and the attempt closed by its record, 34 in all.
+REINFORCE_STATEMENTS_PER_CANDIDATE = 9
 
 
 class CountingEmbedder(HashingEmbedder):
@@ -85,3 +86,20 @@ def test_statements_per_reinforced_candidate_stay_bounded(
     assert len(queries) <= REINFORCE_STATEMENTS_PER_CANDIDATE * second.candidates, [
         q["sql"][:120] for q in queries.captured_queries
     ]
+
+
+def test_an_attempt_succeeds_in_the_write_that_records_its_candidates(
+    tenant, counting_embedder, django_capture_on_commit_callbacks
+):
+    """The attempt's outcomes and its success are one UPDATE, in the candidates' transaction: a learning run
+    writes its attempt twice (the claim, then that record), with no separate closing write and commit."""
+    ticket = solved(ticket_with_evidence(tenant), django_capture_on_commit_callbacks)
+    with CaptureQueriesContext(connection) as queries:
+        learn_from_ticket.apply(args=(tenant.pk, ticket.pk))
+    second = LearningAttempt.objects.for_tenant(tenant).order_by("id").last()
+    assert second.status == "succeeded" and second.finished_at and second.lease_expires_at is None
+    assert second.reinforced == second.candidates >= 4 and len(second.outcomes) == second.candidates
+    writes = [
+        q["sql"] for q in queries.captured_queries if q["sql"].startswith('UPDATE "tickets_learningattempt"')
+    ]
+    assert len(writes) == 2, writes
