@@ -23,7 +23,7 @@ from django.conf import settings
 
 from ..models import Memory, MemoryStatus, MemoryType
 from ..providers import ProviderError, get_provider, register_task
-from ..search import NeighbourPlan, NeighbourRow, neighbours, recall
+from ..search import NeighbourPlan, NeighbourRow, neighbours, recall_scores
 from .entities import facts_differ
 from .text import normalise, token_jaccard
 
@@ -149,12 +149,13 @@ def _recall_ids(
     model: str = "",
     types: tuple[str, ...] = (),
 ) -> list[int]:
-    """Neighbour ids from the retrieval engine's hybrid `recall`.
+    """Neighbour ids from the retrieval engine's hybrid ranking (`recall_scores`: the fused order, no row read,
+    no reranker; the feature reranker is for questions asked of memories, not for a candidate's neighbours).
 
     Retrieval ranking only widens what the judge sees; the backstop never depends on it.
     """
     try:
-        hits = recall(
+        scores = recall_scores(
             tenant_id=tenant_id,
             query=text,
             scope_kind=scope_kind,
@@ -168,7 +169,7 @@ def _recall_ids(
     except (TypeError, ValueError) as exc:  # an incompatible or refusing recall: the direct query still runs
         logger.warning("formation: recall unavailable for the judge (%s)", exc)
         return []
-    return [int(h.id) for h in hits if getattr(h, "id", None) is not None]
+    return [int(memory_id) for memory_id in scores]
 
 
 def find_neighbours(

@@ -162,7 +162,11 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _parse_vector(text: str | None) -> np.ndarray | None:
-    if not text:
-        return None
-    return np.fromstring(text.strip("[]"), sep=",", dtype=np.float32)
+def _parse_vector(sent: bytes | memoryview | None) -> np.ndarray | None:
+    return vector_from_send(sent) if sent else None
+
+
+def vector_from_send(sent: bytes | memoryview) -> np.ndarray:
+    """A vector from pgvector's binary form (`vector_send`): two bytes of dimensions, two unused, then
+    big-endian float4s: the stored floats exactly."""
+    return np.frombuffer(sent, dtype=">f4", offset=4).astype(np.float32)

@@ -367,4 +367,7 @@ class RecallPlan:
 
 
 def vector_literal(vector: Sequence[float]) -> str:
-    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+    """pgvector's text form of `vector`, rounded to float32 as pgvector stores it; nine significant digits
+    give each float32 back exactly (formatted in one call: a literal is sent with every vector search)."""
+    values = np.asarray(vector, dtype=np.float32).tolist()
+    return "[" + ",".join(["%.9g"] * len(values)) % tuple(values) + "]"

@@ -89,8 +89,8 @@ MEMORY_COLUMNS = (
 class Hit(NamedTuple):
     """One memory a backend found: what ranking needs (the id, confidence, creation time and, per tier that
     found it, its rank and score), then, when the caller asked for details, the memory's columns
-    (MEMORY_COLUMNS) and its embedding as text (for MMR). A named tuple: hundreds per call, built from
-    database rows in the order `HIT_SELECT` names them."""
+    (MEMORY_COLUMNS) and its embedding in pgvector's binary form (for MMR). A named tuple: hundreds per
+    call, built from database rows in the order `HIT_SELECT` names them."""
 
     id: int
     confidence: float | None
@@ -113,7 +113,7 @@ class Hit(NamedTuple):
     provider: str | None = None
     campaign_ids: list[str] | None = None
     tags: list[str] | None = None
-    embedding: str | None = None
+    embedding: bytes | None = None  # pgvector's binary form (`vector_send`)
 
 
 RANKING_FIELDS = Hit._fields[:9]

@@ -31,6 +31,7 @@ import numpy as np
 from brain.caches import StateCache
 from brain.models import Memory
 
+from ..fuse import vector_from_send
 from ..plan import RecallPlan
 from ..scoped import CONTAINMENT_ORDER, MAX_REMEMBERED_TERMS, ContainmentPlan, order_key
 from ..types import Hit
@@ -290,7 +291,9 @@ def _parsed(payload):
 
 def _load_rows(cursor, plan: RecallPlan, model: str | None) -> ScopeRows:
     vector = (
-        "CASE WHEN m.embedding_model = %(embedding_model)s THEN m.embedding::text END" if model else "NULL"
+        "CASE WHEN m.embedding_model = %(embedding_model)s THEN vector_send(m.embedding) END"
+        if model
+        else "NULL"
     )
     cursor.execute(
         f"SELECT {hit_select((), False)}, {vector} FROM brain_memory m WHERE {plan.filters.where} ORDER BY m.id",
@@ -302,8 +305,7 @@ def _load_rows(cursor, plan: RecallPlan, model: str | None) -> ScopeRows:
     embedded = [row for row in fetched if row[-1] is not None]
     if not embedded:
         return ScopeRows(hits, np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32), np.zeros(0))
-    matrix = np.fromstring(",".join(row[-1][1:-1] for row in embedded), sep=",", dtype=np.float32)
-    matrix = matrix.reshape(len(embedded), -1)
+    matrix = np.stack([vector_from_send(row[-1]) for row in embedded])
     return ScopeRows(
         hits=hits,
         ids=np.array([row[0] for row in embedded], dtype=np.int64),

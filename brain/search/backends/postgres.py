@@ -44,7 +44,7 @@ def hit_select(tiers, with_embedding: bool) -> str:
     ranks = ", ".join(
         f"{tier}.rank, {tier}.score" if tier in tiers else _NO_TIER for tier in ("fts", "trigram", "vector")
     )
-    embedding = "m.embedding::text" if with_embedding else "NULL"
+    embedding = "vector_send(m.embedding)" if with_embedding else "NULL"  # binary: parsed 7x faster than text
     return f"m.id, m.confidence, m.created_at, {ranks}, {_COLUMNS}, {embedding}"
 
 
@@ -335,8 +335,8 @@ def neighbour_statement(plan: NeighbourPlan) -> tuple[str, dict[str, Any]]:
     def part(number: int, condition: str, order: str = "", limited: bool = True) -> str:
         ordered = f"ORDER BY {order}" if order else ""
         return (
-            f"(SELECT {number} AS part, row_number() OVER ({ordered}) AS position, m.id, m.key, m.text, m.status,"
-            f" similarity(m.text, %(text)s) AS trgm, {distance} AS distance FROM {Memory._meta.db_table} m"
+            f"(SELECT {number} AS part, row_number() OVER ({ordered}) AS position, m.id"
+            f" FROM {Memory._meta.db_table} m"
             f" WHERE {scope} AND {condition} {ordered} {'LIMIT %(limit)s' if limited else ''})"
         )
 
@@ -354,10 +354,13 @@ def neighbour_statement(plan: NeighbourPlan) -> tuple[str, dict[str, Any]]:
     if plan.ids:
         parts.append(part(3, "m.id = ANY(%(ids)s::bigint[])", limited=False))
         params["ids"] = [int(i) for i in plan.ids]
+    # The columns, the similarity and the distance once per row found, in the outer query: the vector's
+    # literal (4 kB of text to parse) appears there and in the vector part's order only.
     sql = (
-        "SELECT id, key, text, status, trgm, distance FROM ("
+        f"SELECT m.id, m.key, m.text, m.status, similarity(m.text, %(text)s) AS trgm, {distance} AS distance"
+        " FROM ("
         + " UNION ALL ".join(parts)
-        + ") found ORDER BY part, position"
+        + f") found JOIN {Memory._meta.db_table} m ON m.id = found.id ORDER BY found.part, found.position"
     )
     return sql, params
 

@@ -106,3 +106,23 @@ def test_a_walk_that_ends_before_it_finds_enough_of_the_tenants_rows_falls_back_
     results = vector_results(tenant, query, limit=40)
     assert [r.id for r in results] == exact_top(rows, query, k=40)
     assert {r.explanation["vector_strategy"] for r in results} == {"exact"}
+
+
+@pytest.mark.django_db
+def test_vectors_travel_exactly_as_pgvector_stores_them():
+    """The query's literal gives pgvector the float32 of each value, and the binary form read back (the
+    in-memory backend's vectors, MMR's) gives those floats unchanged."""
+    from brain.search.fuse import vector_from_send
+    from brain.search.plan import vector_literal
+
+    rng = np.random.default_rng(11)
+    values = np.concatenate([rng.normal(0, 0.08, 380), [1e-8, -3.4e38, 0.1, 1 / 3]])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT %s::vector::real[], vector_send(%s::vector)",
+            [vector_literal(values), vector_literal(values)],
+        )
+        stored, sent = cursor.fetchone()
+    expected = values.astype(np.float32)
+    assert np.array_equal(np.asarray(stored, dtype=np.float32), expected)
+    assert np.array_equal(vector_from_send(sent), expected)
