@@ -29,13 +29,21 @@ def final_score(fused: float, confidence, created_at, *, now, config: dict) -> t
     return final, confidence_feature, recency_feature
 
 
+def _tiers(hit: Hit) -> tuple[tuple[str, int | None, float | None], ...]:
+    return (
+        ("fts", hit.fts_rank, hit.fts_score),
+        ("trigram", hit.trigram_rank, hit.trigram_score),
+        ("vector", hit.vector_rank, hit.vector_score),
+    )
+
+
 def fuse_scores(hits: list[Hit], plan: RecallPlan, limit: int) -> RecallScores:
     """{memory id: final score} of the best `limit` hits, best first (ties by id)."""
     config = plan.config
     k, weights, now = config["RRF_K"], config["WEIGHTS"], timezone.now()
     fts, trigram, vector = weights["fts"], weights["trigram"], weights["vector"]
     scores = []
-    for hit in hits:  # the tiers unrolled: the runtime's relevance check scores hundreds of hits per call
+    for hit in hits:  # _tiers(), unrolled: the runtime's relevance check scores hundreds of hits per call
         fused = 0.0
         if hit.fts_rank is not None:
             fused += fts / (k + hit.fts_rank)
@@ -54,29 +62,15 @@ def fuse_results(hits: list[Hit], plan: RecallPlan) -> list[RecalledMemory]:
     k, weights, now = config["RRF_K"], config["WEIGHTS"], timezone.now()
     query = plan.explanation()
     results = []
-    for hit in hits:  # the tiers unrolled: every candidate of every search passes here
+    for hit in hits:
         found = {}
         fused = 0.0
-        if hit.fts_rank is not None:
-            contribution = weights["fts"] / (k + hit.fts_rank)
+        for tier, rank, score in _tiers(hit):
+            if rank is None:
+                continue
+            contribution = weights[tier] / (k + rank)
             fused += contribution
-            found["fts"] = {"rank": int(hit.fts_rank), "score": float(hit.fts_score), "rrf": contribution}
-        if hit.trigram_rank is not None:
-            contribution = weights["trigram"] / (k + hit.trigram_rank)
-            fused += contribution
-            found["trigram"] = {
-                "rank": int(hit.trigram_rank),
-                "score": float(hit.trigram_score),
-                "rrf": contribution,
-            }
-        if hit.vector_rank is not None:
-            contribution = weights["vector"] / (k + hit.vector_rank)
-            fused += contribution
-            found["vector"] = {
-                "rank": int(hit.vector_rank),
-                "score": float(hit.vector_score),
-                "rrf": contribution,
-            }
+            found[tier] = {"rank": int(rank), "score": float(score), "rrf": contribution}
         memory = recalled_memory(
             hit, fused=fused, tiers=found, now=now, config=config, mode=plan.mode, query=query
         )

@@ -20,33 +20,27 @@ from tests.brain.search.test_recall import remember
 VOCABULARY = "refund parcel leeds courier invoice damaged warranty screen battery tracking late".split()
 
 
-def full_text_plan(tenant, query, **config):
+def full_text_plan(tenant, query, *, mode="fulltext", limit=30, **config):
+    extra = {}
+    if mode != "fulltext":  # the query's vector given, with the model that made it
+        from brain.embedders import get_embedder
+
+        embedder = get_embedder()
+        extra = {"query_embedding": embedder.embed([query])[0], "embedding_model": embedder.name}
     return plan_recall(
         tenant_id=tenant.pk,
         query=query,
-        limit=30,
-        mode="fulltext",
+        limit=limit,
+        mode=mode,
         details=True,
         with_embedding=False,
         config={**recall_settings(), **config},
+        **extra,
     )
 
 
 def hybrid_plan(tenant, query, **config):
-    from brain.embedders import get_embedder
-
-    embedder = get_embedder()
-    return plan_recall(
-        tenant_id=tenant.pk,
-        query=query,
-        limit=10,
-        mode="hybrid",
-        details=True,
-        with_embedding=False,
-        config={**recall_settings(), **config},
-        query_embedding=embedder.embed([query])[0],
-        embedding_model=embedder.name,
-    )
+    return full_text_plan(tenant, query, mode="hybrid", limit=10, **config)
 
 
 def tier_ranks(hits):
