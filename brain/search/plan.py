@@ -16,7 +16,7 @@ from brain.caches import BoundedDict, StateCache
 from brain.models import SEARCH_CONFIG
 
 from .types import RecallInputError
-from .vocabulary import trigram_decision
+from .vocabulary import TrigramTier, trigram_tier
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Question words carry no trigram evidence and would match half the memories.
@@ -248,8 +248,11 @@ class LexicalPlan:
     avg_len: float
     and_limit: int | None  # every lexeme is common: full text scores at most this many matches
     statistics: ScopeStatistics  # `rows` set: the scope can be scored in memory
-    # The rows the trigram tier looks at (brain.search.vocabulary); None: every filtered row.
+    # Decided by the scope's vocabulary (brain.search.vocabulary), else None (PostgreSQL, every filtered
+    # row): the rows holding a word like a trigram word, and the tier's rows as (score, id), best first
+    # (every row found: the backend keeps the first `pool`).
     trigram_ids: list[int] | None = None
+    trigram_scored: list[tuple[float, int]] | None = None
 
     @property
     def scored(self) -> list[str]:
@@ -296,35 +299,37 @@ def plan_lexical(cursor, *, query: str, filters: Filters, config: dict, state: s
         for w, ls in sorted(lexemes_of.items())
         if ls and len(w) >= 4 and w not in _TRIGRAM_STOP and all(df.get(lexeme, 0) == 0 for lexeme in ls)
     ][: config["TRIGRAM_MAX_WORDS"]]
-    trigram_words, trigram_ids = typo_words(
-        cursor, trigram_words, filters=filters, config=config, stats=stats, state=state
-    )
+    trigram = typo_words(cursor, trigram_words, filters=filters, config=config, stats=stats, state=state)
     return LexicalPlan(
         lexemes=lexemes,
         idf=idf,
         match_lexemes=sorted(selective) if selective else scored,
         match="or" if selective else "and",
         common_lexemes=sorted(set(idf) - set(selective)),
-        trigram_words=trigram_words,
+        trigram_words=trigram.words if trigram else trigram_words,
         avg_len=float(stats.avg_len or 1),
         and_limit=int(config["AND_MATCH_LIMIT"]) if not selective and scored else None,
         statistics=stats,
-        trigram_ids=trigram_ids,
+        trigram_ids=trigram.ids if trigram else None,
+        trigram_scored=trigram.scored if trigram else None,
     )
 
 
 def typo_words(
     cursor, words: list[str], *, filters: Filters, config: dict, stats: ScopeStatistics, state: str
-) -> tuple[list[str], list[int] | None]:
-    """The words the trigram tier looks up and the rows it looks at (None: every filtered row).
-
-    Decided by the scope's vocabulary (brain.search.vocabulary) when the statistics hold every row and
-    TRIGRAM_VOCABULARY is on; otherwise every candidate word, over every row.
+) -> TrigramTier | None:
+    """The trigram tier decided and scored by the scope's vocabulary (brain.search.vocabulary) when the
+    statistics hold every row and TRIGRAM_VOCABULARY is on; otherwise None: every candidate word, looked
+    up by PostgreSQL over every row.
     """
     if not words or stats.rows is None or not config["TRIGRAM_VOCABULARY"]:
-        return words, None
-    return trigram_decision(
-        cursor, words=words, filters=filters, state=state, threshold=float(config["TRIGRAM_THRESHOLD"])
+        return None
+    return trigram_tier(
+        cursor,
+        words=words,
+        filters=filters,
+        state=state,
+        threshold=float(config["TRIGRAM_THRESHOLD"]),
     )
 
 

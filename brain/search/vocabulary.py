@@ -1,4 +1,5 @@
-"""The trigram tier decided by the scope's vocabulary: which typo words go to pg_trgm, and over which rows.
+"""The trigram tier decided and scored by the scope's vocabulary: which typo words it looks up, which rows
+it finds, and their scores, without a statement.
 
 A query word that full text found in no row goes to the trigram tier (a typo, a partial word). On LoCoMo a
 fifth of the questions hold such a word, mostly one the conversation simply never uses ("vivaldi",
@@ -9,13 +10,17 @@ ms a question on a 600-row conversation, to find nothing (or a row matched acros
 With the vocabulary (each distinct word of the filtered rows' text and key, lower-cased, as pg_trgm splits
 words, and the rows holding it), the planner asks first whether any word of the rows is similar enough to
 the query word: the share of the query word's trigrams it holds reaches TRIGRAM_THRESHOLD, pg_trgm's own
-measure of one word against another. A query word with no such word is dropped from the tier (nothing would
-match it); for the others the tier is computed by PostgreSQL as before, with the same scores, but only over
-the rows holding a similar word (`trigram_ids`), a few rows instead of every row. What this loses is what
-pg_trgm matches across word boundaries only.
+bound for one word against another. A query word with no such word is dropped from the tier (nothing would
+match it). For the others the tier is scored here: each similar word's `word_similarity` to the query word,
+computed as pg_trgm computes it for one word (`word_similarity`, tested equal to pg_trgm's to the last
+bit), a row's best per query word, the query words' mean, in pg_trgm's float4 arithmetic. pg_trgm over the
+row's whole text gives the same score unless its best match runs across two words of the row; that match,
+and only that, is what the vocabulary loses. When the tier was left to PostgreSQL over the rows holding a
+similar word, it cost 1.3-5 ms a question on LoCoMo (`word_similarity` along each long row): a third of the
+search.
 
 Only for scopes whose rows the planner's statistics hold (fewer than BM25_SAMPLE rows); a larger scope keeps
-the tier as it was. `BRAIN_RECALL["TRIGRAM_VOCABULARY"] = False` switches it off.
+the tier in PostgreSQL, over every row. `BRAIN_RECALL["TRIGRAM_VOCABULARY"] = False` switches it off.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from brain.caches import StateCache
 
@@ -33,21 +40,68 @@ if TYPE_CHECKING:
 _TRGM_WORD = re.compile(r"[^\W_]+")
 
 
-def word_trigrams(word: str) -> frozenset[str]:
-    """pg_trgm's trigrams of one lower-case word: padded with two spaces before and one after."""
+def ordered_trigrams(word: str) -> list[str]:
+    """pg_trgm's trigrams of one lower-case word in order (repeats kept): padded with two spaces before and
+    one after."""
     padded = f"  {word} "
-    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
+    return [padded[i : i + 3] for i in range(len(padded) - 2)]
+
+
+def word_trigrams(word: str) -> frozenset[str]:
+    """pg_trgm's set of trigrams of one lower-case word."""
+    return frozenset(ordered_trigrams(word))
+
+
+def word_similarity(query: frozenset[str], word: str) -> np.float32:
+    """pg_trgm's `word_similarity(q, word)` for a query word's trigram set `query` and one word: the best
+    similarity (shared over united unique trigrams) between `query` and a contiguous run of the word's
+    trigrams, found as pg_trgm finds it (`iterate_word_similarity` in trgm_op.c, its non-strict form: each
+    run ends on a shared trigram and its start is moved right while that helps), in float4."""
+    trigrams = ordered_trigrams(word)
+    found = [trigram in query for trigram in trigrams]
+    size = len(query)
+    last: dict[str, int] = {}  # a trigram's last position in the run (-1: not in it)
+    lower = count = unique = 0
+    started = False
+    best = np.float32(0)
+    for i, trigram in enumerate(trigrams):
+        if started or found[i]:
+            if last.get(trigram, -1) < 0:
+                unique += 1
+                count += found[i]
+            last[trigram] = i
+        if not found[i]:
+            continue
+        if not started:
+            started, lower, unique = True, i, 1
+        current = np.float32(count) / np.float32(size + unique - count)
+        run_count, run_unique, first = count, unique, lower
+        for start in range(lower, i + 1):
+            tried = np.float32(run_count) / np.float32(size + run_unique - run_count)
+            if tried > current:
+                current, unique, lower, count = tried, run_unique, start, run_count
+            if last[trigrams[start]] == start:
+                run_unique -= 1
+                run_count -= found[start]
+        best = max(best, current)
+        for start in range(first, lower):
+            if last[trigrams[start]] == start:
+                last[trigrams[start]] = -1
+    return best
 
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The filtered rows' distinct words: per word the ids of the rows holding it, per trigram the words."""
+    """The filtered rows' distinct words: per word the ids of the rows holding it, per trigram the words,
+    per row its words."""
 
     rows_of: dict[str, tuple[int, ...]]
     words_of: dict[str, tuple[str, ...]]
+    words_in: dict[int, tuple[str, ...]]
 
     def similar_words(self, word: str, threshold: float) -> list[str]:
-        """The vocabulary's words holding at least `threshold` of `word`'s trigrams."""
+        """The vocabulary's words holding at least `threshold` of `word`'s trigrams (pg_trgm's similarity
+        of the two can reach the threshold only then)."""
         trigrams = word_trigrams(word)
         shared: dict[str, int] = {}
         for trigram in trigrams:
@@ -55,6 +109,33 @@ class Vocabulary:
                 shared[other] = shared.get(other, 0) + 1
         needed = threshold * len(trigrams)
         return sorted(other for other, count in shared.items() if count >= needed)
+
+    def best_similarities(self, word: str, threshold: float) -> dict[int, np.float32]:
+        """{row id: the best `word_similarity` of `word` to a word of the row}, for the rows holding a word
+        similar to it (`similar_words`)."""
+        trigrams = word_trigrams(word)
+        best: dict[int, np.float32] = {}
+        for other in self.similar_words(word, threshold):
+            similarity = word_similarity(trigrams, other)
+            for memory_id in self.rows_of[other]:
+                if similarity > best.get(memory_id, -1.0):
+                    best[memory_id] = similarity
+        return best
+
+    def best_in_row(
+        self, trigrams: frozenset[str], memory_id: int, memo: dict[str, np.float32]
+    ) -> np.float32:
+        """The best `word_similarity` of the query word of `trigrams` to a word of the row, however low
+        (0: the row shares none of its trigrams); `memo` holds the word's similarities computed so far."""
+        best = np.float32(0)
+        for other in self.words_in[memory_id]:
+            similarity = memo.get(other)
+            if similarity is None:
+                similarity = memo[other] = (
+                    word_similarity(trigrams, other) if trigrams & word_trigrams(other) else np.float32(0)
+                )
+            best = max(best, similarity)
+        return best
 
 
 VOCABULARIES = StateCache(
@@ -69,8 +150,10 @@ def _read_vocabulary(cursor, filters: Filters) -> Vocabulary:
         f"SELECT m.id, lower(m.text), lower(m.key) FROM brain_memory m WHERE {filters.where}", filters.params
     )
     rows_of: dict[str, list[int]] = {}
+    words_in: dict[int, tuple[str, ...]] = {}
     for memory_id, text, key in cursor.fetchall():
-        for word in set(_TRGM_WORD.findall(f"{text} {key}")):
+        words_in[memory_id] = tuple(set(_TRGM_WORD.findall(f"{text} {key}")))
+        for word in words_in[memory_id]:
             rows_of.setdefault(word, []).append(memory_id)
     words_of: dict[str, list[str]] = {}
     for word in rows_of:
@@ -79,26 +162,52 @@ def _read_vocabulary(cursor, filters: Filters) -> Vocabulary:
     return Vocabulary(
         rows_of={word: tuple(ids) for word, ids in rows_of.items()},
         words_of={trigram: tuple(words) for trigram, words in words_of.items()},
+        words_in=words_in,
     )
 
 
-def trigram_decision(
-    cursor, *, words: list[str], filters: Filters, state: str, threshold: float
-) -> tuple[list[str], list[int]]:
-    """The typo words that some word of the rows resembles, and the ids of the rows holding such a word.
+@dataclass(frozen=True)
+class TrigramTier:
+    """The trigram tier as the vocabulary decided and scored it."""
 
-    Reads the vocabulary once per memory state (cached); the caller has checked the scope is small.
+    words: list[str]  # the typo words some word of the rows resembles
+    ids: list[int]  # the rows holding such a word, ascending
+    scored: list[tuple[float, int]]  # the rows found as (score, id), by score then id
+
+
+def trigram_tier(cursor, *, words: list[str], filters: Filters, state: str, threshold: float) -> TrigramTier:
+    """The typo words some word of the rows resembles, the rows holding such a word, and the tier's rows.
+
+    A row is found when one kept word's best similarity to a word of the row reaches `threshold`; its score
+    is its best similarity per kept word (however low), averaged over the kept words (float4 sums, as
+    pg_trgm's reals add, then the mean in float8, as PostgreSQL divides them). Reads the vocabulary once
+    per memory state (cached); the caller has checked the scope is small.
     """
     if not words:
-        return [], []
+        return TrigramTier([], [], [])
     vocabulary = VOCABULARIES.get(
         ("vocabulary", *filters.key), state, lambda: _read_vocabulary(cursor, filters)
     )
-    kept, ids = [], set()
+    kept, per_word = [], []
     for word in words:
-        similar = vocabulary.similar_words(word, threshold)
-        if similar:
+        best = vocabulary.best_similarities(word, threshold)
+        if best:
             kept.append(word)
-            for other in similar:
-                ids.update(vocabulary.rows_of[other])
-    return kept, sorted(ids)
+            per_word.append(best)
+    ids = sorted({memory_id for best in per_word for memory_id in best})
+    memos: list[dict[str, np.float32]] = [{} for _ in kept]
+    trigrams = [word_trigrams(word) for word in kept]
+    scored = []
+    for memory_id in ids:
+        similarities = [
+            best[memory_id] if memory_id in best else vocabulary.best_in_row(word, memory_id, memo)
+            for best, word, memo in zip(per_word, trigrams, memos, strict=True)
+        ]
+        if float(max(similarities)) < threshold:
+            continue
+        total = similarities[0]
+        for similarity in similarities[1:]:
+            total = np.float32(total + similarity)
+        scored.append((float(total) / len(similarities), memory_id))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return TrigramTier(kept, ids, scored)

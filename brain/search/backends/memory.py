@@ -1,16 +1,15 @@
 """The in-memory backend: plans over rows this process already holds, cached under their memory state.
 
-- Full text (BM25) and vector tiers over a scope under BM25_SAMPLE rows (an agent's memories, a small
-  tenant: the runtime context path), and a trigram tier when the scope's vocabulary chose the rows it
-  looks at (brain.search.vocabulary: a few rows):
+- Full text (BM25), vector and trigram tiers over a scope under BM25_SAMPLE rows (an agent's memories, a
+  small tenant: the runtime context path):
   - full text scored from the scope's cached statistics (`ScopeStatistics.rows`, read once per memory
     state by the planner): PostgreSQL's BM25 of the PostgreSQL backend, the same float operations in the
     same order; the contract tests hold the two to the same ranks and scores;
   - the vector tier as the exact scan over the scope's vectors of the plan's model: pgvector's cosine
     distance, ordered by distance then id as the SQL orders it (scores agree with pgvector's to float32
     rounding, about 1e-7);
-  - the trigram tier by PostgreSQL over the rows the vocabulary chose (pg_trgm's word similarity, as its
-    backend runs it), ids and scores alone;
+  - the trigram tier as the scope's vocabulary scored it in planning (brain.search.vocabulary: pg_trgm's
+    word similarity, word by word);
   the rows found come with their columns from the same cache (`SCOPE_ROWS`: the scope's rows and vectors,
   read once per memory state, which any write to the scope changes); with MMR (which reads the rows'
   vectors), from one primary-key read.
@@ -36,7 +35,7 @@ from ..plan import RecallPlan
 from ..scoped import CONTAINMENT_ORDER, MAX_REMEMBERED_TERMS, ContainmentPlan, order_key
 from ..types import Hit
 from .base import SearchBackend
-from .postgres import hit_select, hits_by_id, set_local, trigram_statement
+from .postgres import hit_select, hits_by_id
 
 # A term is a `\w+` run (brain.client_brain.words): any occurrence of one in a text lies inside one of these.
 _WORD_RUN = re.compile(r"\w+")
@@ -125,7 +124,7 @@ class MemoryBackend(SearchBackend):
 
     def supports(self, plan) -> bool:
         """Full text (BM25), vector and trigram tiers over a scope whose rows the statistics hold, the
-        trigram tier only over the rows its vocabulary chose; every containment plan (over its window)."""
+        trigram tier when its vocabulary scored it; every containment plan (over its window)."""
         if isinstance(plan, ContainmentPlan):
             return True
         tiers = set(plan.tiers)
@@ -134,7 +133,7 @@ class MemoryBackend(SearchBackend):
             and tiers <= {"fts", "vector", "trigram"}
             and plan.lexical is not None
             and plan.lexical.statistics.rows is not None
-            and ("trigram" not in tiers or plan.lexical.trigram_ids is not None)
+            and ("trigram" not in tiers or plan.lexical.trigram_scored is not None)
             and ("fts" not in tiers or plan.config["LEXICAL_SCORING"] == "bm25")
             and ("vector" not in tiers or plan.state is not None)
         )
@@ -213,19 +212,16 @@ class MemoryBackend(SearchBackend):
         return SCOPE_ROWS.get((*plan.filters.key, model), plan.state, lambda: _load_rows(cursor, plan, model))
 
     def trigram_ranks(self, cursor, plan: RecallPlan) -> dict[int, tuple]:
-        """{memory id: (rank, score, confidence, created_at)}: the trigram tier over the rows the scope's
-        vocabulary chose, run by PostgreSQL (pg_trgm's word similarity, as its backend runs it). A row
-        newer than the cached rows (written since the state was read) waits for the next call."""
-        sql, params = trigram_statement(plan)
-        set_local(cursor, plan)
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
+        """{memory id: (rank, score, confidence, created_at)}: the trigram tier as the scope's vocabulary
+        scored it (brain.search.vocabulary), its first `plan.pool` rows. A row newer than the cached rows
+        (written since the state was read) waits for the next call."""
         rows = self.scope_rows(cursor, plan).hits
-        return {
-            memory_id: (rank, score, rows[memory_id].confidence, rows[memory_id].created_at)
-            for memory_id, rank, score in found
+        found = [
+            (score, memory_id, rows[memory_id].confidence, rows[memory_id].created_at)
+            for score, memory_id in plan.lexical.trigram_scored
             if memory_id in rows
-        }
+        ]
+        return _ranked(found[: plan.pool])
 
     def vector_ranks(self, cursor, plan: RecallPlan) -> dict[int, tuple]:
         """{memory id: (rank, score, confidence, created_at)} of the `plan.pool` rows nearest the query

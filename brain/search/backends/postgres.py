@@ -4,7 +4,8 @@ Brain window through the trigram index.
 - `fts`: full text on the generated `search_vector`, scored by BM25 over lexeme presence (IDF from the
   plan) or `ts_rank_cd`; served by the GIN index led by `tenant_id`.
 - `trigram`: pg_trgm `word_similarity` of the plan's typo words against `text` and `key`; served by the
-  trigram GIN index led by `tenant_id`.
+  trigram GIN index led by `tenant_id`; or, for a scope small enough, the rows and scores the scope's
+  vocabulary gave (brain.search.vocabulary).
 - `vector`: pgvector cosine distance to the query embedding, over rows embedded by the same model:
   the HNSW index with iterative scans under the filters, or an exact scan (`VECTOR_STRATEGY`). When the
   walk ends with fewer than `pool` rows, the tier is run again as the exact scan, whose rows serve it when
@@ -114,6 +115,17 @@ def _fts_cte(plan: RecallPlan, params: dict) -> str:
 
 
 def _trigram_cte(plan: RecallPlan, params: dict) -> str:
+    # Scored by the scope's vocabulary (brain.search.vocabulary): its rows and scores as they are, still
+    # under the filters.
+    if plan.lexical.trigram_scored is not None:
+        scored = plan.lexical.trigram_scored[: plan.pool]
+        params.update(
+            trigram_scores=[score for score, _ in scored], trigram_ids=[memory_id for _, memory_id in scored]
+        )
+        return f"""trigram AS (
+  SELECT t.id, t.score, rank() OVER (ORDER BY t.score DESC) AS rank
+  FROM unnest(%(trigram_ids)s::bigint[], %(trigram_scores)s::float8[]) AS t(id, score)
+  JOIN brain_memory m ON m.id = t.id WHERE {plan.filters.where})"""
     words = [f"word_{i:02d}" for i in range(len(plan.lexical.trigram_words))]
     params.update(zip(words, plan.lexical.trigram_words, strict=True))
     # One condition per query word, so a typo in one word still finds the memory (a whole-query
@@ -121,24 +133,6 @@ def _trigram_cte(plan: RecallPlan, params: dict) -> str:
     # Candidates come word by word, so each lookup is one trigram-index scan (a single OR over the
     # words made the planner filter every tenant row through word_similarity, 100x slower); the
     # costly similarity is then computed only for the candidates.
-    # With `trigram_ids` (brain.search.vocabulary), only the rows holding a word like one of the query's:
-    # a few, read by primary key, each word's similarity computed once (the operator's test, `<%`, is
-    # the similarity against the threshold: the same rows).
-    if plan.lexical.trigram_ids is not None:
-        params.update(
-            trigram_ids=plan.lexical.trigram_ids, trigram_threshold=plan.config["TRIGRAM_THRESHOLD"]
-        )
-        best = [
-            f"greatest(word_similarity(%({w})s, m.text), word_similarity(%({w})s, m.key)) AS {w}"
-            for w in words
-        ]
-        return f"""trigram AS (
-  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
-    SELECT id, ({" + ".join(words)}) / {len(words)} AS score FROM (
-      SELECT m.id, {", ".join(best)}
-      FROM brain_memory m WHERE {plan.filters.where} AND m.id = ANY(%(trigram_ids)s)) c
-    WHERE greatest({", ".join(words)}) >= %(trigram_threshold)s::float8
-    ORDER BY score DESC, id LIMIT %(pool)s) s)"""
     candidates = " UNION ".join(
         f"(SELECT m.id FROM brain_memory m WHERE {plan.filters.where}"
         f" AND (%({w})s <%% m.text OR %({w})s <%% m.key) LIMIT %(pool)s)"
@@ -189,12 +183,6 @@ WHERE m.tenant_id + 0 = %(tenant_id)s::bigint"""
     return sql, params
 
 
-def trigram_statement(plan: RecallPlan) -> tuple[str, dict]:
-    """The trigram tier alone, as (id, rank, score) rows, and its parameters."""
-    params = {**plan.filters.params, "pool": plan.pool}
-    return "WITH " + _trigram_cte(plan, params) + "\nSELECT id, rank, score FROM trigram", params
-
-
 def set_local(cursor, plan: RecallPlan) -> None:
     """The settings the plan's tiers need, for this transaction, sent in one statement."""
     config = plan.config
@@ -206,7 +194,7 @@ def set_local(cursor, plan: RecallPlan) -> None:
             ("hnsw.ef_search", str(max(config["HNSW_EF_SEARCH"], plan.pool))),
             ("hnsw.max_scan_tuples", str(config["HNSW_MAX_SCAN_TUPLES"])),
         ]
-    if "trigram" in plan.tiers and plan.lexical.trigram_ids is None:  # else no operator reads them
+    if "trigram" in plan.tiers and plan.lexical.trigram_scored is None:  # else no operator reads them
         local += [
             ("pg_trgm.word_similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
             ("pg_trgm.similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),

@@ -1,14 +1,17 @@
-"""The trigram tier decided by the scope's vocabulary (brain.search.vocabulary): a typo word goes to pg_trgm
-only when some word of the rows resembles it, and pg_trgm then looks only at the rows holding such a word."""
+"""The trigram tier decided and scored by the scope's vocabulary (brain.search.vocabulary): a typo word is
+looked up only when some word of the rows resembles it, only the rows holding such a word are found, and
+their scores are pg_trgm's, computed word by word without a statement."""
 
 import json
+import random
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from brain.search.engine import execute, plan_recall
 from brain.search.types import recall_settings
-from brain.search.vocabulary import word_trigrams
+from brain.search.vocabulary import word_similarity, word_trigrams
 from tests.brain.search.test_recall import ids, remember
 
 
@@ -78,3 +81,97 @@ def test_a_new_row_is_in_the_vocabulary_of_the_next_query(tenant, shop):
     assert recall(tenant_id=tenant.pk, query="vivaldy", mode="lexical") == []
     concert = remember(tenant, "Vivaldi's Four Seasons plays at the spring concert.", key="concert")
     assert ids(recall(tenant_id=tenant.pk, query="vivaldy", mode="lexical")) == [concert.id]
+
+
+def typo(rng, word):
+    """`word` with one letter dropped, added or changed."""
+    letters, at = list(word), rng.randrange(len(word))
+    change = rng.randrange(3)
+    if change == 0 and len(letters) > 1:
+        del letters[at]
+    elif change == 1:
+        letters.insert(at, rng.choice("abcdefghijklmnopqrstuvwxyz"))
+    else:
+        letters[at] = rng.choice("abcdefghijklmnopqrstuvwxyz")
+    return "".join(letters)
+
+
+WORDS = (
+    "refund parcel courier invoice damaged warranty screen battery tracking late delivery address account "
+    "password subscription cancel order payment shipping return exchange voucher discount receipt label "
+    "aaa abab abababab who whose those whole seuss four for our grandma birthday concert vivaldi"
+).split()
+
+
+def test_word_similarity_is_pg_trgms_to_the_last_bit(db):
+    rng = random.Random(11)
+    pairs = [("word", "words"), ("aaa", "aaaaaa"), ("abab", "abababab"), ("whose", "who"), ("four", "for")]
+    for _ in range(3000):
+        word = rng.choice(WORDS)
+        query = typo(rng, word) if rng.random() < 0.8 else rng.choice(WORDS)
+        pairs.append((query, typo(rng, word) if rng.random() < 0.3 else word))
+    with connection.cursor() as cursor:  # float8: the float4 result exactly, not its shortest text
+        cursor.execute(
+            "SELECT word_similarity(q, w)::float8 FROM unnest(%s::text[], %s::text[]) AS t(q, w)",
+            [[q for q, _ in pairs], [w for _, w in pairs]],
+        )
+        expected = [row[0] for row in cursor.fetchall()]
+    got = [float(word_similarity(word_trigrams(q), w)) for q, w in pairs]
+    assert got == expected
+    assert sum(0 < value < 1 for value in expected) > 1000  # partial matches, not only 0 and 1
+
+
+def test_a_scope_the_vocabulary_scores_sends_no_trigram_statement(tenant, shop):
+    from brain.api import recall
+
+    with CaptureQueriesContext(connection) as statements:
+        found = recall(tenant_id=tenant.pk, query="refnd polcy", mode="lexical")
+    assert {memory.id for memory in found} == {shop[0].id, shop[2].id}
+    assert all(memory.explanation["tiers"]["trigram"]["score"] > 0 for memory in found)
+    assert not [s["sql"] for s in statements if "word_similarity" in s["sql"] or "<%" in s["sql"]]
+
+
+def pg_trgm_tier(tenant, words, threshold=0.5):
+    """pg_trgm's trigram tier for `words` over every active row of the tenant, word by word: per query word
+    its best `word_similarity` to one word of the row's text or key, the mean over the query words, the
+    rows where one word's best reaches `threshold`, as (score, id), best first."""
+    best = ", ".join(f"max(word_similarity(%s, w)) AS b{i}" for i in range(len(words)))
+    names = [f"b{i}" for i in range(len(words))]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT score, id FROM (
+              SELECT m.id, ({" + ".join(names)}) / {len(words)} AS score, greatest({", ".join(names)}) AS top
+              FROM brain_memory m, LATERAL (SELECT {best}
+                FROM regexp_split_to_table(lower(m.text || ' ' || m.key), '[^[:alnum:]]+') w) b
+              WHERE m.tenant_id = %s AND m.status = 'active') s
+            WHERE top >= %s ORDER BY score DESC, id""",
+            [*words, tenant.pk, threshold],
+        )
+        return cursor.fetchall()
+
+
+def test_typo_queries_score_as_pg_trgm_word_by_word(tenant):
+    """The vocabulary's rows and scores are pg_trgm's over every row, word by word, for the words it keeps
+    (a word no word of the rows resembles is dropped; kept, it would lower every row's mean)."""
+    rng = random.Random(7)
+    for i in range(80):
+        remember(
+            tenant, " ".join(rng.choices(WORDS, k=rng.randint(3, 12))) + f" row{i}", key=rng.choice(WORDS)
+        )
+    compared = 0
+    for _ in range(60):
+        query = " ".join(typo(rng, word) for word in rng.sample(WORDS, rng.randint(1, 3)))
+        plan, _ = lexical_plan(tenant, query)
+        if plan.lexical.trigram_scored is None or not plan.lexical.trigram_words:
+            continue
+        assert plan.lexical.trigram_scored == pg_trgm_tier(tenant, plan.lexical.trigram_words), query
+        compared += len(plan.lexical.trigram_words) > 1
+    assert compared > 10
+
+
+def test_a_match_across_two_words_is_what_the_vocabulary_loses(tenant):
+    late = remember(tenant, "The parcel came late late at night.", key="courier")
+    plan, hits = lexical_plan(tenant, "lbate")  # "late" resembles it, but 0.375 < 0.5: not found
+    assert plan.lexical.trigram_words == ["lbate"] and hits == []
+    _, every_row = lexical_plan(tenant, "lbate", TRIGRAM_VOCABULARY=False)  # a run across "late late"
+    assert [(hit.id, hit.trigram_score) for hit in every_row] == [(late.id, 0.5)]
