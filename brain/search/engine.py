@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from brain.memory_state import memory_state
 
 from .backends import MEMORY_BACKEND, POSTGRES_BACKEND, SearchBackend, get_search_backend
-from .fuse import fuse_results, fuse_scores, round_explanation
+from .fuse import fuse_results, fuse_scores, own_payload, round_explanation
 from .plan import RecallPlan, filters_for, plan_lexical
 from .post import expand_graph, get_reranker, mmr, rerank
 from .scoped import ContainmentPlan, NeighbourPlan, NeighbourRow
@@ -105,9 +105,7 @@ def plan_recall(
 def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]:
     """The lexical part of the plan (statistics cached under the memory state), then the hits of `backend`
     (default: the one the rule picks, `get_search_backend`)."""
-    # A transaction for the backend's SET LOCALs; inside a caller's transaction no savepoint is needed (they
-    # last until that transaction ends, harmlessly) and none is taken.
-    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+    with connection.cursor() as cursor:
         if "fts" in plan.tiers or "trigram" in plan.tiers:
             filters = plan.filters
             # Taken before any memory is read (brain.memory_state): what is cached under it is at least
@@ -121,7 +119,13 @@ def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]
             plan.drop_empty_lexical_tiers()
         if not plan.tiers:
             return []
-        return (backend or get_search_backend(plan)).search(cursor, plan)
+        backend = backend or get_search_backend(plan)
+        if not backend.in_transaction:  # no BEGIN and COMMIT: two round trips of a search served in memory
+            return backend.search(cursor, plan)
+        # A transaction for the backend's SET LOCALs; inside a caller's transaction no savepoint is needed
+        # (they last until that transaction ends, harmlessly) and none is taken.
+        with transaction.atomic(savepoint=False):
+            return backend.search(cursor, plan)
 
 
 def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any) -> RecallScores:
@@ -221,6 +225,7 @@ def _post_process(
         results = mmr(results, limit=limit, lam=float(mmr_lambda))
     results = results[:limit]
     for position, memory in enumerate(results, start=1):
+        memory.payload = own_payload(memory.payload)
         round_explanation(memory.explanation)
         memory.explanation["rank"] = position
     return results

@@ -92,7 +92,7 @@ def recalled_memory(
         type=hit.type,
         key=hit.key,
         text=hit.text,
-        payload=_json(hit.payload),
+        payload=_parsed(hit.payload),
         confidence=hit.confidence,
         status=hit.status,
         strength=hit.strength,
@@ -143,12 +143,16 @@ def round_explanation(explanation: dict) -> dict:
     return explanation
 
 
-def _json(value: Any) -> Any:
+def _parsed(value: Any) -> Any:
     """A jsonb column read through a raw cursor arrives as text (Django's psycopg setup): parse it. A dict
-    comes from a cache of rows (brain.search.backends.memory), shared between calls: the result gets its own
-    copy (a flat one copied, a nested one parsed again from its text)."""
-    if isinstance(value, str):
-        return json.loads(value)
+    comes from a cache of rows (brain.search.backends.memory), shared between calls: read-only until
+    `own_payload` copies it for a result that is returned (the reranker reads every candidate's)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def own_payload(value: Any) -> Any:
+    """A returned result's own copy of a payload shared with a cache (a flat one copied, a nested one parsed
+    again from its text), so that a caller's change never reaches the next search."""
     if isinstance(value, dict):
         if all(item is None or isinstance(item, str | int | float) for item in value.values()):
             return dict(value)

@@ -253,7 +253,7 @@ class FeatureReranker(Reranker):
         w, n = self.weights, len(terms)
         query_words = words(query)
         out: dict[str, list[float]] = {}
-        idf = _idf(terms)
+        idf = _Idf(terms)
         if w["NEIGHBOURS"]:
             out["NEIGHBOURS"] = _neighbours(base, terms)
         if w["SPEAKER"]:
@@ -274,10 +274,25 @@ class FeatureReranker(Reranker):
         return {name: column for name, column in out.items() if len(column) == n}
 
 
-def _idf(terms: list[MemoryTerms]) -> dict[str, float]:
-    df = Counter(chain.from_iterable(t.every for t in terms))  # a set per memory: counted in C
-    n = len(terms)
-    return {word: math.log(1 + n / d) for word, d in df.items()}
+class _Idf:
+    """Each word's IDF among the candidates, log(1 + n / df), computed when first asked for: the features
+    ask for the query's words and the feedback documents' words, a tenth of the candidates' words."""
+
+    __slots__ = ("df", "n", "known")
+
+    def __init__(self, terms: list[MemoryTerms]):
+        self.df = Counter(chain.from_iterable(t.every for t in terms))  # a set per memory: counted in C
+        self.n = len(terms)
+        self.known: dict[str, float] = {}
+
+    def get(self, word: str, default: float = 0.0) -> float:
+        value = self.known.get(word)
+        if value is None:
+            found = self.df.get(word)
+            if not found:
+                return default
+            value = self.known[word] = math.log(1 + self.n / found)
+        return value
 
 
 def _neighbours(base: list[float], terms: list[MemoryTerms]) -> list[float]:
@@ -293,7 +308,7 @@ def _neighbours(base: list[float], terms: list[MemoryTerms]) -> list[float]:
 
 
 def _coverage(
-    query: set[str], terms: list[MemoryTerms], idf: dict[str, float], caption: float
+    query: set[str], terms: list[MemoryTerms], idf: _Idf, caption: float
 ) -> list[float]:
     weight = {word: idf.get(word, 0.0) for word in query}
     total = sum(weight.values())
@@ -308,7 +323,7 @@ def _coverage(
 
 
 def _feedback(
-    query: set[str], base: list[float], terms: list[MemoryTerms], idf: dict, w: dict
+    query: set[str], base: list[float], terms: list[MemoryTerms], idf: _Idf, w: dict
 ) -> list[float]:
     top = sorted(range(len(terms)), key=lambda i: -base[i])[: int(w["FEEDBACK_DOCS"])]
     weight: Counter = Counter()

@@ -15,11 +15,13 @@ class SearchBackend:
     `plan.details` each hit carries the memory's columns; otherwise only what ranking needs.
     `contains(plan)`: the first `plan.limit` rows (in the plan's order) whose key or value contains any
     of the plan's terms, case-insensitively (the Client Brain keyword tier).
-    Both are read-only and tenant-scoped; `search` runs on the caller's cursor, in its transaction.
+    Both are read-only and tenant-scoped; `search` runs on the caller's cursor, inside a transaction when
+    `in_transaction` (settings it makes local to one), else in the caller's (or autocommit).
     `supports(plan)` says whether the backend can serve a plan at all.
     """
 
     name = "base"
+    in_transaction = False
 
     def supports(self, plan) -> bool:
         raise NotImplementedError

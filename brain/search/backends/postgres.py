@@ -208,6 +208,7 @@ def set_local(cursor, plan: RecallPlan) -> None:
 
 class PostgresBackend(SearchBackend):
     name = "postgres"
+    in_transaction = True  # its tiers' settings are SET LOCAL (`set_local`)
 
     def supports(self, plan) -> bool:
         return True
