@@ -6,12 +6,26 @@ from typing import Any
 
 import kombu.pools
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 
 app = Celery("brain")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@task_prerun.connect(dispatch_uid="brain.database_connections.prerun")
+@task_postrun.connect(dispatch_uid="brain.database_connections.postrun")
+def close_old_database_connections(sender=None, task=None, **extra) -> None:
+    """Around each task on a worker, what Django does around each request: a connection past CONN_MAX_AGE,
+    or left unusable (an error, a lost server: the health check on its next use), is closed, and the next
+    query opens a new one. Workers keep their connections across tasks (CELERY_DB_REUSE_MAX). An eager task
+    runs inside a request, whose connection is the request's business."""
+    from django.db import close_old_connections
+
+    if not getattr((task or sender).request, "is_eager", False):
+        close_old_connections()
 
 
 def enqueue_after_commit(task: Any, *args: Any, **kwargs: Any) -> None:
@@ -26,13 +40,23 @@ def enqueue_after_commit(task: Any, *args: Any, **kwargs: Any) -> None:
 
 @app.task(name="config.ping")
 def ping() -> dict[str, Any]:
-    """Round-trip check used by /healthz and the worker test: proves the worker reaches the database."""
+    """Round-trip check used by /healthz and the worker tests: proves the worker reaches the database, and
+    names the database connection it used (`backend_pid`) and the tenant that connection is set to (none
+    outside a tenant's task)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT current_database()")
-        (database,) = cursor.fetchone()
-    return {"pong": True, "database": database, "pid": os.getpid()}
+        cursor.execute(
+            "SELECT current_database(), pg_backend_pid(), current_setting('brain.tenant_id', true)"
+        )
+        database, backend_pid, tenant_setting = cursor.fetchone()
+    return {
+        "pong": True,
+        "database": database,
+        "pid": os.getpid(),
+        "backend_pid": backend_pid,
+        "tenant_setting": tenant_setting or "",
+    }
 
 
 def use_broker(broker_url: str | None, result_backend: str | None = None) -> None:

@@ -17,6 +17,12 @@ CELERY_RESULT_BACKEND = (
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes the database connection before and after every task unless this is set: each
+# task then opened a new PostgreSQL connection (a forked backend, authentication, cold catalog and plan
+# caches). Connections are kept across a worker's tasks and closed as Django closes a request's
+# (`config.celery`: past CONN_MAX_AGE or unusable, checked around every task); the fixup still closes them
+# after this many tasks.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

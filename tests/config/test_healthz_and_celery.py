@@ -58,3 +58,23 @@ def test_a_real_worker_runs_a_task_against_the_test_database(celery_worker):
     assert result["pong"] is True
     assert result["database"] == connection.settings_dict["NAME"]
     assert result["pid"] == celery_worker.pid
+
+
+@pytest.mark.worker
+def test_a_worker_keeps_its_connection_across_tasks_but_not_their_tenant(celery_worker, tenant):
+    """Celery's Django fixup closed the connection around every task (a new PostgreSQL backend per learning
+    task); kept now, it must not carry a tenant's task's tenant into the next task, and a connection lost
+    between tasks is replaced."""
+    from django.db import connection
+
+    from tickets.tasks import learn_from_ticket
+
+    first = ping.delay().get(timeout=30)
+    learn_from_ticket.delay(tenant.pk, 10**9)  # runs as the tenant (no such ticket: nothing to learn)
+    second = ping.delay().get(timeout=30)  # one worker process, one task at a time: after it
+    assert second["backend_pid"] == first["backend_pid"]
+    assert second["tenant_setting"] == ""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [first["backend_pid"]])
+    third = ping.delay().get(timeout=30)
+    assert third["pong"] is True and third["backend_pid"] != first["backend_pid"]
