@@ -114,7 +114,12 @@ def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]
                 filters.tenant_id, scope_kind=filters.scope_kind, scope_ids=filters.scope_ids
             )
             plan.lexical = plan_lexical(
-                cursor, query=plan.query, filters=filters, config=plan.config, state=plan.state
+                cursor,
+                query=plan.query,
+                filters=filters,
+                config=plan.config,
+                state=plan.state,
+                trigram="trigram" in plan.tiers,
             )
             plan.drop_empty_lexical_tiers()
         if not plan.tiers:

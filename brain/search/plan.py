@@ -269,7 +269,9 @@ class LexicalPlan:
         }
 
 
-def plan_lexical(cursor, *, query: str, filters: Filters, config: dict, state: str) -> LexicalPlan:
+def plan_lexical(
+    cursor, *, query: str, filters: Filters, config: dict, state: str, trigram: bool = True
+) -> LexicalPlan:
     """Decide what the lexical tiers search for.
 
     Needs each query word's lexemes and, per lexeme, its document frequency among the tenant's filtered
@@ -282,7 +284,7 @@ def plan_lexical(cursor, *, query: str, filters: Filters, config: dict, state: s
     - Trigram words: query words whose lexemes occur in no row (typos, partial words): only those
       need fuzzy matching; a word found as it is already matched by full text. In a scope the statistics
       hold, only those some word of the rows resembles, over the rows holding such a word
-      (`typo_words`).
+      (`typo_words`). Without `trigram` (the plan has no trigram tier), none.
     """
     words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3})
     lexemes_of = word_lexemes(cursor, words)
@@ -297,7 +299,11 @@ def plan_lexical(cursor, *, query: str, filters: Filters, config: dict, state: s
     trigram_words = [
         w
         for w, ls in sorted(lexemes_of.items())
-        if ls and len(w) >= 4 and w not in _TRIGRAM_STOP and all(df.get(lexeme, 0) == 0 for lexeme in ls)
+        if trigram
+        and ls
+        and len(w) >= 4
+        and w not in _TRIGRAM_STOP
+        and all(df.get(lexeme, 0) == 0 for lexeme in ls)
     ][: config["TRIGRAM_MAX_WORDS"]]
     trigram = typo_words(cursor, trigram_words, filters=filters, config=config, stats=stats, state=state)
     return LexicalPlan(

@@ -307,9 +307,7 @@ def _neighbours(base: list[float], terms: list[MemoryTerms]) -> list[float]:
     return values
 
 
-def _coverage(
-    query: set[str], terms: list[MemoryTerms], idf: _Idf, caption: float
-) -> list[float]:
+def _coverage(query: set[str], terms: list[MemoryTerms], idf: _Idf, caption: float) -> list[float]:
     weight = {word: idf.get(word, 0.0) for word in query}
     total = sum(weight.values())
     if not total:

@@ -15,12 +15,12 @@ from brain.search.vocabulary import word_similarity, word_trigrams
 from tests.brain.search.test_recall import ids, remember
 
 
-def lexical_plan(tenant, query, **config):
+def lexical_plan(tenant, query, mode="lexical", **config):
     plan = plan_recall(
         tenant_id=tenant.pk,
         query=query,
         limit=10,
-        mode="lexical",
+        mode=mode,
         details=True,
         with_embedding=False,
         config={**recall_settings(), **config},
@@ -175,3 +175,15 @@ def test_a_match_across_two_words_is_what_the_vocabulary_loses(tenant):
     assert plan.lexical.trigram_words == ["lbate"] and hits == []
     _, every_row = lexical_plan(tenant, "lbate", TRIGRAM_VOCABULARY=False)  # a run across "late late"
     assert [(hit.id, hit.trigram_score) for hit in every_row] == [(late.id, 0.5)]
+
+
+def test_a_plan_without_a_trigram_tier_neither_reads_nor_scores_the_vocabulary(tenant, shop):
+    """Full text alone (the agents' context endpoint's recall) has no trigram tier: its typo words are
+    neither looked up nor scored (they once cost that endpoint's recall half its time)."""
+    from brain.search.vocabulary import VOCABULARIES
+
+    misses, hits = VOCABULARIES.misses, VOCABULARIES.hits
+    plan, found = lexical_plan(tenant, "refnd shipping", mode="fulltext")
+    assert plan.lexical.trigram_words == [] and plan.lexical.trigram_scored is None
+    assert [hit.id for hit in found] == [shop[1].id]
+    assert (VOCABULARIES.misses, VOCABULARIES.hits) == (misses, hits)
