@@ -18,17 +18,18 @@ Tiers: `fts` (full text on `search_vector`, BM25 over lexeme presence or `ts_ran
 The backend rule (`backends.get_search_backend`), explicit:
 - The in-memory backend (`backends/memory.py`) serves a recall plan when (1) the filtered rows number
   fewer than `BM25_SAMPLE`, so the planner's statistics, cached per process under the rows' memory state,
-  hold every row (an agent's memories, a small tenant: the runtime context path), (2) full text, if a tier,
-  is scored by BM25 (`LEXICAL_SCORING`), and (3) a trigram tier, if any, looks only at the rows the scope's
-  vocabulary chose (`TRIGRAM_VOCABULARY`). Full text is scored from the statistics, the vector tier is an
-  exact scan of the scope's vectors, and the rows come with their columns from a cache of the scope's rows
-  (`SCOPE_ROWS`, under the same memory state); the trigram tier's similarities are PostgreSQL's, ids and
-  scores alone. A vector-only plan (`mode="vector"`) has no statistics and goes to PostgreSQL. It serves
-  every containment plan over the window, the tenant's first `BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW` rows in
-  containment order (cached the same way); the rows after the window go to PostgreSQL.
-- PostgreSQL (`backends/postgres.py`) serves every other plan: a scope of `BM25_SAMPLE` rows or more,
-  `ts_rank_cd` scoring, a trigram tier over every row, the rows after a containment window, and the
-  judge's neighbour queries (the backstop must read the stored rows, never a cache).
+  hold every row (an agent's memories, a small tenant: the runtime context path; a vector-only plan reads
+  the same statistics to know), (2) full text, if a tier, is scored by BM25 (`LEXICAL_SCORING`), and (3) a
+  trigram tier, if any, was scored by the scope's vocabulary (`TRIGRAM_VOCABULARY`, brain.search.vocabulary:
+  pg_trgm's word similarity computed word by word, no statement). Full text is scored from the statistics,
+  the vector tier is an exact scan of the scope's vectors, and the rows come with their columns from a cache
+  of the scope's rows (`SCOPE_ROWS`, under the same memory state). It serves every containment plan over the
+  window, the tenant's first `BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW` rows in containment order (cached the same
+  way); the rows after the window go to PostgreSQL.
+- PostgreSQL (`backends/postgres.py`) serves every other plan (in a transaction, for its `SET LOCAL`s): a
+  scope of `BM25_SAMPLE` rows or more, `ts_rank_cd` scoring, a trigram tier over every row, the rows after
+  a containment window, and the judge's neighbour queries (the backstop must read the stored rows, never a
+  cache).
 - `BRAIN_RECALL["IN_MEMORY"] = False` sends every recall plan to PostgreSQL: the in-memory backend is a
   speed-up only; both backends give the same results, which the contract tests
   (tests/brain/search/test_backends.py) hold every backend to.

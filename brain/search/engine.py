@@ -14,7 +14,7 @@ from brain.memory_state import memory_state
 
 from .backends import MEMORY_BACKEND, POSTGRES_BACKEND, SearchBackend, get_search_backend
 from .fuse import fuse_results, fuse_scores, own_payload, round_explanation
-from .plan import RecallPlan, filters_for, plan_lexical
+from .plan import RecallPlan, filters_for, plan_lexical, scope_statistics
 from .post import expand_graph, get_reranker, mmr, rerank
 from .scoped import ContainmentPlan, NeighbourPlan, NeighbourRow
 from .types import (
@@ -106,13 +106,14 @@ def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]
     """The lexical part of the plan (statistics cached under the memory state), then the hits of `backend`
     (default: the one the rule picks, `get_search_backend`)."""
     with connection.cursor() as cursor:
-        if "fts" in plan.tiers or "trigram" in plan.tiers:
-            filters = plan.filters
+        filters, lexical = plan.filters, "fts" in plan.tiers or "trigram" in plan.tiers
+        if lexical or plan.config["IN_MEMORY"]:
             # Taken before any memory is read (brain.memory_state): what is cached under it is at least
             # this new (the lexical statistics; the in-memory backend's rows and vectors).
             plan.state = memory_state(
                 filters.tenant_id, scope_kind=filters.scope_kind, scope_ids=filters.scope_ids
             )
+        if lexical:
             plan.lexical = plan_lexical(
                 cursor,
                 query=plan.query,
@@ -121,7 +122,12 @@ def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]
                 state=plan.state,
                 trigram="trigram" in plan.tiers,
             )
+            plan.statistics = plan.lexical.statistics
             plan.drop_empty_lexical_tiers()
+        elif plan.config["IN_MEMORY"]:  # a vector-only plan: whether the scope is small (cached per state)
+            plan.statistics, _ = scope_statistics(
+                cursor, lexemes=[], filters=filters, sample=int(plan.config["BM25_SAMPLE"]), state=plan.state
+            )
         if not plan.tiers:
             return []
         backend = backend or get_search_backend(plan)

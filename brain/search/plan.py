@@ -358,6 +358,9 @@ class RecallPlan:
     lexical: LexicalPlan | None = None
     embedding_model: str | None = None  # the model of the rows the query vector is compared with
     state: str | None = None  # the searched scopes' memory state, taken before any row is read
+    # The filtered rows' statistics (the lexical plan's, or read for a vector-only plan): `rows` set when the
+    # scope is small enough to be searched in memory.
+    statistics: ScopeStatistics | None = None
     vector: Sequence[float] | None = None  # the query's vector, compared with rows of `embedding_model`
 
     def explanation(self) -> dict[str, Any]:

@@ -131,8 +131,8 @@ class MemoryBackend(SearchBackend):
         return (
             bool(tiers)
             and tiers <= {"fts", "vector", "trigram"}
-            and plan.lexical is not None
-            and plan.lexical.statistics.rows is not None
+            and plan.statistics is not None
+            and plan.statistics.rows is not None
             and ("trigram" not in tiers or plan.lexical.trigram_scored is not None)
             and ("fts" not in tiers or plan.config["LEXICAL_SCORING"] == "bm25")
             and ("vector" not in tiers or plan.state is not None)

@@ -138,6 +138,14 @@ class TestSearchBackendContract:
             # the vocabulary chose: all served in memory.
             assert {("fts", "vector"), ("vector",)} <= served
             assert any("trigram" in tiers for tiers in served)
+        for query in queries[:6]:  # mode="vector": no lexical plan; the scope's statistics say it is small
+            plan = full_text_plan(tenant, query, mode="vector", limit=10)
+            got = execute(plan, backend)
+            reference = execute(full_text_plan(tenant, query, mode="vector", limit=10), BACKENDS["postgres"])
+            (got_ranks, got_scores), (ranks, scores) = tier_ranks(got), tier_ranks(reference)
+            assert got_ranks == ranks and len(ranks) == plan.pool, query
+            assert got_scores == pytest.approx(scores, abs=1e-6), query
+            assert MEMORY_BACKEND.supports(plan), query
 
     def test_hybrid_in_memory_sees_every_write_at_once(self, tenant):
         first = remember(tenant, "Parcels to Leeds go by courier")

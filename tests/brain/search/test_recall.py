@@ -172,11 +172,14 @@ def test_another_tenants_memories_are_never_recalled(tenant, other_tenant, mode)
         assert foreign.id not in ids(results)
 
 
-@pytest.mark.parametrize("strategy", ["hnsw", "exact"])
+@pytest.mark.parametrize("strategy", ["hnsw", "exact", "in memory"])
 def test_vector_tier_is_tenant_and_scope_isolated_under_both_strategies(
     tenant, other_tenant, settings, strategy
 ):
-    settings.BRAIN_RECALL = {"VECTOR_STRATEGY": strategy}
+    # PostgreSQL's two strategies, and the in-memory backend's exact scan (a small scope, by default).
+    settings.BRAIN_RECALL = (
+        {"IN_MEMORY": True} if strategy == "in memory" else {"VECTOR_STRATEGY": strategy, "IN_MEMORY": False}
+    )
     mine = remember(tenant, "Escalate chargebacks to finance.", scope_kind="agent", scope_id="a1")
     remember(tenant, "Escalate chargebacks to finance.", scope_kind="agent", scope_id="a2")
     for _ in range(5):
@@ -190,7 +193,7 @@ def test_vector_tier_is_tenant_and_scope_isolated_under_both_strategies(
         limit=10,
     )
     assert ids(results) == [mine.id]
-    assert results[0].explanation["vector_strategy"] == strategy
+    assert results[0].explanation["vector_strategy"] == ("exact" if strategy == "in memory" else strategy)
 
 
 def test_every_result_explains_why_it_was_returned(tenant, shop):

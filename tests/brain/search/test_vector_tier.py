@@ -83,11 +83,16 @@ def steer_onto_the_hnsw_index(tenant, query) -> None:
         assert "memory_embedding_hnsw" in "\n".join(row[0] for row in cursor.fetchall())
 
 
-def test_the_vector_tier_finds_the_exact_neighbours_of_a_query_between_two_clusters(tenant, clustered):
+def test_the_vector_tier_finds_the_exact_neighbours_of_a_query_between_two_clusters(
+    tenant, clustered, settings
+):
     rows, centres, query = clustered
     expected = exact_top(rows, query)
     # The truth is split between the two clusters, so a walk that settles in one of them misses part of it.
     assert {int(np.argmax(centres @ rows[i])) for i in expected} == {0, 1}
+    results = vector_results(tenant, query)  # a small tenant: served in memory, by the exact scan
+    assert [r.id for r in results] == expected and results[0].explanation["vector_strategy"] == "exact"
+    settings.BRAIN_RECALL = {"IN_MEMORY": False}  # PostgreSQL, as for a large tenant
     assert [r.id for r in vector_results(tenant, query)] == expected
     steer_onto_the_hnsw_index(tenant, query)
     results = vector_results(tenant, query)
@@ -101,7 +106,7 @@ def test_a_walk_that_ends_before_it_finds_enough_of_the_tenants_rows_falls_back_
     """The walk may keep 50 candidates and visit 60 index entries in all: an eleventh of them are the tenant's, as
     a tenant small beside a large table finds too few within the limits. The exact scan takes over."""
     rows, _, query = clustered
-    settings.BRAIN_RECALL = {"HNSW_EF_SEARCH": 10, "HNSW_MAX_SCAN_TUPLES": 60}
+    settings.BRAIN_RECALL = {"HNSW_EF_SEARCH": 10, "HNSW_MAX_SCAN_TUPLES": 60, "IN_MEMORY": False}
     steer_onto_the_hnsw_index(tenant, query)
     results = vector_results(tenant, query, limit=40)
     assert [r.id for r in results] == exact_top(rows, query, k=40)
