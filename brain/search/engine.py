@@ -103,7 +103,8 @@ def plan_recall(
 
 
 def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]:
-    """The lexical part of the plan (statistics cached under the memory state), then the hits of `backend`
+    """The memory state and the scope's statistics (the lexical plan's, or, for a vector-only plan, whether the
+    scope is small enough for the in-memory backend; cached under the state), then the hits of `backend`
     (default: the one the rule picks, `get_search_backend`)."""
     with connection.cursor() as cursor:
         filters, lexical = plan.filters, "fts" in plan.tiers or "trigram" in plan.tiers
