@@ -283,8 +283,8 @@ def plan_lexical(
       would make every search score 50,000 rows). With no selective lexeme, all lexemes are ANDed.
     - Trigram words: query words whose lexemes occur in no row (typos, partial words): only those
       need fuzzy matching; a word found as it is already matched by full text. In a scope the statistics
-      hold, only those some word of the rows resembles, over the rows holding such a word
-      (`typo_words`). Without `trigram` (the plan has no trigram tier), none.
+      hold, only those some word of the rows resembles, the tier's rows and scores computed from the
+      scope's words (`typo_words`). Without `trigram` (the plan has no trigram tier), none.
     """
     words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3})
     lexemes_of = word_lexemes(cursor, words)
@@ -305,19 +305,19 @@ def plan_lexical(
         and w not in _TRIGRAM_STOP
         and all(df.get(lexeme, 0) == 0 for lexeme in ls)
     ][: config["TRIGRAM_MAX_WORDS"]]
-    trigram = typo_words(cursor, trigram_words, filters=filters, config=config, stats=stats, state=state)
+    tier = typo_words(cursor, trigram_words, filters=filters, config=config, stats=stats, state=state)
     return LexicalPlan(
         lexemes=lexemes,
         idf=idf,
         match_lexemes=sorted(selective) if selective else scored,
         match="or" if selective else "and",
         common_lexemes=sorted(set(idf) - set(selective)),
-        trigram_words=trigram.words if trigram else trigram_words,
+        trigram_words=tier.words if tier else trigram_words,
         avg_len=float(stats.avg_len or 1),
         and_limit=int(config["AND_MATCH_LIMIT"]) if not selective and scored else None,
         statistics=stats,
-        trigram_ids=trigram.ids if trigram else None,
-        trigram_scored=trigram.scored if trigram else None,
+        trigram_ids=tier.ids if tier else None,
+        trigram_scored=tier.scored if tier else None,
     )
 
 

@@ -8,6 +8,7 @@ import pytest
 from brain.api import RecalledMemory, RecallInputError, Reranker, recall
 from brain.embedders import get_embedder
 from brain.models import Memory
+from tests.brain.search.test_vector_tier import fresh_hnsw_graph
 
 
 def remember(tenant, text, *, key="", embed=True, **fields):
@@ -174,7 +175,7 @@ def test_another_tenants_memories_are_never_recalled(tenant, other_tenant, mode)
 
 @pytest.mark.parametrize("strategy", ["hnsw", "exact", "in memory"])
 def test_vector_tier_is_tenant_and_scope_isolated_under_both_strategies(
-    tenant, other_tenant, settings, strategy
+    transactional_db, tenant, other_tenant, settings, strategy
 ):
     # PostgreSQL's two strategies, and the in-memory backend's exact scan (a small scope, by default).
     settings.BRAIN_RECALL = (
@@ -184,6 +185,8 @@ def test_vector_tier_is_tenant_and_scope_isolated_under_both_strategies(
     remember(tenant, "Escalate chargebacks to finance.", scope_kind="agent", scope_id="a2")
     for _ in range(5):
         remember(other_tenant, "Escalate chargebacks to finance.", scope_kind="agent", scope_id="a1")
+    if strategy == "hnsw":
+        fresh_hnsw_graph()
     results = recall(
         tenant_id=tenant.pk,
         query="chargebacks",

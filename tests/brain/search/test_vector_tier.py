@@ -2,14 +2,16 @@
 of query an HNSW walk misses most: its true neighbours sit in two clusters the graph barely links)."""
 
 import numpy as np
+import psycopg
 import pytest
-from django.db import connection
+from django.db import connection, connections, transaction
 
 from brain.models import Memory
 from brain.search import recall
 from brain.search.backends.postgres import recall_statement
 from brain.search.engine import plan_recall
 from brain.search.types import recall_settings
+from config.db_backend.base import driver_params
 
 MODEL = "synthetic-384"
 CLUSTERS = 12
@@ -28,8 +30,18 @@ def planted(tenant, centres, rows_per_centre, rng) -> dict[int, np.ndarray]:
     return {memory.id: vector for memory, vector in zip(memories, vectors, strict=True)}
 
 
+def fresh_hnsw_graph() -> None:
+    """The HNSW index rebuilt over the committed rows, by the tables' owner on a connection of its own (so a
+    test calling it commits its rows: `transactional_db`). The tests before it inserted rows whose
+    transactions rolled back; their dead entries stay in the graph (in production, until a vacuum), where,
+    with the graph's random levels, a walk now and then could not reach the test's rows."""
+    params = driver_params(connections["default"].settings_dict, migration=True)
+    with psycopg.connect(**params, autocommit=True) as owner:
+        owner.execute("REINDEX INDEX memory_embedding_hnsw")
+
+
 @pytest.fixture
-def clustered(tenant, other_tenant):
+def clustered(transactional_db, tenant, other_tenant):
     """A small tenant (120 rows) and a larger other tenant (1,200 rows) on the same 12 clusters, and a query
     halfway between two of them."""
     rng = np.random.default_rng(18)
@@ -37,6 +49,7 @@ def clustered(tenant, other_tenant):
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
     rows = planted(tenant, centres, 10, rng)
     planted(other_tenant, centres, 100, rng)
+    fresh_hnsw_graph()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE brain_memory")
     query = centres[0] + centres[1]
@@ -62,7 +75,7 @@ def vector_results(tenant, query, limit=10):
 
 
 def steer_onto_the_hnsw_index(tenant, query) -> None:
-    """Make sorting prohibitive for the rest of the test's transaction, so the planner walks the HNSW index
+    """Make sorting prohibitive for the rest of the caller's transaction, so the planner walks the HNSW index
     (as it does for a large tenant) instead of sorting this small tenant's rows; check that it does."""
     plan = plan_recall(
         tenant_id=tenant.pk,
@@ -94,8 +107,9 @@ def test_the_vector_tier_finds_the_exact_neighbours_of_a_query_between_two_clust
     assert [r.id for r in results] == expected and results[0].explanation["vector_strategy"] == "exact"
     settings.BRAIN_RECALL = {"IN_MEMORY": False}  # PostgreSQL, as for a large tenant
     assert [r.id for r in vector_results(tenant, query)] == expected
-    steer_onto_the_hnsw_index(tenant, query)
-    results = vector_results(tenant, query)
+    with transaction.atomic():  # the steering's SET LOCALs last for the recall
+        steer_onto_the_hnsw_index(tenant, query)
+        results = vector_results(tenant, query)
     assert [r.id for r in results] == expected
     assert results[0].explanation["vector_strategy"] == "hnsw"
 
@@ -107,8 +121,9 @@ def test_a_walk_that_ends_before_it_finds_enough_of_the_tenants_rows_falls_back_
     a tenant small beside a large table finds too few within the limits. The exact scan takes over."""
     rows, _, query = clustered
     settings.BRAIN_RECALL = {"HNSW_EF_SEARCH": 10, "HNSW_MAX_SCAN_TUPLES": 60, "IN_MEMORY": False}
-    steer_onto_the_hnsw_index(tenant, query)
-    results = vector_results(tenant, query, limit=40)
+    with transaction.atomic():
+        steer_onto_the_hnsw_index(tenant, query)
+        results = vector_results(tenant, query, limit=40)
     assert [r.id for r in results] == exact_top(rows, query, k=40)
     assert {r.explanation["vector_strategy"] for r in results} == {"exact"}
 
