@@ -41,8 +41,9 @@ test: install ## Run the whole test suite (installs Debian's Chromium for the br
 	bash scripts/ensure_browser.sh
 	$(PY) -m pytest
 
-lint: install ## ruff check
+lint: install ## ruff check and ruff format --check
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 worker: install ## A Celery worker (with CELERY_BROKER_URL set; without it tasks run in-process)
 	$(VENV)/bin/celery -A config worker --loglevel=info --concurrency=2
