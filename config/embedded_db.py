@@ -279,6 +279,29 @@ def _ensure_database(server: EmbeddedServer, database: str) -> None:
     _databases_seen.add((server.data_dir, database))
 
 
+_leakproof_seen: set[tuple[Path, str]] = set()  # per process: databases whose operators are marked
+
+
+def ensure_leakproof(server: EmbeddedServer, database: str) -> None:
+    """The lexical tiers' operators declared LEAKPROOF in `database` (config/rls.py, LEAKPROOF_FUNCTIONS), so
+    that their GIN indexes serve them under the tenant wall; once per process and database, on its first
+    connection. (Not in template1: a session there would make another process's CREATE DATABASE fail.)"""
+    from psycopg import Error
+
+    from config import rls
+
+    if (server.data_dir, database) in _leakproof_seen:
+        return
+    try:
+        with superuser_connection(server, database) as conn, conn.cursor() as cursor:
+            missing = rls.not_leakproof(cursor)
+            if missing:
+                cursor.execute(rls.leakproof_statements(missing))
+    except Error:
+        return  # another process altering them at the same moment: the next connection checks again
+    _leakproof_seen.add((server.data_dir, database))
+
+
 def stop(data_dir: str | os.PathLike) -> bool:
     """Stop the server cleanly (fast shutdown: open transactions roll back). Returns whether it ran."""
     server = server_for(data_dir)

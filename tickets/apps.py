@@ -7,6 +7,7 @@ class TicketsConfig(AppConfig):
 
     def ready(self) -> None:
         from celery.signals import task_postrun, task_prerun
+        from django.core import checks
         from django.core.signals import request_finished
         from django.db.models.signals import post_migrate
 
@@ -30,3 +31,4 @@ class TicketsConfig(AppConfig):
         task_prerun.connect(rls.task_enter, dispatch_uid="brain.tenant_wall.task_enter")
         task_postrun.connect(rls.task_exit, dispatch_uid="brain.tenant_wall.task_exit")
         post_migrate.connect(rls.wall_install_after_migrate, dispatch_uid="brain.tenant_wall.migrate")
+        checks.register(rls.check_leakproof, checks.Tags.database)

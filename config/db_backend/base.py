@@ -37,6 +37,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
             # EMBEDDED_DATABASE names the product's database, created on first use; the test run's
             # database is created by Django's test runner as usual.
             server = embedded_db.ensure_running(data_dir, database=self.settings_dict["EMBEDDED_DATABASE"])
+            embedded_db.ensure_leakproof(server, conn_params.get("dbname") or "postgres")
             conn_params = {**conn_params, "password": embedded_db.password_for(server, conn_params["user"])}
         # A session opened again inside a tenant scope or a bypass starts in it (config/rls.py).
         options = rls.session_options(self)

@@ -123,3 +123,48 @@ def test_a_key_lookup_finds_the_key_before_its_tenant_is_known_and_sets_it(tenan
     assert found.pk == key.pk and found.tenant.pk == tenant.pk
     assert _scalar("SELECT current_setting('brain.tenant_id', true)") == str(tenant.pk)
     assert _scalar("SELECT current_setting('brain.bypass', true)") in ("off", "", None)
+
+
+def _plan(sql: str, params=()) -> str:
+    """EXPLAIN of `sql` as the application's role, the sequential scan priced out of the planner's choice."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+def test_full_text_and_trigram_conditions_are_served_by_their_indexes_under_the_wall(two_planted_tenants):
+    """Under the policy a condition is an index condition only when its function is LEAKPROOF: `@@` and
+    pg_trgm's operators were not, so full text and the trigram tier read a 100k-row tenant row by row along
+    its btree (85-390 ms a statement in `brain_bench scale`, 1-5 ms with the indexes)."""
+    a, _ = two_planted_tenants
+    rls.tenant_set(a.pk)
+    statements = rls.leakproof_statements(list(rls.LEAKPROOF_FUNCTIONS))
+    full_text = _plan("SELECT id FROM brain_memory m WHERE m.search_vector @@ 'refund'::tsquery")
+    assert "memory_tenant_fts" in full_text, f"{full_text}\n(as the server's superuser: {statements})"
+    for operator in ("<%%", "%%"):  # word_similarity, similarity (`%` doubled: the statement has a parameter)
+        trigram = _plan(f"SELECT id FROM brain_memory m WHERE %s {operator} m.text", ["refnd"])
+        assert "memory_tenant_trgm" in trigram, f"{operator}: {trigram}\n(as the superuser: {statements})"
+    assert rls.check_leakproof(databases=["default"]) == []
+
+
+def test_the_check_names_an_operator_not_leakproof_and_the_statement_that_fixes_it(db):
+    from config import embedded_db
+
+    data_dir = connection.settings_dict.get("EMBEDDED_DATA_DIR")
+    if not data_dir:
+        pytest.skip("DATABASE_URL is set: no superuser here to take the mark off")
+    server, name = embedded_db.server_for(data_dir), connection.settings_dict["NAME"]
+    try:
+        with embedded_db.superuser_connection(server, name) as conn:
+            conn.execute("ALTER FUNCTION ts_match_vq(tsvector, tsquery) NOT LEAKPROOF")
+        (warning,) = rls.check_leakproof(databases=["default"])
+        assert warning.id == "brain.W001"
+        assert "ts_match_vq(tsvector, tsquery)" in warning.msg
+        assert warning.hint == "As the server's superuser, in this database: " + (
+            "ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF."
+        )
+    finally:
+        with embedded_db.superuser_connection(server, name) as conn:
+            conn.execute("ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF")
+    assert rls.check_leakproof(databases=["default"]) == []
