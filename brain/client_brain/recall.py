@@ -93,7 +93,7 @@ def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1
 
 def keyword_candidates(*, tenant_id: int, terms: list[str], low: float = 0.5, high: float = 1.0):
     """`client_brain_candidates()` whose key or value contains any of `terms`, case-insensitively
-    (`ILIKE ANY`, which pg_trgm's tenant-led GIN index `memory_tenant_trgm` serves)."""
+    (`ILIKE ANY`; see `containing` for what serves it under the tenant wall)."""
     return containing(tenant_id=tenant_id, terms=terms, live=lambda rows: _live_within(rows, low, high))
 
 
