@@ -298,7 +298,7 @@ def ensure_leakproof(server: EmbeddedServer, database: str) -> None:
             if missing:
                 cursor.execute(rls.leakproof_statements(missing))
     except Error:
-        return  # another process altering them at the same moment: the next connection checks again
+        return  # not created yet, or another process altering them at once: the next connection checks again
     _leakproof_seen.add((server.data_dir, database))
 
 

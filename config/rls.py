@@ -144,7 +144,7 @@ def leakproof_statements(functions: list[str]) -> str:
 
 def check_leakproof(app_configs=None, databases=None, **kwargs) -> list:
     """System check (database): warn when the lexical tiers' operators cannot be index conditions under the wall."""
-    from django.core.checks import Warning
+    from django.core import checks
     from django.db.utils import Error as DatabaseError
 
     found = []
@@ -156,7 +156,7 @@ def check_leakproof(app_configs=None, databases=None, **kwargs) -> list:
             continue  # a server that cannot be reached is reported by what needs it
         if missing:
             found.append(
-                Warning(
+                checks.Warning(
                     f"Full-text and trigram search cannot use their indexes under the tenant wall on database "
                     f"'{alias}': {', '.join(missing)} not declared LEAKPROOF, so each search checks every row "
                     "of the tenant (slow on tenants of 10k rows and more).",
