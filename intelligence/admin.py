@@ -1,5 +1,5 @@
 """Staff pages for agents, their context traces, conversations and runs. Agent memories are shown by
-`brain.admin_agent_memories` (a proxy over the one memory table, registered from brain/admin.py)."""
+brain/admin.py (`AgentMemoryAdmin`, over the `AgentMemory` proxy of the one memory table)."""
 
 from __future__ import annotations
 

@@ -227,8 +227,8 @@ ROUTES.update(
 def _victim_run(tenant):
     """An action agent's run of the victim with a proposed action, a response and an injected memory."""
     from intelligence.models import Agent
-    from intelligence.runs import agent_context_open, run_response_record
     from intelligence.services import ContextRequest, agent_create, agent_memory_add
+    from intelligence.services.runs import agent_context_open, run_response_record
 
     agent = agent_create(tenant=tenant, name=f"{tenant.name} action agent", kind="action")
     agent = Agent.objects.all_tenants().get(pk=agent.pk)
@@ -252,8 +252,8 @@ def _victim_run(tenant):
 
 def _victim_conversation(tenant):
     from intelligence.models import Agent
-    from intelligence.runs import agent_context_open
     from intelligence.services import ContextRequest
+    from intelligence.services.runs import agent_context_open
 
     agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
     _, _, trace, record = agent_context_open(
@@ -286,9 +286,9 @@ def _run(tenant):
 
 def _agent_suggestion(tenant):
     """A suggested draft of the victim's agent, from three thumbs-down ratings (the default threshold)."""
-    from intelligence.feedback import conversation_feedback_set
     from intelligence.models import Agent, Conversation
-    from intelligence.suggestions import suggestions_generate
+    from intelligence.services.feedback import conversation_feedback_set
+    from intelligence.services.suggestions import suggestions_generate
 
     agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
     for _ in range(3):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from intelligence.models import ContextTrace, SuggestionRun
-from intelligence.suggestions import suggestion_count
+from intelligence.selectors import suggestion_count
 from tests.browser import chromium_page
 from tests.conftest import make_member
 from tickets.tenancy.models import Role

@@ -5,9 +5,9 @@ import pytest
 from django.urls import reverse
 
 from brain.models import Memory
-from intelligence.feedback import feedback_history
 from intelligence.models import ContextTrace
-from intelligence.suggestions import suggestion_count, suggestions_generate
+from intelligence.selectors import feedback_history, suggestion_count
+from intelligence.services import suggestions_generate
 from tickets.tenancy.models import Role
 
 from .feedback_helpers import NOW, conversation, rate, run

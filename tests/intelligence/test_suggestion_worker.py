@@ -6,7 +6,7 @@ import time
 import pytest
 
 from intelligence.models import SuggestionRun
-from intelligence.suggestions import suggestion_queue
+from intelligence.selectors import suggestion_queue
 
 from .feedback_helpers import rate
 from .helpers import make_agent

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from brain.models import Memory, MemoryHistory
 from intelligence.models import AgentRun, ProposedAction
-from intelligence.runs import runs_evaluate_matured
+from intelligence.services import runs_evaluate_matured
 from intelligence.tasks import evaluate_matured_outcomes
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
