@@ -2,12 +2,19 @@
 
 Errors always look like {"error": {"code": ..., "message": ..., "fields": {...}}} so a client can show
 the message and mark the offending fields; a bad request is a 4xx that says what to fix, never a 500.
+
+One exception handler gives that shape to every error a view lets out: DRF's, Django's `ValidationError`
+(a service's refusal: 400, its messages under the fields they name) and the domain errors each app
+registers with `register_error` in its AppConfig.ready() (e.g. brain's `GateRejected`: 422). Views call
+services and let their errors out; they do not translate them by hand.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.defaults import page_not_found
 from drf_spectacular.utils import OpenApiParameter
@@ -101,7 +108,37 @@ def _messages(value: Any, place: str = "") -> list[str]:
     return [f"{prefix}{value}"]
 
 
+# A domain error's answer: given the error and the view that let it out (None outside a view), the
+# error response (`error_response`, `gate_rejected_response`).
+ErrorAnswer = Callable[[Exception, Any], Response]
+_ERROR_ANSWERS: dict[type[Exception], ErrorAnswer] = {}
+
+
+def register_error(error: type[Exception], answer: ErrorAnswer) -> None:
+    """Answer `error` (and its subclasses, unless they are registered themselves) with `answer` in every
+    REST view. Apps call this in AppConfig.ready(), so config imports no app."""
+    _ERROR_ANSWERS[error] = answer
+
+
+def _domain_answer(exc: Exception, view) -> Response | None:
+    for kind in type(exc).__mro__:  # the most specific registered class answers
+        answer = _ERROR_ANSWERS.get(kind)
+        if answer is not None:
+            return answer(exc, view)
+    return None
+
+
+def validation_error(exc: DjangoValidationError) -> exceptions.ValidationError:
+    """A service's Django ValidationError as DRF's: its messages under the fields it names, else as a list."""
+    return exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+
+
 def exception_handler(exc: Exception, context: dict) -> Response | None:
+    answer = _domain_answer(exc, context.get("view"))
+    if answer is not None:
+        return answer
+    if isinstance(exc, DjangoValidationError):
+        exc = validation_error(exc)
     if isinstance(exc, RequestDataTooBig):
         return Response(
             {

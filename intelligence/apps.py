@@ -21,3 +21,7 @@ class IntelligenceConfig(AppConfig):
         register_parent("conversation", conversation_for_tenant, convert=int)
         register_parent("run", run_for_tenant, convert=int)
         register_parent("trace", trace_for_tenant, convert=int)
+
+        from .rest.errors import register_errors
+
+        register_errors()  # Intelligence's domain errors in the one REST error shape (config/rest.py)

@@ -79,7 +79,7 @@ class ClientBrainDashboardView(TenantViewMixin, View):
             if search
             else page.rows
         )
-        context = {
+        template_context = {
             "page": page,
             "rows": _with_tickets(tenant_id, rows),
             "search": search,
@@ -90,7 +90,7 @@ class ClientBrainDashboardView(TenantViewMixin, View):
             "status_filters": [(s, _query(status=s, family=page.family)) for s in STATUS_FILTERS],
         }
         if request.GET.get("partial") == "rows":
-            return render(request, "client_brain/_rows.html", context)
-        context["stats"] = stats = client_brain_stats(tenant_id=tenant_id)
-        context["charts"] = dashboard_charts(request.tenant, stats) if stats.stored_rows else []
-        return render(request, "client_brain/dashboard.html", context)
+            return render(request, "client_brain/_rows.html", template_context)
+        template_context["stats"] = stats = client_brain_stats(tenant_id=tenant_id)
+        template_context["charts"] = dashboard_charts(request.tenant, stats) if stats.stored_rows else []
+        return render(request, "client_brain/dashboard.html", template_context)

@@ -26,7 +26,7 @@ from ..runtime import (
     CandidateMemory,
     ContextAssembly,
     ConversationScope,
-    assemble_context,
+    assemble_runtime_context,
     budget_clean,
     budget_for,
 )
@@ -275,7 +275,7 @@ def _relevance(agent: Agent, query: str) -> dict[int, float]:
 def _brand_renderer(agent: Agent, request: ContextRequest):
     # Read-only: the runtime counts Client Brain activity for what it injected after it stores the trace.
     def render(max_chars: int) -> BrandSection:
-        context = brain_api.client_brain_context_preview(
+        client_brain = brain_api.client_brain_context_preview(
             tenant_id=agent.tenant_id,
             subject=request.ticket_subject or request.query[:200],
             latest_customer_message=request.ticket_message or request.conversation,
@@ -284,9 +284,9 @@ def _brand_renderer(agent: Agent, request: ContextRequest):
             tenant=agent.tenant,
         )
         return BrandSection(
-            text=context.prompt,
-            memory_ids=tuple(context.memory_ids),
-            detail={"omitted": context.omitted, "omitted_for_budget": context.omitted_for_budget},
+            text=client_brain.prompt,
+            memory_ids=tuple(client_brain.memory_ids),
+            detail={"omitted": client_brain.omitted, "omitted_for_budget": client_brain.omitted_for_budget},
         )
 
     return render
@@ -327,7 +327,7 @@ def agent_context_assemble(
             c.with_relevance(relevance[c.id]) if c.id in relevance else c
             for c in _base_candidates(agent, records)
         ]
-        assembly = assemble_context(
+        assembly = assemble_runtime_context(
             candidates=candidates,
             scope=ConversationScope(
                 provider=request.provider, campaign_ids=tuple(request.campaign_ids), tags=tuple(request.tags)

@@ -58,7 +58,9 @@ class ActionAlreadyDecided(Exception):
 
 
 class OutcomeAlreadyEvaluated(Exception):
-    pass
+    def __init__(self, run_id: int):
+        super().__init__(f"run {run_id}'s outcome was already evaluated")
+        self.run_id = run_id
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,10 @@ class SuggestionNotFound(Exception):
     """No suggestion in the queue with that id for this agent (missing, another agent's or tenant's, or already
     activated or dismissed)."""
 
+    def __init__(self, memory_id: int):
+        super().__init__(memory_id)
+        self.memory_id = memory_id
+
 
 def _watermark(agent: Agent) -> datetime | None:
     run = last_run(agent)

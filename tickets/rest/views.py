@@ -3,13 +3,13 @@ approval evidence, status changes (which start learning), and the learning attem
 
 Tickets are addressed by `external_id` (the helpdesk's id). `POST /tickets` is an upsert: sending the
 same ticket again updates it (200) instead of creating a second one (201). Every queryset comes from the
-tenant of the key or session (tickets.tenancy.drf), so another tenant's ticket is simply not found.
+tenant of the key or session (tickets.tenancy.drf), so another tenant's ticket is simply not found. Input
+the services refuse (`TicketInputError`) is a 400 saying what to fix (tickets/rest/errors.py).
 """
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
@@ -25,14 +25,6 @@ from .serializers import (
     TicketStatusSerializer,
     TicketUpdateSerializer,
 )
-
-
-def _service_call(fn, **kwargs):
-    """Services raise ValueError with a message saying what to fix: that is a 400, never a 500."""
-    try:
-        return fn(**kwargs)
-    except ValueError as exc:
-        raise ValidationError({"detail": [str(exc)]}) from exc
 
 
 class TicketViewSet(
@@ -55,8 +47,7 @@ class TicketViewSet(
         serializer = TicketSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        ticket, created = _service_call(
-            services.ticket_upsert,
+        ticket, created = services.ticket_upsert(
             tenant=self.tenant,
             external_id=data["external_id"],
             subject=data.get("subject"),
@@ -72,8 +63,7 @@ class TicketViewSet(
         serializer = TicketUpdateSerializer(ticket, data=request.data, partial=partial)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        ticket, _ = _service_call(
-            services.ticket_upsert,
+        ticket, _ = services.ticket_upsert(
             tenant=self.tenant,
             external_id=ticket.external_id,
             subject=data.get("subject"),
@@ -97,9 +87,7 @@ class TicketViewSet(
         ticket = self.get_object()
         serializer = TicketStatusSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        ticket = _service_call(
-            services.ticket_transition, ticket=ticket, status=serializer.validated_data["status"]
-        )
+        ticket = services.ticket_transition(ticket=ticket, status=serializer.validated_data["status"])
         return Response(TicketSerializer(ticket).data)
 
 
@@ -127,7 +115,7 @@ class TicketMessagesView(_TicketChildView):
     def post(self, request, ticket, **kwargs):
         serializer = MessageSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        message, created = _service_call(services.message_add, ticket=ticket, **serializer.validated_data)
+        message, created = services.message_add(ticket=ticket, **serializer.validated_data)
         return Response(
             MessageSerializer(message).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
@@ -143,9 +131,7 @@ class TicketClassificationsView(_TicketChildView):
     def post(self, request, ticket, **kwargs):
         serializer = ClassificationSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        classification = _service_call(
-            services.classification_add, ticket=ticket, **serializer.validated_data
-        )
+        classification = services.classification_add(ticket=ticket, **serializer.validated_data)
         return Response(ClassificationSerializer(classification).data, status=status.HTTP_201_CREATED)
 
 
@@ -160,7 +146,7 @@ class TicketApprovalsView(_TicketChildView):
     def post(self, request, ticket, **kwargs):
         serializer = ApprovalSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        approval = _service_call(services.approval_record, ticket=ticket, **serializer.validated_data)
+        approval = services.approval_record(ticket=ticket, **serializer.validated_data)
         return Response(ApprovalSerializer(approval).data, status=status.HTTP_201_CREATED)
 
 

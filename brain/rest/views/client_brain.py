@@ -105,8 +105,8 @@ class ClientBrainContextView(TenantAPIView):
             if text is None:
                 raise NotFound(f"No ticket with id {ticket_id!r}.")
             params.update(text)
-        context = client_brain_context(tenant_id=self.tenant.pk, **params)
-        data = context.as_dict()
+        brain_context = client_brain_context(tenant_id=self.tenant.pk, **params)
+        data = brain_context.as_dict()
         data.pop("tenant_id")
         return Response(ClientBrainContextResponseSerializer(data).data)
 

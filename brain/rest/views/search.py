@@ -1,17 +1,15 @@
 """`POST /api/v1/brain/search` (recall as an endpoint for agents' tools) and `POST /api/v1/brain/ask`.
 
 Both are reads (viewer role is enough) acting inside the caller's tenant: the tenant comes from the
-API key or the signed-in user, never from the body. Bad input is a 400 saying what to fix.
+API key or the signed-in user, never from the body. Bad input is a 400 saying what to fix (a
+`RecallInputError`), a failing answer provider a 503 (brain/rest/errors.py).
 """
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
 from rest_framework.response import Response
 
 from brain.ask import brain_ask
-from brain.providers import ProviderError
-from brain.search import RecallInputError, recall
-from config.rest import error_response
+from brain.search import recall
 from tickets.tenancy.drf import TenantAPIView
 from tickets.tenancy.models import Role
 
@@ -47,10 +45,7 @@ class BrainSearchView(TenantAPIView):
         serializer = SearchRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        try:
-            results = recall(tenant_id=self.tenant.pk, query=data["query"], **_recall_kwargs(data))
-        except RecallInputError as exc:
-            return error_response("invalid", str(exc), status.HTTP_400_BAD_REQUEST)
+        results = recall(tenant_id=self.tenant.pk, query=data["query"], **_recall_kwargs(data))
         return Response(
             {
                 "query": data["query"],
@@ -69,16 +64,7 @@ class BrainAskView(TenantAPIView):
         serializer = AskRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        try:
-            answer = brain_ask(tenant_id=self.tenant.pk, question=data["question"], **_recall_kwargs(data))
-        except RecallInputError as exc:
-            return error_response("invalid", str(exc), status.HTTP_400_BAD_REQUEST)
-        except ProviderError as exc:
-            return error_response(
-                "provider_unavailable",
-                f"The answer provider failed ({exc}); retry later or check BRAIN_LLM_PROVIDER.",
-                status.HTTP_503_SERVICE_UNAVAILABLE,
-            )
+        answer = brain_ask(tenant_id=self.tenant.pk, question=data["question"], **_recall_kwargs(data))
         return Response(
             {
                 "question": answer.question,

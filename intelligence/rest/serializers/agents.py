@@ -3,7 +3,6 @@ context (the key or the session), never from the payload."""
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from brain import api as brain_api
@@ -11,10 +10,6 @@ from brain import api as brain_api
 from ...learning import learning_config_clean
 from ...models import Agent
 from ...runtime import budget_clean
-
-
-def _django_errors(exc: DjangoValidationError):
-    return exc.message_dict if hasattr(exc, "error_dict") else exc.messages
 
 
 class AgentSerializer(serializers.ModelSerializer):
@@ -32,17 +27,12 @@ class AgentSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
 
+    # The services' own validation: DRF puts the Django ValidationError they raise under the field.
     def validate_learning_config(self, value):
-        try:
-            return learning_config_clean(value)
-        except DjangoValidationError as exc:
-            raise serializers.ValidationError(_django_errors(exc)) from None
+        return learning_config_clean(value)
 
     def validate_budget_overrides(self, value):
-        try:
-            return budget_clean(value)
-        except DjangoValidationError as exc:
-            raise serializers.ValidationError(_django_errors(exc)) from None
+        return budget_clean(value)
 
     def validate_name(self, value):
         value = value.strip()

@@ -6,16 +6,14 @@ Agent memories live in `brain`; these views reach them only through `brain.api` 
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
 from brain import api as brain_api
-from config.rest import PAGE_PARAMETERS, error_response, gate_rejected_response, page_bounds
+from config.rest import PAGE_PARAMETERS, gate_rejected_response, page_bounds
 from config.schema import ErrorSerializer, page_of
 from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
 from tickets.tenancy.models import ApiKey
@@ -42,10 +40,6 @@ def actor_for(request) -> str:
     return f"user:{request.user.pk}"
 
 
-def _raise_validation(exc: DjangoValidationError):
-    raise ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages) from None
-
-
 class AgentViewSet(
     TenantScopedMixin,
     mixins.ListModelMixin,
@@ -61,23 +55,19 @@ class AgentViewSet(
     filterset_fields = ["kind"]
 
     def perform_create(self, serializer):
-        try:
-            serializer.instance = services.agent_create(tenant=self.tenant, **serializer.validated_data)
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
+        serializer.instance = services.agent_create(tenant=self.tenant, **serializer.validated_data)
 
     def perform_update(self, serializer):
-        try:
-            services.agent_update(agent=serializer.instance, **serializer.validated_data)
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
+        services.agent_update(agent=serializer.instance, **serializer.validated_data)
 
 
 class _AgentScoped(TenantAPIView):
     """The URL's agent is resolved by the tenancy base before the handler runs (one statement:
-    `selectors.agent_for_tenant`, registered in IntelligenceConfig.ready()); handlers get `agent`."""
+    `selectors.agent_for_tenant`, registered in IntelligenceConfig.ready()); handlers get `agent`. A memory's
+    text is `content` here, so a formation gate refusal names that field (brain/rest/errors.py)."""
 
     url_parents = {"agent_pk": "agent"}
+    gate_rejected_field = "content"
 
     def get_record(self, agent: Agent, memory_pk: int):
         record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_pk)
@@ -86,13 +76,9 @@ class _AgentScoped(TenantAPIView):
         return record
 
 
-def _rejected(reason: str) -> Response:
-    return gate_rejected_response(reason, "content")
-
-
 def _outcome_response(agent: Agent, outcome, *, created_status: int = status.HTTP_201_CREATED) -> Response:
     if not outcome.written:
-        return _rejected(outcome.reason)
+        return gate_rejected_response(outcome.reason, _AgentScoped.gate_rejected_field)
     # A duplicate reinforces the memory it repeats: the answer shows that memory (never `memory: null`).
     memory_id = outcome.memory_id or outcome.related_memory_id
     record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id)
@@ -142,10 +128,7 @@ class AgentMemoryListView(_AgentScoped):
     def post(self, request, agent: Agent):
         data = AgentMemoryWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            outcome = services.agent_memory_add(agent=agent, actor=actor_for(request), **data.validated_data)
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
+        outcome = services.agent_memory_add(agent=agent, actor=actor_for(request), **data.validated_data)
         return _outcome_response(agent, outcome)
 
 
@@ -167,14 +150,9 @@ class AgentMemoryDetailView(_AgentScoped):
         record = self.get_record(agent, pk)
         data = AgentMemoryEditSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        try:
-            services.agent_memory_edit(
-                agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
-            )
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
-        except brain_api.GateRejected as exc:
-            return _rejected(exc.reason)
+        services.agent_memory_edit(
+            agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
+        )
         return Response(AgentMemorySerializer(self.get_record(agent, record.id)).data)
 
 
@@ -188,19 +166,9 @@ class AgentMemoryStatusView(_AgentScoped):
         record = self.get_record(agent, pk)
         data = AgentMemoryStatusSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            services.agent_memory_set_status(
-                agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
-            )
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
-        except brain_api.MemorySuperseded as exc:
-            return error_response(
-                "superseded",
-                f"[mem:{record.id}] was superseded by [mem:{exc.superseded_by_id}]; change the newer memory.",
-                status.HTTP_409_CONFLICT,
-                {"status": ["superseded"]},
-            )
+        services.agent_memory_set_status(
+            agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
+        )
         return Response(AgentMemorySerializer(self.get_record(agent, record.id)).data)
 
 
@@ -214,12 +182,9 @@ class AgentMemorySupersedeView(_AgentScoped):
         record = self.get_record(agent, pk)
         data = AgentMemorySupersedeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            outcome = services.agent_memory_supersede(
-                agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
-            )
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
+        outcome = services.agent_memory_supersede(
+            agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
+        )
         return _outcome_response(agent, outcome)
 
 
@@ -258,10 +223,7 @@ class AgentContextView(_AgentScoped):
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         keys = {"conversation_id": values.pop("conversation_id"), "run_id": values.pop("run_id")}
-        try:
-            assembly, inactive, trace, record = runs.agent_context_open(
-                agent=agent, request=services.ContextRequest(**values), **keys
-            )
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
+        assembly, inactive, trace, record = runs.agent_context_open(
+            agent=agent, request=services.ContextRequest(**values), **keys
+        )
         return Response({**context_response(assembly, inactive, trace), record.kind: record.as_dict()})

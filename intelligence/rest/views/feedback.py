@@ -11,13 +11,10 @@ A conversation, run, agent or suggestion of another tenant is a 404, as a missin
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from brain import api as brain_api
-from config.rest import error_response
 from config.schema import page_of
 from tickets.tenancy.drf import TenantAPIView
 
@@ -25,7 +22,7 @@ from ... import selectors
 from ...models import Conversation
 from ...services import feedback, suggestions
 from ..serializers.agents import AgentMemoryEditSerializer, AgentMemorySerializer
-from .agents import _AgentScoped, _raise_validation, _rejected, actor_for
+from .agents import _AgentScoped, actor_for
 
 
 class FeedbackSerializer(serializers.Serializer):
@@ -60,15 +57,12 @@ def feedback_payload(record) -> dict:
 def _rate(request, record, service) -> Response:
     data = FeedbackSerializer(data=request.data)
     data.is_valid(raise_exception=True)
-    try:
-        updated = service(
-            record,
-            rating=int(data.validated_data["rating"]),
-            comment=data.validated_data["comment"],
-            actor=actor_for(request),
-        )
-    except DjangoValidationError as exc:
-        _raise_validation(exc)
+    updated = service(
+        record,
+        rating=int(data.validated_data["rating"]),
+        comment=data.validated_data["comment"],
+        actor=actor_for(request),
+    )
     return Response(feedback_payload(updated))
 
 
@@ -106,12 +100,6 @@ class SuggestionListView(_AgentScoped):
         return Response({"count": page.total, "results": AgentMemorySerializer(page.items, many=True).data})
 
 
-def _not_queued(memory_id: int) -> Response:
-    return error_response(
-        "not_found", f"No suggestion [mem:{memory_id}] is waiting for review for this agent.", 404
-    )
-
-
 class SuggestionActivateView(_AgentScoped):
     """POST {} or edits ({"content": ...} and/or category, strength, provider, campaign_ids, tags): the
     suggestion becomes active, its source stays "suggested"; edited content passes the gate again."""
@@ -120,16 +108,9 @@ class SuggestionActivateView(_AgentScoped):
     def post(self, request, agent, pk: int):
         data = AgentMemoryEditSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        try:
-            record = suggestions.suggestion_activate(
-                agent=agent, memory_id=pk, actor=actor_for(request), **data.validated_data
-            )
-        except suggestions.SuggestionNotFound:
-            return _not_queued(pk)
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
-        except brain_api.GateRejected as exc:
-            return _rejected(exc.reason)
+        record = suggestions.suggestion_activate(
+            agent=agent, memory_id=pk, actor=actor_for(request), **data.validated_data
+        )
         return Response(AgentMemorySerializer(record).data)
 
 
@@ -140,14 +121,9 @@ class SuggestionDismissView(_AgentScoped):
     def post(self, request, agent, pk: int):
         data = DismissSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            dismissal = suggestions.suggestion_dismiss(
-                agent=agent, memory_id=pk, reason=data.validated_data["reason"], actor=actor_for(request)
-            )
-        except suggestions.SuggestionNotFound:
-            return _not_queued(pk)
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
+        dismissal = suggestions.suggestion_dismiss(
+            agent=agent, memory_id=pk, reason=data.validated_data["reason"], actor=actor_for(request)
+        )
         return Response(
             {"memory_id": dismissal.memory_id, "status": "archived", "reason": dismissal.reason},
             status=status.HTTP_200_OK,

@@ -4,13 +4,11 @@ the session, the URL's conversation / run is resolved in it before the handler r
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from config.rest import error_response
 from tickets.tenancy.drf import TenantAPIView
 
 from ... import selectors
@@ -25,7 +23,7 @@ from ..serializers.runs import (
     VerdictRequestSerializer,
     verdict_result_data,
 )
-from .agents import _raise_validation, actor_for
+from .agents import actor_for
 
 
 def run_data(run: AgentRun) -> dict:
@@ -43,10 +41,7 @@ class ConversationMessagesView(TenantAPIView):
     def post(self, request, conversation: Conversation):
         data = ConversationMessageSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            turn = runs.conversation_message_add(conversation=conversation, **data.validated_data)
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
+        turn = runs.conversation_message_add(conversation=conversation, **data.validated_data)
         return Response(
             {
                 "conversation_id": conversation.pk,
@@ -88,15 +83,7 @@ class RunOutcomeView(_RunScoped):
     def post(self, request, run: AgentRun):
         data = OutcomeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            run = runs.run_outcome_record(run=run, **data.validated_data)
-        except runs.OutcomeAlreadyEvaluated:
-            return error_response(
-                "already_evaluated",
-                f"Run {run.pk}'s outcome was already evaluated; it cannot change any more.",
-                status.HTTP_409_CONFLICT,
-                {"outcome": ["already evaluated"]},
-            )
+        run = runs.run_outcome_record(run=run, **data.validated_data)
         return Response(run_data(run))
 
 
@@ -110,19 +97,9 @@ class _ActionDecisionView(_RunScoped):
             raise Http404
         data = DecisionSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            runs.proposed_action_decide(
-                action=action, decision=self.decision, actor=actor_for(request), **data.validated_data
-            )
-        except runs.ActionAlreadyDecided as exc:
-            return error_response(
-                "already_decided",
-                f"This proposed action was already {exc.action.status}; a decision is final.",
-                status.HTTP_409_CONFLICT,
-                {"decision": [exc.action.status]},
-            )
-        except DjangoValidationError as exc:
-            _raise_validation(exc)
+        runs.proposed_action_decide(
+            action=action, decision=self.decision, actor=actor_for(request), **data.validated_data
+        )
         return Response(run_data(run))
 
 

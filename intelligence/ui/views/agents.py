@@ -12,7 +12,6 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import render
@@ -20,6 +19,7 @@ from django.urls import reverse
 from django.views import View
 
 from brain import api as brain_api
+from config.ui import service_errors
 from tickets.tenancy.context import TenantViewMixin
 
 from ... import selectors, services
@@ -61,14 +61,13 @@ def actor_names(actors) -> dict[str, str]:
     }
 
 
-def _form_errors_from(form, exc: ValidationError) -> None:
-    field_map = {"text": "content"}
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.message_dict.items():
-            name = field_map.get(field, field)
-            form.add_error(name if name in form.fields else None, errors)
-    else:
-        form.add_error(None, exc.messages)
+# The services name a memory's text `text`; the forms call it `content`.
+FORM_FIELD_NAMES = {"text": "content"}
+
+
+def form_errors(form):
+    """Run a service for `form`: its refusal becomes the form's errors (config/ui.py)."""
+    return service_errors(form, FORM_FIELD_NAMES)
 
 
 class AgentScopedView(TenantViewMixin, View):
@@ -108,11 +107,8 @@ class AgentListView(TenantViewMixin, View):
             ):
                 form.add_error("name", "Another agent of this tenant already has this name.")
             else:
-                try:
+                with form_errors(form):
                     agent = services.agent_create(tenant=self.tenant, **form.cleaned_data)
-                except ValidationError as exc:
-                    _form_errors_from(form, exc)
-                else:
                     messages.success(request, f"Created agent “{agent.name}”.")
                     return HttpResponseRedirect(tab_url(agent))
         messages.error(request, "The agent was not created; fix the errors below.")
@@ -178,11 +174,8 @@ class AgentMemoryAddView(AgentScopedView):
     def post(self, request, agent):
         form = AgentMemoryForm(request.POST)
         if form.is_valid():
-            try:
+            with form_errors(form):
                 outcome = services.agent_memory_add(agent=agent, actor=_actor(request), **form.validated)
-            except ValidationError as exc:
-                _form_errors_from(form, exc)
-            else:
                 if outcome.written:
                     verb = {"reinforced": "already known: reinforced"}.get(outcome.result, outcome.result)
                     messages.success(
@@ -227,20 +220,19 @@ class AgentMemoryEditView(AgentMemoryDetailView):
         memory = self.get_memory(agent, memory_id)
         form = AgentMemoryEditForm(request.POST)
         if form.is_valid():
-            try:
-                changed = services.agent_memory_edit(
-                    agent=agent, memory_id=memory.id, actor=_actor(request), **form.validated
-                )
-            except ValidationError as exc:
-                _form_errors_from(form, exc)
-            except brain_api.GateRejected as exc:
-                repeats = f" It repeats [mem:{exc.duplicate_of}]." if exc.duplicate_of else ""
-                form.add_error(
-                    "content", f"The formation gate rejected this content ({exc.reason}).{repeats}"
-                )
-            else:
-                messages.success(request, f"Saved [mem:{memory.id}]." if changed else "Nothing changed.")
-                return HttpResponseRedirect(reverse("intelligence-memory", args=[agent.pk, memory.id]))
+            with form_errors(form):
+                try:
+                    changed = services.agent_memory_edit(
+                        agent=agent, memory_id=memory.id, actor=_actor(request), **form.validated
+                    )
+                except brain_api.GateRejected as exc:  # a refusal with its own words: which memory it repeats
+                    repeats = f" It repeats [mem:{exc.duplicate_of}]." if exc.duplicate_of else ""
+                    form.add_error(
+                        "content", f"The formation gate rejected this content ({exc.reason}).{repeats}"
+                    )
+                else:
+                    messages.success(request, f"Saved [mem:{memory.id}]." if changed else "Nothing changed.")
+                    return HttpResponseRedirect(reverse("intelligence-memory", args=[agent.pk, memory.id]))
         messages.error(request, "The memory was not saved; fix the errors below.")
         return self.get(request, agent, memory_id, edit_form=form)
 
@@ -275,13 +267,10 @@ class AgentMemorySupersedeView(AgentMemoryDetailView):
         if memory.status == "superseded":
             form.add_error(None, "This memory is already superseded; supersede the newest one in its chain.")
         elif form.is_valid():
-            try:
+            with form_errors(form):
                 outcome = services.agent_memory_supersede(
                     agent=agent, memory_id=memory.id, actor=_actor(request), **form.validated
                 )
-            except ValidationError as exc:
-                _form_errors_from(form, exc)
-            else:
                 if outcome.written and outcome.memory_id != memory.id:
                     messages.success(request, f"[mem:{memory.id}] superseded by [mem:{outcome.memory_id}].")
                     return HttpResponseRedirect(
@@ -300,11 +289,8 @@ class AgentLearningView(AgentScopedView):
     def post(self, request, agent):
         form = LearningConfigForm(request.POST)
         if form.is_valid():
-            try:
+            with form_errors(form):
                 services.agent_update(agent=agent, learning_config=form.cleaned_data)
-            except ValidationError as exc:
-                _form_errors_from(form, exc)
-            else:
                 messages.success(request, "Saved the learning settings.")
                 return HttpResponseRedirect(tab_url(agent) + "#learning")
         messages.error(request, "The learning settings were not saved; fix the errors below.")
@@ -321,11 +307,8 @@ class AgentBudgetView(AgentScopedView):
     def post(self, request, agent):
         form = BudgetOverridesForm(request.POST, defaults=default_budget().as_dict())
         if form.is_valid():
-            try:
+            with form_errors(form):
                 services.agent_update(agent=agent, budget_overrides=form.overrides())
-            except ValidationError as exc:
-                _form_errors_from(form, exc)
-            else:
                 messages.success(
                     request,
                     "Saved the budget overrides." if form.overrides() else "Using the default budgets.",
@@ -398,7 +381,12 @@ class BudgetPreviewView(AgentScopedView):
         return self.render_view(request, agent, form)
 
     def render_view(self, request, agent, form):
-        context = {"agent": agent, "form": form, "nav_agents": True, "strength_labels": STRENGTH_LABELS}
+        template_context = {
+            "agent": agent,
+            "form": form,
+            "nav_agents": True,
+            "strength_labels": STRENGTH_LABELS,
+        }
         if form.is_bound and form.is_valid():
             assembly, inactive = services.agent_context_assemble(
                 agent=agent, request=services.ContextRequest(**form.validated)
@@ -406,7 +394,7 @@ class BudgetPreviewView(AgentScopedView):
             records = {
                 r.id: r for r in brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
             }
-            context.update(
+            template_context.update(
                 {
                     "assembly": assembly,
                     "bar": budget_bar([(s.name, s.chars) for s in assembly.sections], assembly.budget.total),
@@ -426,7 +414,7 @@ class BudgetPreviewView(AgentScopedView):
                     "memory_cap": assembly.budget.memory_cap,
                 }
             )
-        return render(request, "intelligence/budget_preview.html", context)
+        return render(request, "intelligence/budget_preview.html", template_context)
 
 
 class AgentTracesView(AgentScopedView):

@@ -9,12 +9,12 @@ review. A conversation, run or suggestion that is not this agent's (or tenant's)
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
 from brain import api as brain_api
+from config.ui import service_refusal
 
 from ... import selectors
 from ...learning import learning_config_for
@@ -99,7 +99,7 @@ class _RateView(AgentScopedView):
             rating = int(request.POST.get("rating", ""))
         except ValueError:
             rating = None
-        try:
+        with service_refusal(request, "The feedback was not saved: "):
             if self.kind == "conversation":
                 feedback.conversation_feedback_set(
                     conversation=record,
@@ -111,10 +111,6 @@ class _RateView(AgentScopedView):
                 feedback.run_feedback_set(
                     run=record, rating=rating, comment=request.POST.get("comment", ""), actor=_actor(request)
                 )
-        except ValidationError as exc:
-            for field_errors in exc.message_dict.values():
-                messages.error(request, f"The feedback was not saved: {' '.join(field_errors)}")
-        else:
             word = "up" if rating == 1 else "down"
             messages.success(request, f"Rated {self.kind} {record.pk} thumbs {word}.")
         return HttpResponseRedirect(
@@ -171,21 +167,22 @@ class SuggestionActivateView(AgentScopedView):
             "category": request.POST.get("category") or None,
             "strength": request.POST.get("strength") or None,
         }
-        try:
-            suggestions.suggestion_activate(agent=agent, memory_id=memory_id, actor=_actor(request), **edits)
-        except suggestions.SuggestionNotFound:
-            raise Http404("No such suggestion waiting for review.") from None
-        except ValidationError as exc:
-            messages.error(request, f"[mem:{memory_id}] was not activated: {' '.join(exc.messages)}")
-        except brain_api.GateRejected as exc:
-            messages.error(
-                request,
-                f"[mem:{memory_id}] was not activated: the formation gate rejected the edit ({exc.reason}).",
-            )
-        else:
-            messages.success(
-                request, f"Activated [mem:{memory_id}]: the runtime injects it by its strength tier."
-            )
+        with service_refusal(request, f"[mem:{memory_id}] was not activated: "):
+            try:
+                suggestions.suggestion_activate(
+                    agent=agent, memory_id=memory_id, actor=_actor(request), **edits
+                )
+            except suggestions.SuggestionNotFound:
+                raise Http404("No such suggestion waiting for review.") from None
+            except brain_api.GateRejected as exc:
+                messages.error(
+                    request,
+                    f"[mem:{memory_id}] was not activated: the formation gate rejected the edit ({exc.reason}).",
+                )
+            else:
+                messages.success(
+                    request, f"Activated [mem:{memory_id}]: the runtime injects it by its strength tier."
+                )
         return _back(agent)
 
 
@@ -193,14 +190,15 @@ class SuggestionDismissView(AgentScopedView):
     """POST reason=...: archived, never proposed again (nor a near duplicate)."""
 
     def post(self, request, agent, memory_id: int):
-        try:
-            suggestions.suggestion_dismiss(
-                agent=agent, memory_id=memory_id, reason=request.POST.get("reason", ""), actor=_actor(request)
-            )
-        except suggestions.SuggestionNotFound:
-            raise Http404("No such suggestion waiting for review.") from None
-        except ValidationError as exc:
-            messages.error(request, f"[mem:{memory_id}] was not dismissed: {' '.join(exc.messages)}")
-        else:
+        with service_refusal(request, f"[mem:{memory_id}] was not dismissed: "):
+            try:
+                suggestions.suggestion_dismiss(
+                    agent=agent,
+                    memory_id=memory_id,
+                    reason=request.POST.get("reason", ""),
+                    actor=_actor(request),
+                )
+            except suggestions.SuggestionNotFound:
+                raise Http404("No such suggestion waiting for review.") from None
             messages.success(request, f"Dismissed [mem:{memory_id}]; it will not be suggested again.")
         return _back(agent)

@@ -4,10 +4,11 @@ their responses and proposed actions, approved or rejected with an optional reas
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+
+from config.ui import service_refusal
 
 from ... import selectors
 from ...models import ProposedActionStatus
@@ -46,19 +47,20 @@ class ProposedActionDecideView(AgentScopedView):
         if decision is None:
             messages.error(request, "Choose approve or reject.")
         else:
-            try:
-                action = runs.proposed_action_decide(
-                    action=action,
-                    decision=decision,
-                    actor=_actor(request),
-                    reason=request.POST.get("reason", ""),
-                )
-            except runs.ActionAlreadyDecided as exc:
-                messages.error(request, f"This action was already {exc.action.status}; a decision is final.")
-            except ValidationError as exc:
-                messages.error(request, " ".join(exc.messages))
-            else:
-                messages.success(
-                    request, f"{action.get_status_display()} {action.action_type} of run {run.pk}."
-                )
+            with service_refusal(request):
+                try:
+                    action = runs.proposed_action_decide(
+                        action=action,
+                        decision=decision,
+                        actor=_actor(request),
+                        reason=request.POST.get("reason", ""),
+                    )
+                except runs.ActionAlreadyDecided as exc:
+                    messages.error(
+                        request, f"This action was already {exc.action.status}; a decision is final."
+                    )
+                else:
+                    messages.success(
+                        request, f"{action.get_status_display()} {action.action_type} of run {run.pk}."
+                    )
         return HttpResponseRedirect(reverse("intelligence-runs", args=[agent.pk]) + f"#run-{run.pk}")
