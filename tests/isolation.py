@@ -30,7 +30,7 @@ def _api_key(tenant):
 
 
 def _membership(tenant):
-    from tests.factories import MembershipFactory, UserFactory
+    from tests.tickets.factories import MembershipFactory, UserFactory
 
     membership = MembershipFactory(tenant=tenant, user=UserFactory())
     return {"pk": membership.pk}

@@ -10,8 +10,8 @@ from intelligence.selectors import feedback_history, suggestion_count
 from intelligence.services import suggestions_generate
 from tickets.tenancy.models import Role
 
+from .factories import add_memory, make_agent
 from .feedback_helpers import NOW, conversation, rate, run
-from .helpers import add_memory, make_agent
 from .test_intelligence_tab import signed_in
 
 pytestmark = pytest.mark.django_db

@@ -19,8 +19,8 @@ from intelligence.services import (
     suggestions_generate,
 )
 
+from .factories import add_memory, make_agent
 from .feedback_helpers import NOW, rate
-from .helpers import add_memory, make_agent
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,8 @@ from brain.models import Memory
 from intelligence.selectors import suggestion_count
 from intelligence.services import suggestions_generate
 
+from .factories import make_agent
 from .feedback_helpers import NOW, rate
-from .helpers import make_agent
 
 pytestmark = pytest.mark.django_db
 

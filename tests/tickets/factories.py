@@ -1,4 +1,4 @@
-"""factory_boy factories shared by the app test packages."""
+"""factory_boy factories of the tenancy: tenants, users and their memberships (API keys: the `api_key` fixtures)."""
 
 import factory
 from django.contrib.auth import get_user_model
