@@ -61,7 +61,7 @@ def _any(choices):
 
 
 # The one input schema of an agent memory, for REST and the Intelligence tab's forms alike (they delegate to
-# it, intelligence/forms.py): its validated data are the keyword arguments of `services.agent_memory_add`,
+# it, intelligence/ui/forms.py): its validated data are the keyword arguments of `services.agent_memory_add`,
 # `agent_memory_edit` and `agent_memory_supersede` (`content` arrives as `text`).
 class AgentMemoryWriteSerializer(serializers.Serializer):
     """Spec: Creating Memories. `content` is what the agent should know or do."""
