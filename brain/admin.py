@@ -17,6 +17,7 @@ from config.tenancy import AllTenantsAdminMixin
 from .client_brain.dashboard import CLIENT_BRAIN_ROW, is_client_brain_row
 from .formation.edits import memory_set_status
 from .models import (
+    AgentMemory,
     AppliedVerdict,
     BrainEdge,
     BrainNode,
@@ -203,8 +204,35 @@ class BrainEdgeAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_select_related = ["tenant", "source", "target"]
 
 
-# Agent memories (the AgentMemory proxy), with the Intelligence taxonomy filters.
-from . import admin_agent_memories  # noqa: E402,F401
+# Agent memories (the AgentMemory proxy): the memory table's agent rows, filtered by the spec's taxonomy.
+# Like every memory page, no field-by-field edits: status actions go through the service.
+@admin.register(AgentMemory)
+class AgentMemoryAdmin(MemoryAdmin):
+    list_display = [
+        "id",
+        "tenant",
+        "agent_id",
+        "short_text",
+        "category",
+        "strength",
+        "status",
+        "source",
+        "provider",
+        "confidence",
+        "superseded_by",
+        "updated_at",
+    ]
+    list_filter = ["tenant", "category", "strength", "status", "source", "provider"]
+    search_fields = ["text", "tags", "campaign_ids"]
+    actions = ["activate", "mark_stale", "archive"]
+
+    @admin.display(description="agent", ordering="scope_id")
+    def agent_id(self, obj: AgentMemory) -> str:
+        return obj.scope_id
+
+    @admin.action(description="Mark selected memories stale")
+    def mark_stale(self, request, queryset):
+        self._set_status(request, queryset.exclude(status="superseded"), "stale")
 
 
 @admin.register(AppliedVerdict)

@@ -1,10 +1,11 @@
-"""Agent memories (spec: intelligence_and_learning.txt) as seen from outside `brain`: a proxy model for the
-admin, the one frozen value an agent memory travels as (`AgentMemoryRecord`), and the selectors that return
-it (exported through brain/api.py with the taxonomy: brain/models.py's TextChoices and `PROVIDERS`).
+"""Agent memories (spec: intelligence_and_learning.txt) as seen from outside `brain`: the one frozen value an
+agent memory travels as (`AgentMemoryRecord`), and the selectors that return it (exported through brain/api.py
+with the taxonomy: brain/models.py's TextChoices and `PROVIDERS`).
 
 An agent memory is a row of the one memory table with scope kind "agent", scope id = str(agent id) and type
-"agent_memory"; its content is `text`. Writes go through `promote()` and the memory services, never here.
-Every selector is tenant-scoped: it takes the tenant id and filters by it first.
+"agent_memory" (the `AgentMemory` proxy in brain/models.py shows them in the admin); its content is `text`.
+Writes go through `promote()` and the memory services, never here. Every selector is tenant-scoped: it takes
+the tenant id and filters by it first.
 """
 
 from __future__ import annotations
@@ -14,30 +15,12 @@ from datetime import datetime
 
 from django.db.models import Count, Q
 
-from config.tenancy import TenantScopedManager
-
 from .caches import StateCache
 from .memory_state import memory_state
-from .models import BrainScopeKind, Memory, MemoryStatus, MemoryType
+from .models import AgentMemory, BrainScopeKind, MemoryStatus, MemoryType
 
 AGENT_MEMORY_TYPE = MemoryType.AGENT_MEMORY
 PROVIDERS = ("meta_ads", "google_ads", "tiktok_ads", "dv360")
-
-
-class AgentMemoryManager(TenantScopedManager):
-    def get_queryset(self):
-        return super().get_queryset().filter(scope_kind=BrainScopeKind.AGENT, type=AGENT_MEMORY_TYPE)
-
-
-class AgentMemory(Memory):
-    """The memory table's agent rows, for the admin (decision 1: admin and UI may show families as proxies)."""
-
-    objects = AgentMemoryManager()
-
-    class Meta:
-        proxy = True
-        verbose_name = "agent memory"
-        verbose_name_plural = "agent memories"
 
 
 @dataclass(frozen=True)

@@ -319,8 +319,21 @@ class MemoryActivity(models.Model):
         return f"memory {self.memory_id}: {self.count}"
 
 
-# Agent memories: a proxy over this table (brain/agent_memories.py), imported so Django registers it.
-from .agent_memories import AgentMemory  # noqa: E402,F401
+class AgentMemoryManager(TenantScopedManager):
+    def get_queryset(self):
+        return super().get_queryset().filter(scope_kind=BrainScopeKind.AGENT, type=MemoryType.AGENT_MEMORY)
+
+
+class AgentMemory(Memory):
+    """The memory table's agent rows, for the admin (decision 1: admin and UI may show families as proxies);
+    their selectors and the value they travel as are in brain/agent_memories.py."""
+
+    objects = AgentMemoryManager()
+
+    class Meta:
+        proxy = True
+        verbose_name = "agent memory"
+        verbose_name_plural = "agent memories"
 
 
 class AppliedVerdict(models.Model):

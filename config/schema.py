@@ -1,7 +1,7 @@
 """The OpenAPI schema tells the truth about errors: every operation documents the error answers it can give.
 
 drf-spectacular documents what a view's extend_schema names, usually the success alone. This AutoSchema adds
-the JSON error envelope (config.api) under each status an operation can answer, whatever the view:
+the JSON error envelope (config.rest) under each status an operation can answer, whatever the view:
 400 (a bad query string or body), 401 (no or a bad key), 403 (the role), 429 (the per-key throttle); 404
 where the path or the body names an object; 413 where there is a body. Statuses only some views answer (405 for a
 suspended feature, 409, 422) are named by those views' extend_schema.

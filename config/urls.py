@@ -21,9 +21,9 @@ def favicon(request):
 
 api_v1 = [
     path("", include("tickets.tenancy.urls_api")),
-    path("", include("tickets.urls_api")),
-    path("", include("brain.endpoints.urls")),
-    path("", include("intelligence.urls_api")),
+    path("", include("tickets.rest.urls")),
+    path("", include("brain.rest.urls")),
+    path("", include("intelligence.rest.urls")),
 ]
 
 urlpatterns = [
@@ -34,11 +34,11 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
-    path("", include("brain.client_brain.urls")),
-    path("", include("tickets.urls")),
-    path("", include("intelligence.urls")),
+    path("", include("brain.ui.urls")),
+    path("", include("tickets.ui.urls")),
+    path("", include("intelligence.ui.urls")),
     path("", include("tickets.tenancy.urls")),
     path("", include("tickets.webhooks.urls")),
 ]
 
-handler404 = "config.api.not_found"  # JSON under /api/, the page elsewhere
+handler404 = "config.rest.not_found"  # JSON under /api/, the page elsewhere

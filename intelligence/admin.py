@@ -1,14 +1,14 @@
 """Staff pages for agents, their context traces, conversations and runs. Agent memories are shown by
-`brain.admin_agent_memories` (a proxy over the one memory table, registered from brain/admin.py)."""
+brain/admin.py (`AgentMemoryAdmin`, over the `AgentMemory` proxy of the one memory table)."""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from django.core.exceptions import ValidationError
 
 from config.admin_display import json_table
 from config.tenancy import AllTenantsAdminMixin
+from config.ui import field_cleaner
 
 from .learning import learning_config_clean
 from .models import (
@@ -30,17 +30,8 @@ class AgentAdminForm(forms.ModelForm):
         model = Agent
         fields = ["tenant", "name", "kind", "description", "learning_config", "budget_overrides"]
 
-    def clean_learning_config(self):
-        try:
-            return learning_config_clean(self.cleaned_data.get("learning_config"))
-        except ValidationError as exc:
-            raise forms.ValidationError(exc.messages) from None
-
-    def clean_budget_overrides(self):
-        try:
-            return budget_clean(self.cleaned_data.get("budget_overrides"))
-        except ValidationError as exc:
-            raise forms.ValidationError(exc.messages) from None
+    clean_learning_config = field_cleaner(learning_config_clean, "learning_config")
+    clean_budget_overrides = field_cleaner(budget_clean, "budget_overrides")
 
 
 @admin.register(Agent)

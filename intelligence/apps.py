@@ -15,9 +15,13 @@ class IntelligenceConfig(AppConfig):
         # importing intelligence.
         register_parent("agent", agent_for_tenant, convert=int)
 
-        from .runs_selectors import conversation_for_tenant, run_for_tenant, trace_for_tenant
+        from .selectors import conversation_for_tenant, run_for_tenant, trace_for_tenant
 
         # Conversations, runs and traces by the Brain's ids (URLs and the verdict body), in the request's tenant.
         register_parent("conversation", conversation_for_tenant, convert=int)
         register_parent("run", run_for_tenant, convert=int)
         register_parent("trace", trace_for_tenant, convert=int)
+
+        from .rest.errors import register_errors
+
+        register_errors()  # Intelligence's domain errors in the one REST error shape (config/rest.py)

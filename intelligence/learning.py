@@ -32,7 +32,7 @@ LEARNING_CONFIG_DEFAULTS: dict[str, Any] = {
     "learning_window_days": None,
     "recency_bias": "moderate",
     # Not one of the spec's five: how many new ratings of an agent's conversations / runs make the suggestion
-    # task run (intelligence/suggestions.py). 1-100; 3 by default: one bad answer is an anecdote.
+    # task run (intelligence/services/suggestions.py). 1-100; 3 by default: one bad answer is an anecdote.
     "suggestion_feedback_threshold": 3,
 }
 SUGGESTION_THRESHOLD_RANGE = (1, 100)

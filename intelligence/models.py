@@ -160,7 +160,7 @@ class AgentRun(FeedbackFields):
     response_text = models.TextField(blank=True, default="")
     responded_at = models.DateTimeField(null=True, blank=True)
     # The run's measured outcome, posted by the agent or the helpdesk; judged once the agent's
-    # "evaluate outcomes after" delay has passed since the run started (intelligence/runs.py).
+    # "evaluate outcomes after" delay has passed since the run started (intelligence/services/runs.py).
     outcome = models.CharField(max_length=16, choices=RunOutcome.choices, blank=True, default="")
     outcome_at = models.DateTimeField(null=True, blank=True)
     outcome_evaluated_at = models.DateTimeField(null=True, blank=True)
@@ -247,7 +247,7 @@ class ProposedAction(models.Model):
         return f"{self.action_type} ({self.status}) of run {self.run_id}"
 
 
-# --- Feedback history and suggestions (spec: Feedback Loop; intelligence/feedback.py, suggestions.py) -----
+# --- Feedback history and suggestions (spec: Feedback Loop; intelligence/services/feedback.py, suggestions.py) -----
 
 
 class FeedbackHistory(models.Model):

@@ -2,11 +2,11 @@
 
 Two halves, kept apart so the arithmetic is testable without a database:
 
-- `assemble_context(...)` is pure: given candidate memories (already loaded, each with a relevance score),
+- `assemble_runtime_context(...)` is pure: given candidate memories (already loaded, each with a relevance score),
   the conversation's scope, a `Budget` and the policy / knowledge-base texts, it decides which memories are
   injected, trims the reserves, sizes brand intelligence, and says what was left out and why.
 - `intelligence.services.agent_context_build(...)` loads the data (agent memories, recall scores, the
-  tenant's Client Brain context), calls `assemble_context`, and stores a `ContextTrace`.
+  tenant's Client Brain context), calls `assemble_runtime_context`, and stores a `ContextTrace`.
 
 Budget rules, in the spec's words:
 - only active memories; notes (context_note) never; hard rules always; preferences when relevant (found by
@@ -352,7 +352,7 @@ def _rank_key(item: tuple[CandidateMemory, str]):
     return (-memory.relevance, -confidence, memory.id)
 
 
-def assemble_context(
+def assemble_runtime_context(
     *,
     candidates: Iterable[CandidateMemory],
     scope: ConversationScope,

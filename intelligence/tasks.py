@@ -17,7 +17,7 @@ from django.db import OperationalError
 from brain.api import ProviderError
 from config.celery import app
 
-from . import runs
+from .services import runs
 
 
 @app.task(
@@ -47,7 +47,7 @@ def evaluate_matured_outcomes() -> int:
 def suggest_from_feedback(tenant_id: int, agent_id: int) -> dict:
     """Run one suggestion pass for the tenant's agent (a no-op when it is gone or below its threshold)."""
     from .selectors import agent_for_tenant
-    from .suggestions import suggestions_generate
+    from .services import suggestions_generate
 
     agent = agent_for_tenant(tenant_id, agent_id)
     if agent is None:

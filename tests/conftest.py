@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from tickets.tenancy import services
 from tickets.tenancy.models import Role
 
-from .factories import MembershipFactory, TenantFactory, UserFactory
+from .tickets.factories import MembershipFactory, TenantFactory, UserFactory
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -30,7 +30,7 @@ def _api_key(tenant):
 
 
 def _membership(tenant):
-    from tests.factories import MembershipFactory, UserFactory
+    from tests.tickets.factories import MembershipFactory, UserFactory
 
     membership = MembershipFactory(tenant=tenant, user=UserFactory())
     return {"pk": membership.pk}
@@ -108,7 +108,7 @@ ROUTES: dict[str, Route] = {
     "api-key-revoke": Route(("POST",), _api_key),
     "member-list": Route(("GET",), tenant_relative=True),
     "member-detail": Route(("GET", "PUT", "PATCH", "DELETE"), _membership, body={"role": "viewer"}),
-    # Helpdesk integration (tickets/helpdesk_api.py).
+    # Helpdesk integration (tickets/rest/views.py).
     "ticket-list": Route(
         ("GET", "POST"), tenant_relative=True, body={"external_id": "VICTIM-1", "subject": "x"}
     ),
@@ -130,7 +130,7 @@ ROUTES: dict[str, Route] = {
     "brain-ask": Route(
         ("POST",), _victim_memory, tenant_relative=True, body={"question": "What is the refund policy?"}
     ),
-    # Agents, their memories and the runtime context (intelligence/urls_api.py).
+    # Agents, their memories and the runtime context (intelligence/rest/urls.py).
     "agent-list": Route(
         ("GET", "POST"), lambda t: _agent(t) and {}, tenant_relative=True, body={"name": "intruder agent"}
     ),
@@ -142,7 +142,7 @@ ROUTES: dict[str, Route] = {
     "agent-memory-detail": Route(("GET", "PATCH"), _agent_memory, body={"content": "taken over"}),
     "agent-memory-status": Route(("POST",), _agent_memory, body={"status": "archived"}),
     "agent-memory-supersede": Route(("POST",), _agent_memory, body={"content": "replaced by intruder"}),
-    # Formation write surfaces and the graph (brain/endpoints/formation.py). Bodies never name the victim.
+    # Formation write surfaces and the graph (brain/rest/views/formation.py). Bodies never name the victim.
     "brain-memory-append": Route(
         ("POST",),
         lambda t: _victim_formed_memory(t) and {},
@@ -177,7 +177,7 @@ def register(name: str, route: Route) -> None:
     ROUTES[name] = route
 
 
-# --- Client Brain (brain/endpoints/urls.py) ------------------------------------------------------
+# --- Client Brain (brain/rest/urls.py) ------------------------------------------------------
 def _client_brain_memory(tenant):
     from brain.models import Memory
 
@@ -223,12 +223,12 @@ ROUTES.update(
 )
 
 
-# --- Conversations and runs as records, proposed actions, verdicts (intelligence/runs_api.py) ---------
+# --- Conversations and runs as records, proposed actions, verdicts (intelligence/rest/views/runs.py) ---------
 def _victim_run(tenant):
     """An action agent's run of the victim with a proposed action, a response and an injected memory."""
     from intelligence.models import Agent
-    from intelligence.runs import agent_context_open, run_response_record
     from intelligence.services import ContextRequest, agent_create, agent_memory_add
+    from intelligence.services.runs import agent_context_open, run_response_record
 
     agent = agent_create(tenant=tenant, name=f"{tenant.name} action agent", kind="action")
     agent = Agent.objects.all_tenants().get(pk=agent.pk)
@@ -252,8 +252,8 @@ def _victim_run(tenant):
 
 def _victim_conversation(tenant):
     from intelligence.models import Agent
-    from intelligence.runs import agent_context_open
     from intelligence.services import ContextRequest
+    from intelligence.services.runs import agent_context_open
 
     agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
     _, _, trace, record = agent_context_open(
@@ -269,7 +269,7 @@ def _victim_verdict_target(tenant):
     return {}
 
 
-# --- Feedback and suggestions (intelligence/feedback_api.py) --------------------------------------------
+# --- Feedback and suggestions (intelligence/rest/views/feedback.py) --------------------------------------------
 def _conversation(tenant):
     from intelligence.models import Agent, Conversation
 
@@ -286,9 +286,9 @@ def _run(tenant):
 
 def _agent_suggestion(tenant):
     """A suggested draft of the victim's agent, from three thumbs-down ratings (the default threshold)."""
-    from intelligence.feedback import conversation_feedback_set
     from intelligence.models import Agent, Conversation
-    from intelligence.suggestions import suggestions_generate
+    from intelligence.services.feedback import conversation_feedback_set
+    from intelligence.services.suggestions import suggestions_generate
 
     agent = Agent.objects.all_tenants().get(pk=_agent(tenant)["pk"])
     for _ in range(3):

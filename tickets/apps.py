@@ -20,6 +20,10 @@ class TicketsConfig(AppConfig):
 
         listeners.connect()  # brain events -> webhook deliveries
 
+        from .rest.errors import register_errors
+
+        register_errors()  # the helpdesk's domain error in the one REST error shape (config/rest.py)
+
         # The helpdesk's URLs name a ticket by the helpdesk's id (`tickets/<external_id>/...`).
         register_parent(
             "ticket", lambda tenant, external_id: ticket_get(tenant=tenant, external_id=external_id)

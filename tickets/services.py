@@ -15,6 +15,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from .errors import TicketInputError
 from .models import (
     Approval,
     ApprovalDecision,
@@ -53,9 +54,9 @@ def ticket_upsert(
     """
     external_id = (external_id or "").strip()
     if not external_id:
-        raise ValueError("external_id is required: the helpdesk's id for the ticket.")
+        raise TicketInputError("external_id is required: the helpdesk's id for the ticket.")
     if status is not None and status not in TicketStatus.values:
-        raise ValueError(f"status must be one of {', '.join(TicketStatus.values)}")
+        raise TicketInputError(f"status must be one of {', '.join(TicketStatus.values)}")
     values = {"subject": subject, "requester": requester}
     ticket, created = Ticket.objects.for_tenant(tenant).get_or_create(
         tenant=tenant,
@@ -86,7 +87,7 @@ def ticket_transition(*, ticket: Ticket, status: str) -> Ticket:
     LearningAttempt recorded in the same transaction.
     """
     if status not in TicketStatus.values:
-        raise ValueError(f"status must be one of {', '.join(TicketStatus.values)}")
+        raise TicketInputError(f"status must be one of {', '.join(TicketStatus.values)}")
     locked = Ticket.objects.for_tenant(ticket.tenant_id).select_for_update().get(pk=ticket.pk)
     previous = locked.status
     if previous == status:
@@ -226,9 +227,9 @@ def message_add(
 ) -> tuple[Message, bool]:
     """Add a message to the ticket; returns (message, created). With an external id, idempotent."""
     if direction not in MessageDirection.values:
-        raise ValueError(f"direction must be one of {', '.join(MessageDirection.values)}")
+        raise TicketInputError(f"direction must be one of {', '.join(MessageDirection.values)}")
     if not (body or "").strip():
-        raise ValueError("body must not be empty.")
+        raise TicketInputError("body must not be empty.")
     fields = {
         "direction": direction,
         "body": body,
@@ -258,9 +259,9 @@ def classification_add(
 ) -> Classification:
     """Record a classification of the ticket. The latest one is the one learning reads."""
     if not (category or intent):
-        raise ValueError("Send a category or an intent (or both).")
+        raise TicketInputError("Send a category or an intent (or both).")
     if confidence is not None and not 0.0 <= confidence <= 1.0:
-        raise ValueError("confidence must be between 0 and 1.")
+        raise TicketInputError("confidence must be between 0 and 1.")
     return Classification.objects.create(
         tenant_id=ticket.tenant_id,
         ticket=ticket,
@@ -283,9 +284,9 @@ def approval_record(
 ) -> Approval:
     """Record approval evidence: a proposed action on the ticket, approved or rejected, by whom, when."""
     if decision not in ApprovalDecision.values:
-        raise ValueError(f"decision must be one of {', '.join(ApprovalDecision.values)}")
+        raise TicketInputError(f"decision must be one of {', '.join(ApprovalDecision.values)}")
     if not (proposed_action or "").strip():
-        raise ValueError("proposed_action must not be empty.")
+        raise TicketInputError("proposed_action must not be empty.")
     return Approval.objects.create(
         tenant_id=ticket.tenant_id,
         ticket=ticket,

@@ -33,7 +33,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.api.MalformedRequestMiddleware",
+    "config.rest.MalformedRequestMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -87,7 +87,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else []
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Request bodies: anything larger answers 413 with a message (see config.api.exception_handler).
+# Request bodies: anything larger answers 413 with a message (see config.rest.exception_handler).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("BRAIN_MAX_REQUEST_BYTES", 1_048_576)
 
 _REDIS_CACHE_URL = env_str("CACHE_URL")

@@ -10,12 +10,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["tickets.tenancy.permissions.TenantRolePermission"],
     # JSON only, through the parser that refuses over-deep documents and unstorable strings with a 400.
     "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
+    "DEFAULT_PAGINATION_CLASS": "config.rest.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": ["tickets.tenancy.authentication.ApiKeyRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api_key": env_str("BRAIN_API_THROTTLE_RATE", "1200/min")},
-    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "EXCEPTION_HANDLER": "config.rest.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "config.schema.BrainAutoSchema",
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",

@@ -264,14 +264,14 @@ def _stage_breakdown(tenant, agents, bodies, stdout) -> dict[str, float]:
     """In-process p50 of each stage of one context call, to see where a request's time goes."""
     from brain import api as brain_api
     from brain.benchmarks.common import percentile
-    from intelligence import services
     from intelligence.runtime import (
         BrandSection,
         CandidateMemory,
         ConversationScope,
-        assemble_context,
+        assemble_runtime_context,
         budget_for,
     )
+    from intelligence.services import agents as services
 
     by_id = {a.pk: a for a in agents}
     stages: dict[str, list[float]] = {k: [] for k in ("candidates", "recall", "client_brain", "assemble")}
@@ -296,7 +296,7 @@ def _stage_breakdown(tenant, agents, bodies, stdout) -> dict[str, float]:
             )
             for r in records
         ]  # fmt: skip
-        assemble_context(
+        assemble_runtime_context(
             candidates=candidates,
             scope=ConversationScope(provider=request.provider, campaign_ids=tuple(request.campaign_ids)),
             budget=budget_for(agent.budget_overrides),

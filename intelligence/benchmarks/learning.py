@@ -113,7 +113,8 @@ def _closest(text: str, pools: dict[str, list[str]]) -> str:
 
 def _review(agent, review: _Review) -> None:
     """The simulated operator: activate true lessons, dismiss misleading ones (praise is activated too)."""
-    from intelligence.suggestions import suggestion_activate, suggestion_dismiss, suggestion_queue
+    from intelligence.selectors import suggestion_queue
+    from intelligence.services import suggestion_activate, suggestion_dismiss
 
     pools = {"true": TRUE_LESSONS + PRAISE, "misleading": MISLEADING}
     for memory in suggestion_queue(agent, limit=100).items:
@@ -141,9 +142,8 @@ def simulate(
     stdout=None,
 ) -> dict:
     """The month on `tenant` (an empty tenant): see the module docstring. Returns the figures."""
-    from intelligence.feedback import run_feedback_set
     from intelligence.models import AgentRun, ContextTrace, SuggestionRun
-    from intelligence.services import agent_create, agent_memory_add
+    from intelligence.services import agent_create, agent_memory_add, run_feedback_set
 
     rng = random.Random(seed)
     agent = agent_create(

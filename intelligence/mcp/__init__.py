@@ -1,7 +1,7 @@
 """The Brain's agent surface as Model Context Protocol tools and resources (the `mcp` SDK's MCPServer).
 
 Every tool is the REST endpoint it names, called in-process through Django's ASGI handler with the caller's
-API key (`api.py`): the same authentication, role check, tenant scoping, validation, throttling and error
+API key (`rest_client.py`): the same authentication, role check, tenant scoping, validation, throttling and error
 shape as /api/v1, with no second copy of any of it. An error answer becomes a tool error whose message
 carries the API's code, message and fields.
 

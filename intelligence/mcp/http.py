@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from mcp.server.transport_security import TransportSecuritySettings
 
-from .api import ApiError, api_call
+from .rest_client import ApiError, api_call
 from .server import REQUEST_KEY, build_server
 
 PATH = "/mcp"

@@ -13,7 +13,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from .api import ApiError, api_call
+from .rest_client import ApiError, api_call
 
 INSTRUCTIONS = (
     "The Brain is this business's memory for its AI agents. At the start of a conversation call get_context "

@@ -6,7 +6,7 @@ register = template.Library()
 @register.simple_tag
 def suggestion_count(agent) -> int:
     """How many suggestions of `agent` wait for review: the count badge of the agent's Suggestions tab."""
-    from intelligence.suggestions import suggestion_count as count
+    from intelligence.selectors import suggestion_count as count
 
     # The header and the Intelligence tab's card both show it: counted once per agent object (one request).
     if getattr(agent, "_suggestion_count", None) is None:

@@ -4,7 +4,7 @@ from django.db import connection
 
 from brain.activity import activity_counts, memories_record_activity
 from brain.models import Memory, MemoryActivity
-from tests.brain.client_brain.factories import fact
+from tests.brain.factories import fact
 
 
 def xmin(memory: Memory) -> str:

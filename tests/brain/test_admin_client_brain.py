@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from brain.models import Memory, MemoryHistory
 
-from .client_brain.factories import fact
+from .factories import fact
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from django.core.cache import cache
 from rest_framework.settings import api_settings
 
 from intelligence.services import agent_memory_add
-from tests.brain.client_brain.factories import fact
+from tests.brain.factories import fact
 from tests.conftest import REPO
 from tickets.tenancy import services
 from tickets.tenancy.authentication import ApiKeyRateThrottle

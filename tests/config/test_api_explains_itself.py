@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 from config.openapi import TAGS
 from config.openapi_examples import EXAMPLES
 from intelligence.services import agent_memory_add, agent_memory_supersede
-from tests.brain.client_brain.factories import fact
+from tests.brain.factories import fact
 from tests.conftest import make_member
-from tests.intelligence.helpers import add_memory, make_agent
+from tests.intelligence.factories import add_memory, make_agent
 from tickets import services as helpdesk
 from tickets.tenancy.models import Role
 from tickets.tenancy.services import api_key_create

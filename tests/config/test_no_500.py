@@ -88,7 +88,7 @@ def test_an_offset_past_the_database_range_is_a_400(api, agent, offset):
 
 
 def test_an_offset_past_the_database_integer_is_a_400_that_says_so(api):
-    """One paging rule for every list (config.api.page_bounds): an offset no row can have is refused."""
+    """One paging rule for every list (config.rest.page_bounds): an offset no row can have is refused."""
     api.post(reverse("ticket-list"), {"external_id": "T-1", "subject": "Refund"}, format="json")
     response = api.get(reverse("ticket-list"), {"offset": "9223372036854775808"})
     assert "offset" in assert_enveloped_4xx(response)["fields"]

@@ -8,7 +8,7 @@ from axes.models import AccessAttempt
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.factories import UserFactory
+from tests.tickets.factories import UserFactory
 
 PASSWORD = "pw-for-tests-1"  # the factories' password
 LIMIT = 10

@@ -6,8 +6,8 @@ from django.db.utils import ProgrammingError
 
 from config import rls
 from tests.conftest import api_client_for_key
-from tests.factories import TenantFactory
 from tests.tenant_rows import plant_every_tenant_table, rows_per_table, tenant_tables
+from tests.tickets.factories import TenantFactory
 from tickets.tenancy import services
 
 

@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from intelligence.feedback import conversation_feedback_set, run_feedback_set
 from intelligence.models import AgentRun, Conversation
+from intelligence.services import conversation_feedback_set, run_feedback_set
 
 NOW = timezone.now().replace(microsecond=0)
 

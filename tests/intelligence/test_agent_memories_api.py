@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from .helpers import add_memory, make_agent
+from .factories import add_memory, make_agent
 
 pytestmark = pytest.mark.django_db
 

@@ -4,9 +4,9 @@ import pytest
 from django.urls import reverse
 
 from intelligence.models import ContextTrace
-from tests.brain.client_brain.factories import activity_of, fact
+from tests.brain.factories import activity_of, fact
 
-from .helpers import add_memory, make_agent
+from .factories import add_memory, make_agent
 
 pytestmark = pytest.mark.django_db
 

@@ -6,16 +6,13 @@ from datetime import timedelta
 import pytest
 from django.core.exceptions import ValidationError
 
-from intelligence.feedback import (
-    COMMENT_MAX_CHARS,
-    conversation_feedback_set,
-    feedback_history,
-    run_feedback_set,
-)
 from intelligence.models import Conversation
+from intelligence.selectors import feedback_history
+from intelligence.services import conversation_feedback_set, run_feedback_set
+from intelligence.services.feedback import COMMENT_MAX_CHARS
 
+from .factories import make_agent
 from .feedback_helpers import NOW, conversation, run
-from .helpers import make_agent
 
 pytestmark = pytest.mark.django_db
 

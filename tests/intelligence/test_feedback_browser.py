@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from intelligence.models import ContextTrace, SuggestionRun
-from intelligence.suggestions import suggestion_count
+from intelligence.selectors import suggestion_count
 from tests.browser import chromium_page
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
+from .factories import add_memory, make_agent
 from .feedback_helpers import conversation
-from .helpers import add_memory, make_agent
 
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots" / "feedback"
 

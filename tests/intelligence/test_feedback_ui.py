@@ -5,13 +5,13 @@ import pytest
 from django.urls import reverse
 
 from brain.models import Memory
-from intelligence.feedback import feedback_history
 from intelligence.models import ContextTrace
-from intelligence.suggestions import suggestion_count, suggestions_generate
+from intelligence.selectors import feedback_history, suggestion_count
+from intelligence.services import suggestions_generate
 from tickets.tenancy.models import Role
 
+from .factories import add_memory, make_agent
 from .feedback_helpers import NOW, conversation, rate, run
-from .helpers import add_memory, make_agent
 from .test_intelligence_tab import signed_in
 
 pytestmark = pytest.mark.django_db

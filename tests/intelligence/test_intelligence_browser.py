@@ -12,7 +12,7 @@ from tests.browser import chromium_page
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .helpers import add_memory, make_agent
+from .factories import add_memory, make_agent
 
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots" / "intelligence"
 

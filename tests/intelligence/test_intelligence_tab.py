@@ -9,7 +9,7 @@ from intelligence.models import Agent
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .helpers import add_memory, make_agent
+from .factories import add_memory, make_agent
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from intelligence.learning import LEARNING_CONFIG_DEFAULTS, learning_config_clean
 
-from .helpers import make_agent
+from .factories import make_agent
 
 
 def test_defaults_are_the_specs():

@@ -23,7 +23,7 @@ from brain.models import Memory
 from tests.conftest import REPO
 from tickets.tenancy import services
 
-from .helpers import add_memory, make_agent
+from .factories import add_memory, make_agent
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

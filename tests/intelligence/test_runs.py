@@ -10,7 +10,7 @@ from django.utils import timezone
 from brain.models import Memory
 from intelligence.models import AgentRun, Conversation, ConversationTurn, ProposedAction
 
-from .helpers import add_memory, make_agent
+from .factories import add_memory, make_agent
 
 pytestmark = pytest.mark.django_db
 

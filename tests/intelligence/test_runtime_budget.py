@@ -16,7 +16,7 @@ from intelligence.runtime import (
     Budget,
     CandidateMemory,
     ConversationScope,
-    assemble_context,
+    assemble_runtime_context,
     budget_clean,
     render_memory_line,
 )
@@ -36,7 +36,7 @@ def memory_of_cost(memory_id: int, cost: int, strength: str = "hard_rule", **kw)
 
 
 def assemble(candidates, scope=NO_SCOPE, budget=None, **kw):
-    return assemble_context(candidates=candidates, scope=scope, budget=budget or Budget(), **kw)
+    return assemble_runtime_context(candidates=candidates, scope=scope, budget=budget or Budget(), **kw)
 
 
 def reasons(assembly):

@@ -6,10 +6,10 @@ import time
 import pytest
 
 from intelligence.models import SuggestionRun
-from intelligence.suggestions import suggestion_queue
+from intelligence.selectors import suggestion_queue
 
+from .factories import make_agent
 from .feedback_helpers import rate
-from .helpers import make_agent
 
 REFUND = "Mention the 30-day refund window when customers ask about returns."
 

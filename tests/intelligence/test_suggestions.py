@@ -10,18 +10,17 @@ from brain import api as brain_api
 from brain.models import Memory, MemoryHistory
 from intelligence.learning import learning_config_for
 from intelligence.models import SuggestionDismissal, SuggestionRun
-from intelligence.services import agent_update
-from intelligence.suggestions import (
+from intelligence.selectors import suggestion_count, suggestion_queue
+from intelligence.services import (
     SuggestionNotFound,
+    agent_update,
     suggestion_activate,
-    suggestion_count,
     suggestion_dismiss,
-    suggestion_queue,
     suggestions_generate,
 )
 
+from .factories import add_memory, make_agent
 from .feedback_helpers import NOW, rate
-from .helpers import add_memory, make_agent
 
 pytestmark = pytest.mark.django_db
 

@@ -3,10 +3,11 @@
 import pytest
 
 from brain.models import Memory
-from intelligence.suggestions import suggestion_count, suggestions_generate
+from intelligence.selectors import suggestion_count
+from intelligence.services import suggestions_generate
 
+from .factories import make_agent
 from .feedback_helpers import NOW, rate
-from .helpers import make_agent
 
 pytestmark = pytest.mark.django_db
 

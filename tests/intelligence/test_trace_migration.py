@@ -7,7 +7,7 @@ from django.db import connection
 
 from intelligence.models import ContextTrace
 
-from .helpers import make_agent
+from .factories import make_agent
 
 migration = importlib.import_module("intelligence.migrations.0004_trace_omitted_ids_by_reason")
 

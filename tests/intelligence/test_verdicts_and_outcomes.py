@@ -9,12 +9,12 @@ from django.utils import timezone
 
 from brain.models import Memory, MemoryHistory
 from intelligence.models import AgentRun, ProposedAction
-from intelligence.runs import runs_evaluate_matured
+from intelligence.services import runs_evaluate_matured
 from intelligence.tasks import evaluate_matured_outcomes
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .helpers import add_memory, make_agent
+from .factories import add_memory, make_agent
 from .test_runs import action_agent, context, open_run
 
 pytestmark = pytest.mark.django_db

@@ -100,7 +100,7 @@ def test_the_last_admin_cannot_be_removed(tenant):
 
 
 def test_a_user_without_a_tenant_is_refused(db):
-    from tests.factories import UserFactory
+    from tests.tickets.factories import UserFactory
 
     client = APIClient()
     client.force_login(UserFactory(username="loner"))

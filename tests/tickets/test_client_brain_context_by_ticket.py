@@ -5,7 +5,7 @@ from datetime import timedelta
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.brain.client_brain.factories import fact
+from tests.brain.factories import fact
 from tickets import services
 
 

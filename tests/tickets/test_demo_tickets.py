@@ -3,7 +3,7 @@
 from io import StringIO
 
 from brain.models import Memory
-from tests.factories import TenantFactory
+from tests.tickets.factories import TenantFactory
 from tickets.demo import DEMO_TICKETS, seed_demo
 from tickets.models import LearningAttempt, Ticket
 

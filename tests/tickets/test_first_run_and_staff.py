@@ -18,7 +18,7 @@ from brain.models import Memory
 from tests.conftest import make_member
 from tickets.tenancy.models import ApiKey, Role
 
-from ..intelligence.helpers import make_agent
+from ..intelligence.factories import make_agent
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[2]

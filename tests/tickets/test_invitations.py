@@ -10,7 +10,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.conftest import make_member
-from tests.factories import UserFactory
+from tests.tickets.factories import UserFactory
 from tickets.tenancy.models import Invitation, Membership, Role
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from tickets.models import LearningAttempt
 from tickets.tenancy.models import Role
 from tickets.tenancy.services import api_key_create
 
-from ..intelligence.helpers import add_memory, make_agent
+from ..intelligence.factories import add_memory, make_agent
 from .learning_helpers import ticket_with_evidence
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from tests.conftest import make_member
 from tickets import services as ticket_services
 from tickets.tenancy.models import Role
 
-from ..intelligence.helpers import add_memory, make_agent
+from ..intelligence.factories import add_memory, make_agent
 from .learning_helpers import ticket_with_evidence
 
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"

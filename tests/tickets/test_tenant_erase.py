@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.factories import TenantFactory, UserFactory
 from tests.tenant_rows import fingerprint, plant_every_tenant_table, rows_per_table
+from tests.tickets.factories import TenantFactory, UserFactory
 from tickets.tenancy.erasure import receipt_digest
 from tickets.tenancy.models import Tenant
 

@@ -18,7 +18,7 @@ from django.test import Client
 from brain.api import memory_set_status
 from intelligence.services import agent_memory_add, agent_memory_supersede
 from tests.conftest import make_member
-from tests.intelligence.helpers import add_memory, make_agent
+from tests.intelligence.factories import add_memory, make_agent
 from tickets import services as helpdesk
 from tickets.models import LearningAttempt
 from tickets.tenancy.models import Role

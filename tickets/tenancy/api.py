@@ -8,7 +8,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
-from config.api import error_response
+from config.rest import error_response
 
 from . import services
 from .drf import TenantAPIView, TenantScopedMixin

@@ -9,7 +9,7 @@ from brain.models import Memory
 from tests.conftest import api_client_for_key
 from tickets.tenancy import services
 
-from .factories import fact, issue, memory, superseded_by, voice
+from ..factories import fact, issue, memory, superseded_by, voice
 
 
 def test_context_endpoint_returns_typed_sections_tags_omitted_counts_and_trace(api, tenant):

@@ -5,7 +5,7 @@ import math
 from brain.api import client_brain_context, client_brain_copilot
 from brain.client_brain.render import CLOSE, OPEN
 
-from .factories import activity_of, fact, issue, process, voice
+from ..factories import activity_of, fact, issue, process, voice
 
 
 def test_copilot_excludes_confidence_outside_finite_0_1_before_its_30_row_limit(tenant):
@@ -152,7 +152,7 @@ def test_the_budget_loop_keeps_exactly_what_composing_every_trial_kept():
 def test_copilot_never_returns_a_superseded_or_archived_row(tenant):
     from brain.api import memory_set_status
 
-    from .factories import memory
+    from ..factories import memory
 
     kept = fact(tenant, "Refunds take five working days", confidence=0.6)
     gone = fact(tenant, "Refunds take ten working days", confidence=0.9)

@@ -11,7 +11,7 @@ from brain.models import Memory
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .factories import fact, memory, process, set_activity, superseded_by, voice
+from ..factories import fact, memory, process, set_activity, superseded_by, voice
 
 URL = "/insights/analytics/client-brain/"
 
@@ -179,7 +179,7 @@ def test_the_navigation_has_a_client_brain_entry(operator, tenant):
 
 
 def test_an_offset_past_the_end_says_so_and_links_to_the_first_page(operator, tenant):
-    from .factories import issue
+    from ..factories import issue
 
     issue(tenant, "Login fails", "Reset password")
     html = operator.get(URL, {"type": "issues", "offset": 100}).content.decode()

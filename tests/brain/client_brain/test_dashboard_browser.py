@@ -11,7 +11,7 @@ from tests.browser import chromium_page
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .factories import set_activity
+from ..factories import set_activity
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +54,7 @@ def test_load_more_appends_in_place_and_removes_duplicate_row_ids(browser_page, 
 
 
 def test_the_status_filter_labels_rows_and_load_more_keeps_it(browser_page, live_server, tenant, tmp_path):
-    from .factories import fact, superseded_by, voice
+    from ..factories import fact, superseded_by, voice
 
     old = voice(tenant, formality="formal", tone="professional", key="voice:formality")
     new = superseded_by(old, {"formality": "casual", "tone": "friendly"}).pk

@@ -27,7 +27,7 @@ from brain.models import Memory, MemoryActivity
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .factories import activity_of, memory, set_activity
+from ..factories import activity_of, memory, set_activity
 
 CONFIDENCES = [0.9, 0.5, math.nan, None, 0.7, 1.0, math.inf, -0.5, 0.5, 0.0, 1.7, 0.95]
 # Lengths prime to the five families, so every family gets every status, confidence and activity.

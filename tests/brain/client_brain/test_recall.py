@@ -11,7 +11,7 @@ from brain.client_brain.recall import fetch_tiers, rank
 from brain.client_brain.typed import render_value
 from brain.models import Memory
 
-from .factories import activity_of, fact, issue, memory, process, superseded_by, voice
+from ..factories import activity_of, fact, issue, memory, process, superseded_by, voice
 
 
 def many_facts(tenant, count, *, text="Generic policy note {i}", confidence=0.9):

@@ -60,7 +60,7 @@ def test_memory_append_adds_a_note_in_the_agents_scope(api, tenant):
 )
 def test_memory_append_passes_through_the_gate(api, tenant, text, reason):
     response = post(api, "brain-memory-append", {"agent_id": agent(tenant, "agent-1"), "text": text})
-    assert response.status_code == 422  # the rule of every write surface (config.api.gate_rejected_response)
+    assert response.status_code == 422  # the rule of every write surface (config.rest.gate_rejected_response)
     assert response.json()["error"]["code"] == "rejected"
     assert response.json()["error"]["fields"] == {"text": [reason]}
     assert response.json()["outcome"] == {

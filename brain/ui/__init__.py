@@ -1,0 +1,1 @@
+"""Brain's operator UI: the Client Brain dashboard (Insights → Analytics → Client Brain)."""

@@ -1,0 +1,53 @@
+"""The REST answers of Intelligence's domain errors, registered with the one exception handler
+(config/rest.py) by IntelligenceConfig.ready(): views let these errors out of the services they call."""
+
+from __future__ import annotations
+
+from rest_framework import status
+from rest_framework.response import Response
+
+from config.rest import error_response, register_error
+
+from ..services import (
+    ActionAlreadyDecided,
+    AgentMemoryNotFound,
+    OutcomeAlreadyEvaluated,
+    SuggestionNotFound,
+)
+
+
+def memory_not_found(exc: AgentMemoryNotFound, view) -> Response:
+    return error_response("not_found", "Not found.", status.HTTP_404_NOT_FOUND)
+
+
+def suggestion_not_queued(exc: SuggestionNotFound, view) -> Response:
+    return error_response(
+        "not_found",
+        f"No suggestion [mem:{exc.memory_id}] is waiting for review for this agent.",
+        status.HTTP_404_NOT_FOUND,
+    )
+
+
+def outcome_already_evaluated(exc: OutcomeAlreadyEvaluated, view) -> Response:
+    return error_response(
+        "already_evaluated",
+        f"Run {exc.run_id}'s outcome was already evaluated; it cannot change any more.",
+        status.HTTP_409_CONFLICT,
+        {"outcome": ["already evaluated"]},
+    )
+
+
+def action_already_decided(exc: ActionAlreadyDecided, view) -> Response:
+    return error_response(
+        "already_decided",
+        f"This proposed action was already {exc.action.status}; a decision is final.",
+        status.HTTP_409_CONFLICT,
+        {"decision": [exc.action.status]},
+    )
+
+
+def register_errors() -> None:
+    register_error(AgentMemoryNotFound, memory_not_found)
+    register_error(SuggestionNotFound, suggestion_not_queued)
+    register_error(OutcomeAlreadyEvaluated, outcome_already_evaluated)
+    register_error(ActionAlreadyDecided, action_already_decided)

@@ -1,0 +1,159 @@
+"""REST shapes for agents, agent memories and the runtime context. The tenant comes from the request's
+context (the key or the session), never from the payload."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from brain import api as brain_api
+
+from ...learning import learning_config_clean
+from ...models import Agent
+from ...runtime import budget_clean
+
+
+class AgentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Agent
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "description",
+            "learning_config",
+            "budget_overrides",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "created_at", "updated_at"]
+
+    # The services' own validation: DRF puts the Django ValidationError they raise under the field.
+    def validate_learning_config(self, value):
+        return learning_config_clean(value)
+
+    def validate_budget_overrides(self, value):
+        return budget_clean(value)
+
+    def validate_name(self, value):
+        value = value.strip()
+        if not value:
+            raise serializers.ValidationError("Give the agent a name.")
+        others = Agent.objects.for_tenant(self.context["tenant"]).filter(name=value)
+        if self.instance is not None:
+            others = others.exclude(pk=self.instance.pk)
+        if others.exists():
+            raise serializers.ValidationError("Another agent of this tenant already has this name.")
+        return value
+
+
+def _string_list(max_items: int = 50):
+    return serializers.ListField(
+        child=serializers.CharField(max_length=64, allow_blank=False),
+        required=False,
+        default=list,
+        max_length=max_items,
+    )
+
+
+def _any(choices):
+    """A choice that may be left empty."""
+    return serializers.ChoiceField(choices=choices, required=False, allow_blank=True, default="")
+
+
+# The one input schema of an agent memory, for REST and the Intelligence tab's forms alike (they delegate to
+# it, intelligence/ui/forms.py): its validated data are the keyword arguments of `services.agent_memory_add`,
+# `agent_memory_edit` and `agent_memory_supersede` (`content` arrives as `text`).
+class AgentMemoryWriteSerializer(serializers.Serializer):
+    """Spec: Creating Memories. `content` is what the agent should know or do."""
+
+    category = serializers.ChoiceField(choices=brain_api.MemoryCategory.choices)
+    strength = serializers.ChoiceField(choices=brain_api.MemoryStrength.choices)
+    status = serializers.ChoiceField(choices=brain_api.SETTABLE_STATUSES, default="draft")
+    content = serializers.CharField(source="text", max_length=4000, trim_whitespace=True)
+    provider = _any(brain_api.PROVIDERS)
+    campaign_ids = _string_list()
+    tags = _string_list()
+
+
+class AgentMemoryEditSerializer(AgentMemoryWriteSerializer):
+    """Send any of the fields: what is not sent stays as it is."""
+
+    status = None  # status changes have their own endpoint
+
+
+class AgentMemorySupersedeSerializer(serializers.Serializer):
+    content = serializers.CharField(source="text", max_length=4000, trim_whitespace=True)
+    status = serializers.ChoiceField(choices=brain_api.SETTABLE_STATUSES, default="active")
+
+
+class AgentMemoryStatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=brain_api.SETTABLE_STATUSES)
+
+
+class AgentMemorySerializer(serializers.Serializer):
+    """An agent memory as the API shows it (read-only; from brain's AgentMemoryRecord)."""
+
+    id = serializers.IntegerField()
+    agent_id = serializers.IntegerField()
+    content = serializers.CharField(source="text")
+    tag = serializers.SerializerMethodField()
+    category = serializers.CharField()
+    source = serializers.CharField()
+    strength = serializers.CharField()
+    status = serializers.CharField()
+    confidence = serializers.FloatField(allow_null=True)
+    provider = serializers.CharField()
+    campaign_ids = serializers.ListField(child=serializers.CharField())
+    tags = serializers.ListField(child=serializers.CharField())
+    superseded_by_id = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+    def get_tag(self, record) -> str:
+        return f"[mem:{record.id}]"
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        confidence = data.get("confidence")
+        if confidence is not None and not (
+            0 <= confidence <= 1
+        ):  # legacy invalid values are not shown as numbers
+            data["confidence"] = None
+        return data
+
+
+# The filters of an agent's memory list, for REST and the Intelligence tab's filter form (which delegates to
+# it): its validated data are the keyword arguments of `brain.api.agent_memory_list` (`q` arrives as `search`).
+class AgentMemoryFilterSerializer(serializers.Serializer):
+    category = _any(brain_api.MemoryCategory.choices)
+    strength = _any(brain_api.MemoryStrength.choices)
+    status = _any(brain_api.MemoryStatus.choices)
+    source = _any(brain_api.MemorySource.choices)
+    scope = _any(["scoped", "unscoped", *brain_api.PROVIDERS])
+    q = serializers.CharField(source="search", required=False, allow_blank=True, default="", max_length=200)
+    # Paging is the API's one rule (config.rest.page_bounds: 400 when not a whole number, clamped above the
+    # maximum); the view passes `limit` / `offset` from there.
+
+
+class ContextRequestSerializer(serializers.Serializer):
+    """POST /api/v1/agents/{id}/context: a conversation, or a ticket's subject and latest message."""
+
+    conversation = serializers.CharField(required=False, allow_blank=True, default="", max_length=50_000)
+    ticket_subject = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000)
+    ticket_message = serializers.CharField(required=False, allow_blank=True, default="", max_length=50_000)
+    provider = _any(brain_api.PROVIDERS)
+    campaign_ids = _string_list(200)
+    tags = _string_list(200)
+    policy = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=100_000, trim_whitespace=False
+    )
+    knowledge_base = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=100_000, trim_whitespace=False
+    )
+
+    def validate(self, attrs):
+        if not any(attrs[k].strip() for k in ("conversation", "ticket_subject", "ticket_message")):
+            raise serializers.ValidationError(
+                {"conversation": "Send the conversation text, or a ticket_subject and/or ticket_message."}
+            )
+        return attrs

@@ -1,0 +1,123 @@
+"""REST shapes of conversations and runs as records, proposed actions, outcomes and verdicts."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from brain import api as brain_api
+
+from ...models import AgentRun, ProposedAction, RunOutcome
+from ...services.runs import REASON_MAX_CHARS
+from .agents import ContextRequestSerializer
+
+RESPONSE_MAX_CHARS = 100_000
+
+
+class RuntimeContextRequestSerializer(ContextRequestSerializer):
+    """The runtime context call, with the caller's conversation or run id (opens or continues the record)."""
+
+    conversation_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
+    run_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
+
+
+class ConversationMessageSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=RESPONSE_MAX_CHARS, trim_whitespace=False)
+    trace_id = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1, max_value=2**63 - 1
+    )
+
+
+class ProposedActionInputSerializer(serializers.Serializer):
+    type = serializers.CharField(max_length=64)
+    payload = serializers.JSONField(required=False, default=dict)
+    recommendation = serializers.CharField(required=False, allow_blank=True, default="", max_length=4000)
+
+    def validate_payload(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("The payload must be a JSON object.")
+        return value
+
+
+class RunResponseSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=RESPONSE_MAX_CHARS, trim_whitespace=False, allow_blank=True)
+    proposed_actions = ProposedActionInputSerializer(many=True, required=False, default=list, max_length=50)
+
+
+class DecisionSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=REASON_MAX_CHARS)
+
+
+class OutcomeSerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=RunOutcome.choices)
+
+
+class VerdictRequestSerializer(serializers.Serializer):
+    """Exactly one of trace_id, run_id, conversation_id (the Brain's ids, as the context call returned them)."""
+
+    trace_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+    run_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+    conversation_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+    verdict = serializers.ChoiceField(choices=brain_api.VERDICTS)
+    response_text = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=RESPONSE_MAX_CHARS, trim_whitespace=False
+    )
+    verdict_key = serializers.CharField(required=False, allow_blank=True, default="", max_length=64)
+
+    def validate(self, attrs):
+        named = [k for k in ("trace_id", "run_id", "conversation_id") if attrs.get(k) is not None]
+        if len(named) != 1:
+            raise serializers.ValidationError(
+                {"trace_id": "Send exactly one of trace_id, run_id or conversation_id."}
+            )
+        return attrs
+
+
+class ProposedActionSerializer(serializers.ModelSerializer):
+    type = serializers.CharField(source="action_type")
+
+    class Meta:
+        model = ProposedAction
+        fields = ["id", "type", "payload", "recommendation", "status", "reason", "decided_by", "decided_at",
+                  "extraction", "created_at"]  # fmt: skip
+
+
+class RunSerializer(serializers.ModelSerializer):
+    proposed_actions = serializers.SerializerMethodField()
+
+    class Meta:
+        model = AgentRun
+        fields = ["id", "agent", "external_id", "trace_ids", "response_text", "responded_at", "outcome",
+                  "outcome_at", "outcome_evaluated_at", "created_at", "proposed_actions"]  # fmt: skip
+
+    def get_proposed_actions(self, run) -> list[dict]:
+        return ProposedActionSerializer(self.context["actions"], many=True).data
+
+
+def verdict_result_data(result: brain_api.VerdictResult) -> dict:
+    return {
+        "applied": result.applied,
+        "message": (
+            "Applied." if result.applied
+            else f"Already applied at {result.applied_at.isoformat()}: nothing moved this time."
+        ),
+        "trace": result.trace,
+        "verdict": result.verdict,
+        "verdict_key": result.verdict_key,
+        "applied_at": result.applied_at,
+        "injected_memory_ids": list(result.injected_memory_ids),
+        "cited_memory_ids": list(result.cited_memory_ids),
+        "cited_not_injected": list(result.cited_not_injected),
+        "missing_memory_ids": list(result.missing_memory_ids),
+        "archived_memory_ids": list(result.archived_memory_ids),
+        "nudges": [
+            {
+                "memory_id": n.memory_id,
+                "cited": n.cited,
+                "confidence_before": n.confidence_before,
+                "confidence_after": n.confidence_after,
+                "status_before": n.status_before,
+                "status_after": n.status_after,
+            }
+            for n in result.nudges
+        ],
+    }  # fmt: skip

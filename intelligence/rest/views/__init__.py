@@ -1,0 +1,5 @@
+"""Intelligence's REST views, one module per part: `agents`, `runs`, `feedback`."""
+
+from . import agents, feedback, runs
+
+__all__ = ["agents", "feedback", "runs"]

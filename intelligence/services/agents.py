@@ -1,0 +1,386 @@
+"""Writes of the Intelligence app: agents, their settings, their memories (through `brain`), context traces.
+
+Agent memories are written only through `brain.api`: `promote()` for a new memory (operators' manual
+memories skip the judge, never the gate), `memory_update`, `memory_set_status` and `memory_supersede` for
+changes. Every function here is tenant-scoped by the agent it is given; a memory id that is not this agent's
+raises `AgentMemoryNotFound` (the same for "missing" and "another tenant's").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from brain import api as brain_api
+from brain.types import MemoryCandidate, PromoteOutcome
+
+from ..learning import learning_config_clean
+from ..models import Agent, ContextTrace
+from ..runtime import (
+    OMITTED_DETAIL_LIMIT,
+    BrandSection,
+    CandidateMemory,
+    ContextAssembly,
+    ConversationScope,
+    assemble_runtime_context,
+    budget_clean,
+    budget_for,
+)
+
+AGENT_MEMORY_TYPE = brain_api.MemoryType.AGENT_MEMORY.value
+
+
+class AgentMemoryNotFound(Exception):
+    """The memory is missing, another agent's, or another tenant's."""
+
+
+@transaction.atomic
+def agent_create(
+    *,
+    tenant,
+    name: str,
+    kind: str = "knowledge",
+    description: str = "",
+    learning_config: dict | None = None,
+    budget_overrides: dict | None = None,
+) -> Agent:
+    """Create an agent; the learning config is cleaned (spec defaults filled) and budgets validated."""
+    agent = Agent(
+        tenant=tenant,
+        name=name.strip(),
+        kind=kind,
+        description=description,
+        learning_config=learning_config_clean(learning_config or {}),
+        budget_overrides=budget_clean(budget_overrides or {}),
+    )
+    agent.full_clean(exclude=["tenant"])
+    agent.save()
+    return agent
+
+
+@transaction.atomic
+def agent_update(*, agent: Agent, **changes: Any) -> Agent:
+    """Change an agent's name, kind, description, learning config or budget overrides (validated)."""
+    allowed = {"name", "kind", "description", "learning_config", "budget_overrides"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise ValidationError({key: "This field cannot be changed." for key in unknown})
+    if "learning_config" in changes:
+        changes["learning_config"] = learning_config_clean(changes["learning_config"])
+    if "budget_overrides" in changes:
+        changes["budget_overrides"] = budget_clean(changes["budget_overrides"])
+    for key, value in changes.items():
+        setattr(agent, key, value)
+    agent.full_clean(exclude=["tenant"])
+    agent.save(update_fields=[*changes, "updated_at"])
+    return agent
+
+
+def _choose(values) -> str:
+    return f"Choose one of {', '.join(values)}."
+
+
+def _clean_memory_fields(
+    *, category: str, strength: str, text: str, provider: str, campaign_ids, tags, status: str | None = None
+) -> dict[str, Any]:
+    """An agent memory's content, taxonomy and scope, checked against brain's taxonomy and normalised: the
+    keyword arguments of a `MemoryCandidate` / `memory_update` (raises ValidationError per field)."""
+    errors: dict[str, str] = {}
+    if category not in brain_api.MemoryCategory.values:
+        errors["category"] = _choose(brain_api.MemoryCategory.values)
+    if strength not in brain_api.MemoryStrength.values:
+        errors["strength"] = _choose(brain_api.MemoryStrength.values)
+    if status is not None and status not in brain_api.SETTABLE_STATUSES:
+        errors["status"] = _choose(brain_api.SETTABLE_STATUSES)
+    if not (text or "").strip():
+        errors["text"] = "Write what the agent should know or do."
+    if provider and provider not in brain_api.PROVIDERS:
+        errors["provider"] = f"Choose one of {', '.join(brain_api.PROVIDERS)}, or leave it empty."
+    campaign_ids = [str(c).strip() for c in campaign_ids or [] if str(c).strip()]
+    tags = [str(t).strip() for t in tags or [] if str(t).strip()]
+    for name, values in (("campaign_ids", campaign_ids), ("tags", tags)):
+        if any(len(v) > 64 for v in values):
+            errors[name] = "Each value must be at most 64 characters."
+    if errors:
+        raise ValidationError(errors)
+    return {
+        "category": category,
+        "strength": strength,
+        "text": text.strip(),
+        "provider": provider or "",
+        "campaign_ids": sorted(set(campaign_ids)),
+        "tags": sorted(set(tags)),
+    }
+
+
+def _clean_over(current, *, status: str | None = None, **given: Any) -> dict[str, Any]:
+    """`_clean_memory_fields` of the given values over a memory's current ones (None keeps the current)."""
+    names = ("category", "strength", "text", "provider", "campaign_ids", "tags")
+    if set(given) - set(names):
+        raise TypeError(
+            f"not an agent memory's content, taxonomy or scope: {sorted(set(given) - set(names))}"
+        )
+    merged = {name: getattr(current, name) if given.get(name) is None else given[name] for name in names}
+    return _clean_memory_fields(**merged, status=status)
+
+
+def _candidate(
+    *, agent: Agent, actor: str, status: str, source: str, fields: dict[str, Any]
+) -> MemoryCandidate:
+    return MemoryCandidate(
+        tenant_id=agent.tenant_id,
+        type=AGENT_MEMORY_TYPE,
+        surface="operator",
+        scope_kind="agent",
+        scope_id=str(agent.pk),
+        status=status,
+        source=source,
+        actor=actor,
+        # Operators' manual memories skip the judge, never the gate.
+        skip_judge=source == "manual",
+        confidence=0.7,
+        **fields,
+    )
+
+
+def agent_memory_add(
+    *,
+    agent: Agent,
+    actor: str,
+    category: str,
+    strength: str,
+    text: str,
+    status: str = "draft",
+    provider: str = "",
+    campaign_ids: list[str] | None = None,
+    tags: list[str] | None = None,
+    source: str = "manual",
+) -> PromoteOutcome:
+    """Add a memory to the agent (spec: Creating Memories) through `promote()`; status defaults to draft.
+
+    Returns promote's outcome: `rejected` with a reason when the gate refused it (nothing written).
+    """
+    if source not in brain_api.MemorySource.values:
+        raise ValidationError({"source": _choose(brain_api.MemorySource.values)})
+    fields = _clean_memory_fields(
+        category=category,
+        strength=strength,
+        text=text,
+        provider=provider,
+        campaign_ids=campaign_ids,
+        tags=tags,
+        status=status,
+    )
+    return brain_api.promote(
+        _candidate(agent=agent, actor=actor, status=status, source=source, fields=fields)
+    )
+
+
+def _require_memory(agent: Agent, memory_id: int) -> brain_api.AgentMemoryRecord:
+    record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id)
+    if record is None:
+        raise AgentMemoryNotFound(memory_id)
+    return record
+
+
+def agent_memory_edit(*, agent: Agent, memory_id: int, actor: str, **given: Any) -> bool:
+    """Edit a memory's content, taxonomy and scope: any of `category`, `strength`, `text`, `provider`,
+    `campaign_ids`, `tags` (one not given, or None, stays as it is). Through brain's `memory_update`: new
+    content passes the gate and the duplicate backstop (`GateRejected`). Returns whether anything changed."""
+    current = _require_memory(agent, memory_id)
+    fields = _clean_over(current, **given)
+    changes = {key: value for key, value in fields.items() if value != getattr(current, key)}
+    if changes:
+        brain_api.memory_update(tenant_id=agent.tenant_id, memory_id=memory_id, actor=actor, **changes)
+    return bool(changes)
+
+
+def agent_memory_set_status(*, agent: Agent, memory_id: int, status: str, actor: str) -> None:
+    """Activate, mark stale, archive or return to draft. Superseding has its own service; a superseded
+    memory keeps its status (brain raises `MemorySuperseded`: its newer memory is the live version)."""
+    if status not in brain_api.SETTABLE_STATUSES:
+        raise ValidationError({"status": _choose(brain_api.SETTABLE_STATUSES)})
+    _require_memory(agent, memory_id)
+    brain_api.memory_set_status(tenant_id=agent.tenant_id, memory_id=memory_id, status=status, actor=actor)
+
+
+def agent_memory_supersede(
+    *, agent: Agent, memory_id: int, actor: str, text: str, status: str = "active", **given: Any
+) -> PromoteOutcome:
+    """Replace a memory by a newer one: the old becomes superseded and points at the new (the chain). The
+    newer memory keeps the old one's taxonomy and scope unless `given` (as for `agent_memory_edit`)."""
+    old = _require_memory(agent, memory_id)
+    fields = _clean_over(old, text=text, status=status, **given)
+    candidate = _candidate(agent=agent, actor=actor, status=status, source="manual", fields=fields)
+    candidate.supersedes_id = memory_id
+    return brain_api.memory_supersede(tenant_id=agent.tenant_id, old_memory_id=memory_id, candidate=candidate)
+
+
+# --- Runtime context ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ContextRequest:
+    """What the runtime is asked about: a conversation (or a ticket's subject and latest message) in a scope."""
+
+    conversation: str = ""
+    ticket_subject: str = ""
+    ticket_message: str = ""
+    provider: str = ""
+    campaign_ids: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    policy: str = ""
+    knowledge_base: str = ""
+
+    @property
+    def query(self) -> str:
+        return " ".join(p for p in (self.ticket_subject, self.ticket_message, self.conversation) if p).strip()
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "query_chars": len(self.query),
+            "query_excerpt": self.query[:200],
+            "provider": self.provider,
+            "campaign_ids": self.campaign_ids,
+            "tags": self.tags,
+            "policy_chars": len(self.policy),
+            "knowledge_base_chars": len(self.knowledge_base),
+        }
+
+
+def _relevance(agent: Agent, query: str) -> dict[int, float]:
+    """Recall scores of the agent's active memories for this conversation (0 for those recall did not find)."""
+    if not query.strip():
+        return {}
+    mode = getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "fulltext")
+    # One recall over the injectable strengths (notes are never injected, so they are not scored). Recall
+    # returns at most 100: an agent with more matching memories than that scores only its best 100.
+    return brain_api.recall_scores(
+        tenant_id=agent.tenant_id,
+        query=query[:2000],
+        scope_kind="agent",
+        scope_ids=[str(agent.pk)],
+        types=[AGENT_MEMORY_TYPE],
+        statuses=["active"],
+        strengths=["hard_rule", "preference", "heuristic"],
+        limit=100,
+        mode=mode,
+    )
+
+
+def _brand_renderer(agent: Agent, request: ContextRequest):
+    # Read-only: the runtime counts Client Brain activity for what it injected after it stores the trace.
+    def render(max_chars: int) -> BrandSection:
+        client_brain = brain_api.client_brain_context_preview(
+            tenant_id=agent.tenant_id,
+            subject=request.ticket_subject or request.query[:200],
+            latest_customer_message=request.ticket_message or request.conversation,
+            mode="initial",
+            max_chars=max_chars,
+            tenant=agent.tenant,
+        )
+        return BrandSection(
+            text=client_brain.prompt,
+            memory_ids=tuple(client_brain.memory_ids),
+            detail={"omitted": client_brain.omitted, "omitted_for_budget": client_brain.omitted_for_budget},
+        )
+
+    return render
+
+
+# Per process: the runtime's candidates of an agent (relevance 0), built once for as long as brain keeps
+# the same tuple of active memories (a new tuple comes with a new memory state); each call re-creates
+# only the candidates recall found relevant.
+_BASE_CANDIDATES = brain_api.DerivedCache(
+    "runtime-base-candidates",
+    bound=1024,
+    keyed_on="(tenant, agent), rebuilt when brain's cached tuple of the agent's active memories (one per"
+    " memory state of the agent's scope) is another object",
+)
+
+
+def _base_candidates(agent: Agent, records: tuple) -> list[CandidateMemory]:
+    def build() -> list[CandidateMemory]:
+        return [CandidateMemory.of(r) for r in records]
+
+    return _BASE_CANDIDATES.get((agent.tenant_id, agent.pk), records, build)
+
+
+def agent_context_assemble(
+    *, agent: Agent, request: ContextRequest
+) -> tuple[ContextAssembly, dict[str, int]]:
+    """Load the agent's active memories and their relevance, then assemble. Writes nothing (the budget
+    preview calls it as it is; the runtime's `agent_context_build` adds the trace and the activity).
+
+    Returns the assembly and, per status, how many of the agent's memories were not candidates (not active).
+    """
+    # The three caches on this path (the agent's memories, recall's statistics, the Client Brain window)
+    # are keyed by the memory state of the agent's scope and of the tenant's (Client Brain) scope: read once.
+    with brain_api.states_read_once(agent.tenant_id, [("agent", [agent.pk]), ("tenant", None)]):
+        records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
+        relevance = _relevance(agent, request.query)
+        candidates = [
+            c.with_relevance(relevance[c.id]) if c.id in relevance else c
+            for c in _base_candidates(agent, records)
+        ]
+        assembly = assemble_runtime_context(
+            candidates=candidates,
+            scope=ConversationScope(
+                provider=request.provider, campaign_ids=tuple(request.campaign_ids), tags=tuple(request.tags)
+            ),
+            budget=budget_for(agent.budget_overrides),
+            policy_text=request.policy,
+            knowledge_base_text=request.knowledge_base,
+            brand=_brand_renderer(agent, request),
+        )
+    inactive = {status: n for status, n in counts.items() if status != "active"}
+    return assembly, inactive
+
+
+def omitted_ids_by_reason(omitted) -> dict[str, list[int]]:
+    """What a trace keeps of omissions: memory ids per reason, in the assembly's order (compact: the
+    trace is written on every runtime call; the response gives each omission's detail)."""
+    by_reason: dict[str, list[int]] = {}
+    for o in omitted:
+        by_reason.setdefault(o.reason, []).append(o.memory_id)
+    return by_reason
+
+
+@transaction.atomic
+def agent_context_build(
+    *, agent: Agent, request: ContextRequest, origin: str = "api"
+) -> tuple[ContextAssembly, dict[str, int], ContextTrace]:
+    """Assemble the runtime context, store its `ContextTrace` (the id verdicts refer to later) and count
+    Client Brain activity for the brand memories it injected."""
+    assembly, inactive = agent_context_assemble(agent=agent, request=request)
+    omitted = assembly.omitted
+    trace = ContextTrace.objects.create(
+        tenant_id=agent.tenant_id,
+        agent=agent,
+        origin=origin,
+        request_summary=request.summary(),
+        sections={
+            s.name: {
+                "memory_ids": s.memory_ids,
+                "chars": s.chars,
+                "budget": s.budget,
+                "truncated": s.truncated,
+            }
+            for s in assembly.sections
+        },
+        injected_memory_ids=assembly.injected_memory_ids,
+        omitted=omitted_ids_by_reason(omitted[:OMITTED_DETAIL_LIMIT]),
+        omitted_counts={**assembly.omitted_counts, **{f"status_{k}": v for k, v in inactive.items()}},
+        total_chars=assembly.total_chars,
+        budget=assembly.budget.as_dict(),
+    )
+    # Last before the commit: every call counts the same few top Client Brain rows, and their counter
+    # rows stay locked from this statement to the commit (concurrent calls wait on each other that long).
+    brain_api.memories_record_activity(
+        tenant_id=agent.tenant_id, memory_ids=assembly.section_map["brand"].memory_ids
+    )
+    return assembly, inactive, trace

@@ -1,0 +1,66 @@
+"""The Runs page of an action agent (operator UI): recent runs with the memories their traces injected,
+their responses and proposed actions, approved or rejected with an optional reason (POST/redirect/GET)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+
+from config.ui import service_refusal
+
+from ... import selectors
+from ...models import ProposedActionStatus
+from ...services import runs
+from .agents import AgentScopedView, _actor
+
+DECISIONS = {"approve": ProposedActionStatus.APPROVED, "reject": ProposedActionStatus.REJECTED}
+
+
+class AgentRunsView(AgentScopedView):
+    def get(self, request, agent):
+        return render(
+            request,
+            "intelligence/runs.html",
+            {
+                "agent": agent,
+                "runs": selectors.recent_runs(self.tenant, agent, limit=20),
+                "tab": "runs",
+                "reason_max": runs.REASON_MAX_CHARS,
+                "nav_agents": True,
+            },
+        )
+
+
+class ProposedActionDecideView(AgentScopedView):
+    """POST decision=approve|reject, reason=...: final once taken."""
+
+    def post(self, request, agent, run_id: int, action_id: int):
+        run = selectors.run_for_tenant(self.tenant, run_id)
+        if run is None or run.agent_id != agent.pk:
+            raise Http404("No such run for this agent.")
+        action = selectors.proposed_action_for_run(run, action_id)
+        if action is None:
+            raise Http404("No such proposed action in this run.")
+        decision = DECISIONS.get(request.POST.get("decision", ""))
+        if decision is None:
+            messages.error(request, "Choose approve or reject.")
+        else:
+            with service_refusal(request):
+                try:
+                    action = runs.proposed_action_decide(
+                        action=action,
+                        decision=decision,
+                        actor=_actor(request),
+                        reason=request.POST.get("reason", ""),
+                    )
+                except runs.ActionAlreadyDecided as exc:
+                    messages.error(
+                        request, f"This action was already {exc.action.status}; a decision is final."
+                    )
+                else:
+                    messages.success(
+                        request, f"{action.get_status_display()} {action.action_type} of run {run.pk}."
+                    )
+        return HttpResponseRedirect(reverse("intelligence-runs", args=[agent.pk]) + f"#run-{run.pk}")

@@ -1,0 +1,1 @@
+"""The helpdesk's REST endpoints (/api/v1/tickets/..., /api/v1/learning-attempts)."""

@@ -1,0 +1,1 @@
+"""The helpdesk's operator UI: the Learning page."""
