@@ -75,15 +75,15 @@ BRAIN_EMBED_BATCH_SIZE = env_int("BRAIN_EMBED_BATCH_SIZE", 64)
 BRAIN_BENCHMARKS = {
     "locomo": "brain.benchmarks.locomo",
     "query-embedding": "brain.benchmarks.query_embedding",
-    "client-brain": "tickets.benchmarks",
+    "client-brain": "tickets.benchmarks.client_brain",
     "scale": "brain.benchmarks.scale",
     "context": "intelligence.benchmarks.context",
     "formation": "brain.benchmarks.formation",
     "poisoning": "brain.benchmarks.poisoning",
     "extraction": "brain.benchmarks.extraction",
     "learning": "intelligence.benchmarks.learning",
-    "chaos": "tickets.chaos",
-    "replay": "tickets.replay",
+    "chaos": "tickets.benchmarks.chaos",
+    "replay": "tickets.benchmarks.replay",
 }
 # The Bitext customer-support sample the extraction, formation and replay benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.
