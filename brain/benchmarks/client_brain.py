@@ -24,11 +24,10 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from brain.benchmarks.bulk_load import copy_into
-from brain.models import EMBEDDING_DIMENSIONS, Memory, MemoryActivity
-from config.db_backend.base import migration_role
-
 from brain.client_brain.recall import assemble_context, client_brain_context, tenant_model
 from brain.client_brain.typed import render_value
+from brain.models import EMBEDDING_DIMENSIONS, Memory, MemoryActivity
+from config.db_backend.base import migration_role
 
 # A support-desk vocabulary: queries draw from the same words, so the keyword tier has real work.
 NOUNS = """order parcel refund invoice warranty subscription delivery courier tracking label return exchange
@@ -217,8 +216,6 @@ def _baseline_view(tenant_id: int, *, after_write: bool) -> None:
     """The dashboard's first page as it ran before the two-part page and the tally (commit 3c1f912): the
     tenant scope's state, the aggregates (scanned just after a write, cached otherwise), recorded activity,
     and the first page as one statement that sorts every current row by activity, confidence and id."""
-    from brain.memory_state import memory_state
-
     from brain.client_brain.dashboard import (
         CURRENT,
         client_brain_rows,
@@ -226,6 +223,7 @@ def _baseline_view(tenant_id: int, *, after_write: bool) -> None:
         status_condition,
         to_row,
     )
+    from brain.memory_state import memory_state
 
     memory_state(tenant_id, scope_kind="tenant")
     if after_write:

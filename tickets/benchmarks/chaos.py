@@ -34,7 +34,6 @@ from django.db import connection
 from django.db.models import Count
 
 from brain.models import MemoryHistory
-
 from tickets import services
 from tickets.benchmarks.client_brain import _bench_tickets
 from tickets.models import LearningAttempt, LearningStatus

@@ -30,10 +30,9 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.db import connection
 
-from brain.benchmarks.common import fresh_tenant, use_bench_database
 from brain.benchmarks.client_brain import measure_recall_latency
+from brain.benchmarks.common import fresh_tenant, use_bench_database
 from brain.models import Memory
-
 from tickets import services
 from tickets.demo import ACME_TICKETS, GLOBEX_TICKETS
 from tickets.models import LearningAttempt, LearningStatus

@@ -55,7 +55,6 @@ from brain.client_brain.recall import client_brain_candidates, client_brain_cont
 from brain.client_brain.render import render_context
 from brain.client_brain.types import ContextMemory
 from brain.models import Memory
-
 from tickets import services
 from tickets.models import LearningAttempt
 

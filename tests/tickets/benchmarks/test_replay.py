@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tickets.models import LearningAttempt
 from tickets.benchmarks.replay import bitext_rows, build_stream, replay
+from tickets.models import LearningAttempt
 
 ARM_KEYS = {"evaluated", "hit_rate", "precision", "chars_mean"}
 
