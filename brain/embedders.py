@@ -338,6 +338,19 @@ def get_embedder() -> Embedder:
     return _load(backend, json.dumps(config, sort_keys=True))
 
 
+def query_embedder_warm_up() -> None:
+    """Load the configured query embedder now: a serving process calls this before `config.collector`
+    freezes what start-up loaded (config/wsgi.py).
+
+    A model that cannot load is logged, not raised: the process still serves what needs no embedding, and
+    the first vector query reports the error to its caller.
+    """
+    try:
+        get_embedder().warm_up()
+    except EmbedderError as exc:
+        logger.warning("query embedder not loaded at start-up: %s", exc)
+
+
 # --- Cached query embeddings ---------------------------------------------------------------------------------
 
 QUERY_CACHE_SIZE = 2048
