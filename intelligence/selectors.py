@@ -72,7 +72,3 @@ def memory_injections(tenant, agent: Agent, memory_id: int, *, limit: int = 10) 
     summary = injected.aggregate(count=Count("id"), last_at=Max("created_at"))
     traces = list(injected.order_by("-created_at", "-id")[:limit]) if summary["count"] else []
     return MemoryInjections(count=summary["count"], last_at=summary["last_at"], traces=traces)
-
-
-def trace_for_agent(tenant, agent: Agent, trace_id: int) -> ContextTrace | None:
-    return ContextTrace.objects.for_tenant(tenant).filter(agent=agent, pk=trace_id).first()
