@@ -2,6 +2,7 @@
 
 It takes and returns plain typed values (frozen dataclasses, the taxonomy's TextChoices), never querysets or
 model instances, and nothing for benchmarks (they import brain's modules directly) (DESIGN.md, "Layout").
+Brain's own code calls its own modules, never this one (an import contract in pyproject.toml holds that).
 """
 
 # Recorded activity of memories a caller put in a prompt (brain/activity.py).
