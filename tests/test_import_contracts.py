@@ -1,6 +1,7 @@
 """The import direction of DESIGN.md ("Layout"), held: the contracts in pyproject.toml's [tool.importlinter]
-(the layers, brain only through brain.api, benchmarks apart, config imports no app but where it is the
-wiring, tenancy imports no app, no circles inside a package). `lint-imports` prints the same report."""
+(the layers, brain only through brain.api and brain.api only for the other apps, benchmarks apart, config
+imports no app but where it is the wiring, tenancy imports no app, no circles inside a package).
+`lint-imports` prints the same report."""
 
 from pathlib import Path
 
