@@ -45,10 +45,6 @@ class AgentMemoryRecord:
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
-    @property
-    def is_scoped(self) -> bool:
-        return bool(self.provider or self.campaign_ids)
-
 
 @dataclass(frozen=True)
 class AgentMemoryPage:

@@ -2,6 +2,7 @@
 
 It takes and returns plain typed values (frozen dataclasses, the taxonomy's TextChoices), never querysets or
 model instances, and nothing for benchmarks (they import brain's modules directly) (DESIGN.md, "Layout").
+Brain's own code calls its own modules, never this one (an import contract in pyproject.toml holds that).
 """
 
 # Recorded activity of memories a caller put in a prompt (brain/activity.py).
@@ -20,7 +21,7 @@ from brain.agent_memories import (  # noqa: E402,F401
     agent_memory_status_counts,
     agent_runtime_memories,
 )
-from brain.ask import AskAnswer, brain_ask, validate_citations  # noqa: E402,F401
+from brain.ask import brain_ask, validate_citations  # noqa: E402,F401
 
 # The registry of per-process caches: intelligence registers its own into it (brain/caches.py).
 from brain.caches import DerivedCache, memoize  # noqa: E402,F401
@@ -29,8 +30,6 @@ from brain.caches import DerivedCache, memoize  # noqa: E402,F401
 # memory tool (brain/client_brain/).
 from brain.client_brain.copilot import client_brain_copilot  # noqa: E402,F401
 from brain.client_brain.producers import (  # noqa: E402,F401
-    CandidateOutcome,
-    LearningResult,
     TicketEvidence,
     learn_from_evidence,
     learning_unusable_reason,
@@ -39,19 +38,18 @@ from brain.client_brain.producers import (  # noqa: E402,F401
 # The Intelligence budget preview shows what the runtime would inject without counting Client Brain activity.
 from brain.client_brain.recall import assemble_context as client_brain_context_preview  # noqa: E402,F401
 from brain.client_brain.recall import client_brain_context  # noqa: E402,F401
-from brain.client_brain.types import ClientBrainContext, ContextMemory, CopilotMemory  # noqa: E402,F401
 
-# Embeddings (decision 6): vectors for candidates now, rows' vectors in Celery after commit.
-from brain.embedding import embed_text_now, embedding_enqueue  # noqa: E402,F401
+# Embeddings (decision 6): a serving process loads the query embedder at start-up (config/wsgi.py).
+from brain.embedders import query_embedder_warm_up  # noqa: E402,F401
+
+# What happened to a tenant's memories, told after the commit to the listeners that subscribe (brain/events.py).
+from brain.events import subscribe as events_subscribe  # noqa: E402,F401
 
 # Formation: promote() is the only way a memory is written; the gate, operator edits, history (brain/formation/).
 from brain.formation import (  # noqa: E402,F401
-    GateReason,
     GateRejected,
-    MemoryHistoryEntry,
     MemoryNotFound,
     MemorySuperseded,
-    gate_check,
     memory_history,
     memory_set_status,
     memory_supersede,
@@ -60,7 +58,7 @@ from brain.formation import (  # noqa: E402,F401
 )
 
 # The BrainGraph: one memory's relations, and one-hop expansion for recall (brain/graph.py).
-from brain.graph import GraphNeighbour, expand_one_hop, graph_neighbours  # noqa: E402,F401
+from brain.graph import expand_one_hop, graph_neighbours  # noqa: E402,F401
 
 # Caches keyed by memory state: a request that consults several reads their states once (brain/memory_state.py).
 from brain.memory_state import states_read_once  # noqa: E402,F401
@@ -88,18 +86,18 @@ from brain.search import RecalledMemory, RecallInputError, Reranker, recall, rec
 # (brain/suggestions.py); the caller promotes each suggestion as source=suggested, status=draft.
 from brain.suggestions import (  # noqa: E402,F401
     FeedbackEvidence,
-    ProposedSuggestion,
-    SuggestionEvidence,
     dismissed_duplicate,
     suggestion_evidence,
     suggestions_propose,
 )
 
+# What a write surface hands to promote(), and what promote() answers (brain/types.py).
+from brain.types import MemoryCandidate, PromoteOutcome  # noqa: E402,F401
+
 # Evaluator verdicts grade the confidence of the memories injected into a trace (brain/verdicts.py).
 from brain.verdicts import (  # noqa: E402,F401
     VERDICTS,
     VerdictInputError,
-    VerdictNudge,
     VerdictResult,
     apply_evaluator_verdict,
 )

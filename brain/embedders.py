@@ -126,8 +126,8 @@ def embedder_threads(options: dict[str, Any]) -> int:
     """Intra-op threads of a local model: the `THREADS` option, else `BRAIN_EMBEDDER_THREADS` (default 1).
 
     One thread per process: a web or worker process serves one call at a time and there are several
-    processes per machine; torch's default (a thread per core) made one MiniLM query take 1,225 ms at p50
-    on a loaded 2-core machine, against 86 ms with one thread.
+    processes per machine; torch's default (a thread per core) made a MiniLM query many times slower on a
+    loaded machine than one thread did (README, `BRAIN_EMBEDDER_THREADS`).
     """
     threads = options.get("THREADS") or getattr(settings, "BRAIN_EMBEDDER_THREADS", 1) or 1
     if int(threads) < 1:
@@ -336,6 +336,19 @@ def get_embedder() -> Embedder:
     config = dict(settings.BRAIN_EMBEDDER)
     backend = config.pop("BACKEND")
     return _load(backend, json.dumps(config, sort_keys=True))
+
+
+def query_embedder_warm_up() -> None:
+    """Load the configured query embedder now: a serving process calls this before `config.collector`
+    freezes what start-up loaded (config/wsgi.py).
+
+    A model that cannot load is logged, not raised: the process still serves what needs no embedding, and
+    the first vector query reports the error to its caller.
+    """
+    try:
+        get_embedder().warm_up()
+    except EmbedderError as exc:
+        logger.warning("query embedder not loaded at start-up: %s", exc)
 
 
 # --- Cached query embeddings ---------------------------------------------------------------------------------

@@ -44,9 +44,6 @@ class MemoryType(models.TextChoices):
     FACT = "fact", "Fact"
 
 
-CLIENT_BRAIN_TYPES = (MemoryType.BUSINESS, MemoryType.VOICE, MemoryType.ISSUES, MemoryType.PROCESS)
-
-
 class MemoryStatus(models.TextChoices):
     DRAFT = "draft", "Draft"
     ACTIVE = "active", "Active"

@@ -13,8 +13,8 @@ fingerprint of the weights, so new weights mean a new export; processes starting
 
 Vectors: the float32 export gives torch's vectors (cosine ≥ 0.999, tests/brain/test_onnx_minilm.py), so it
 keeps the name `all-MiniLM-L6-v2` and stored rows stay valid. int8 (dynamic quantisation, per channel)
-moves vectors by about 0.005 in cosine: it is a different model for stored rows, named
-`all-MiniLM-L6-v2-int8`, and switching to it means `manage.py brain_reembed`.
+moves vectors: it is a different model for stored rows, named `all-MiniLM-L6-v2-int8`, and switching to
+it means `manage.py brain_reembed`.
 """
 
 from __future__ import annotations

@@ -170,8 +170,6 @@ class LLMProvider:
     """
 
     name = "base"
-    needs_key = False
-    metered = False
 
     def __init__(self, **options: Any):
         self.options = options
@@ -211,8 +209,6 @@ class OpenAICompatibleProvider(LLMProvider):
     """Chat completions with JSON output against any OpenAI-compatible base URL."""
 
     name = "openai"
-    needs_key = True
-    metered = True
 
     @property
     def base_url(self) -> str:

@@ -3,27 +3,26 @@
 Everything imported before the first request lives as long as the process: it is frozen, and no
 collection scans it again. A request's own objects are freed by reference counting, except the reference
 cycles Django and DRF build around each request (the request, the view, the serializer's fields and
-validators: about 250 containers a call). At CPython's default (a young collection every 700 net
-allocations) a runtime-context call paid about 1.6 ms of collections on average; with a high threshold
-alone the garbage piles up and a young collection every ~200 requests stalled one of them for 20-30 ms.
+validators: a few hundred containers a call). At CPython's default (a young collection every 700 net
+allocations) a runtime-context call paid for several collections; with a high threshold alone the garbage
+piles up and the rare young collection that comes stalls the request it lands in.
 
 So the collections run after each response instead, when its bytes have been sent (Django's
 `request_finished` fires when the WSGI server closes the response): a young collection of one request's
-garbage (a fraction of a millisecond), the middle generation every `MIDDLE_EVERY` responses, and a full
-collection every `FULL_EVERY` middle ones: it walks the per-process caches (about 40 ms at the runtime
-benchmark's size), so it comes rarely. The allocation thresholds stay as a backstop for a request that
-allocates a great deal.
+garbage (cheap), the middle generation every `MIDDLE_EVERY` responses, and a full collection every
+`FULL_EVERY` middle ones: it walks the per-process caches, so it comes rarely. The allocation thresholds
+stay as a backstop for a request that allocates a great deal.
 
-What start-up loads is frozen, so the WSGI entry point loads the query embedder first (`warm_up`): a model
-loaded lazily by the first request (torch's MiniLM with transformers: about 400,000 containers) would
-otherwise sit in the oldest generation, and every full collection walked it (about 740 ms on the 2-core
-machine). `serving()` gives a benchmark the same regime in its own process.
+What start-up loads is frozen, so the WSGI entry point loads the query embedder first
+(`brain.api.query_embedder_warm_up`): a model loaded lazily by the first request (torch's MiniLM with
+transformers: hundreds of thousands of containers) would otherwise sit in the oldest generation, and every
+full collection walked it. `serving()` gives a benchmark the same regime in its own process. This module
+imports no app: it is the process's, not the product's.
 """
 
 from __future__ import annotations
 
 import gc
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -50,20 +49,6 @@ def install() -> None:
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_EVERY, FULL_EVERY)
     request_finished.connect(collect_after_response, dispatch_uid="config.collector")
-
-
-def warm_up() -> None:
-    """Load the configured query embedder now, so `install()` freezes it with the rest of start-up.
-
-    A model that cannot load is logged, not raised: the process still serves what needs no embedding, and
-    the first vector query reports the error to its caller.
-    """
-    from brain.embedders import EmbedderError, get_embedder
-
-    try:
-        get_embedder().warm_up()
-    except EmbedderError as exc:
-        logging.getLogger(__name__).warning("query embedder not loaded at start-up: %s", exc)
 
 
 @contextmanager

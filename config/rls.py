@@ -38,9 +38,9 @@ POLICY_CONDITION = (
 # The operators the lexical tiers ask their GIN indexes with (full text's `@@`, pg_trgm's `<%` / `%>` / `%`).
 # Under a row-level security policy PostgreSQL uses a condition of the query as an index condition only when
 # its function is LEAKPROOF (it could otherwise see, through an error, a row the policy hides); these are not
-# declared so, so every full-text or trigram condition was checked row by row along the tenant's btree index:
-# 70-390 ms a statement on a 100k-row tenant, 1-25 ms through the indexes. None of them raises an error that depends on a
-# row's value (they compare a document with a query and return a boolean), so the server's superuser marks
+# declared so, so every full-text or trigram condition was checked row by row along the tenant's btree index,
+# far slower on a large tenant than through the GIN indexes (README, `brain_bench scale`). None of them raises an
+# error that depends on a row's value (they compare a document with a query and return a boolean), so the server's superuser marks
 # them LEAKPROOF: the embedded server does it for every database it serves (config/embedded_db.py); for an
 # external server the check `brain.W001` prints the statements. ILIKE's `~~*` is left as it is: it raises an
 # error on a malformed pattern, so with a row as its pattern it would tell one thing about a hidden row.

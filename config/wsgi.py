@@ -6,5 +6,8 @@ from config import collector
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 application = get_wsgi_application()
-collector.warm_up()  # before the freeze: the model then lives outside every collection
+
+from brain.api import query_embedder_warm_up  # noqa: E402  (needs the apps loaded)
+
+query_embedder_warm_up()  # before the freeze: the model then lives outside every collection
 collector.install()

@@ -86,10 +86,6 @@ def memory_injections(tenant, agent: Agent, memory_id: int, *, limit: int = 10) 
     return MemoryInjections(count=summary["count"], last_at=summary["last_at"], traces=traces)
 
 
-def trace_for_agent(tenant, agent: Agent, trace_id: int) -> ContextTrace | None:
-    return ContextTrace.objects.for_tenant(tenant).filter(agent=agent, pk=trace_id).first()
-
-
 # Conversations and runs as records (the runtime context opens them; verdicts and feedback read them).
 def _tenant_id(tenant) -> int:
     return tenant if isinstance(tenant, int) else tenant.pk

@@ -43,13 +43,13 @@ from brain.benchmarks.locomo_latency import (
     timed_embedding,
     timed_pass_at_limit,
 )
+from brain.benchmarks.locomo_metrics import KS, mean_percent, ndcg_at, recall_at
 from brain.embedders import get_embedder
 from brain.embedding import memories_embed
 from brain.models import Memory, WriteSurface
 from brain.search import recall
 from config import collector
 
-KS = (5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 METHODS = ("bm25", "lexical", "vector", "hybrid", "hybrid_mmr")
 # The LoCoMo paper's DRAGON retriever, dialog level (Table 3): the bar to aim for.
@@ -284,23 +284,6 @@ class BM25:
         return [doc_id for _, doc_id in scores[:limit]]
 
 
-# --- Metrics ------------------------------------------------------------------------------------------------
-
-
-def recall_at(ranked: list[int], gold: set[int], k: int) -> float:
-    return len(gold & set(ranked[:k])) / len(gold)
-
-
-def ndcg_at(ranked: list[int], gold: set[int], k: int = 10) -> float:
-    dcg = sum(1 / math.log2(i + 2) for i, doc in enumerate(ranked[:k]) if doc in gold)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(gold), k)))
-    return dcg / ideal
-
-
-def _mean(values: list[float]) -> float:
-    return round(100 * sum(values) / len(values), 1) if values else 0.0
-
-
 def run(options: dict, stdout) -> dict:
     data_path = Path(options["data"])
     if not data_path.exists():
@@ -422,10 +405,12 @@ def run(options: dict, stdout) -> dict:
     figures["by_category"] = {}
     for method in methods:
         for k in KS:
-            figures[f"recall_at_{k}"][method] = _mean(
+            figures[f"recall_at_{k}"][method] = mean_percent(
                 [recall_at(q["ranked"][method], q["gold"], k) for q in per_question]
             )
-        figures["ndcg_at_10"][method] = _mean([ndcg_at(q["ranked"][method], q["gold"]) for q in per_question])
+        figures["ndcg_at_10"][method] = mean_percent(
+            [ndcg_at(q["ranked"][method], q["gold"]) for q in per_question]
+        )
     for category, label in CATEGORIES.items():
         subset = [q for q in per_question if q["category"] == category]
         figures["by_category"][label] = {
@@ -433,10 +418,10 @@ def run(options: dict, stdout) -> dict:
             **{
                 method: {
                     **{
-                        f"R@{k}": _mean([recall_at(q["ranked"][method], q["gold"], k) for q in subset])
+                        f"R@{k}": mean_percent([recall_at(q["ranked"][method], q["gold"], k) for q in subset])
                         for k in KS
                     },
-                    "NDCG@10": _mean([ndcg_at(q["ranked"][method], q["gold"]) for q in subset]),
+                    "NDCG@10": mean_percent([ndcg_at(q["ranked"][method], q["gold"]) for q in subset]),
                 }
                 for method in methods
             },

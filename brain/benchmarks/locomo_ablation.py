@@ -16,6 +16,8 @@ from datetime import date
 
 from django.conf import settings
 
+from brain.benchmarks.common import percentile
+from brain.benchmarks.locomo_metrics import KS, mean_percent, ndcg_at, recall_at
 from brain.search import recall
 from brain.search.post import Reranker, get_reranker
 from brain.search.rerankers import DEFAULTS, LEVERS, FeatureReranker
@@ -107,17 +109,17 @@ def ablation_figures(
     per_question: list[dict], measured: dict, latencies: dict, stdout, title: str = ""
 ) -> dict:
     """{label: {"recall_at_k": ..., "ndcg_at_10", "delta": {...} vs the fused ranking}}, printed as a table."""
-    from brain.benchmarks.locomo import KS, _mean, ndcg_at, percentile, recall_at
-
     rows = {}
     if not per_question:
         return rows
     for label in measured:
         row = {
-            f"recall_at_{k}": _mean([recall_at(q["ranked"][label], q["gold"], k) for q in per_question])
+            f"recall_at_{k}": mean_percent(
+                [recall_at(q["ranked"][label], q["gold"], k) for q in per_question]
+            )
             for k in KS
         }
-        row["ndcg_at_10"] = _mean([ndcg_at(q["ranked"][label], q["gold"]) for q in per_question])
+        row["ndcg_at_10"] = mean_percent([ndcg_at(q["ranked"][label], q["gold"]) for q in per_question])
         row["rerank_ms_p95"] = round(percentile(latencies[f"rerank {label}"], 95), 3)
         rows[label] = row
     base = rows["fused (no reranker)"]

@@ -90,11 +90,6 @@ def is_typed(type: str, payload: Any) -> bool:
     return False
 
 
-def has_formality(type: str, payload: Any) -> bool:
-    """A typed voice memory that carries the formality field (the one voice memory recall selects)."""
-    return type == VOICE and is_typed(type, payload) and "formality" in payload
-
-
 def _sql_literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 

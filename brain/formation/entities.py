@@ -11,7 +11,7 @@ An entity here is what a paraphrase keeps and a different fact changes:
 - capitalised words inside a sentence (names, places, companies, products, weekdays, months);
 - a capitalised word that starts a sentence (or follows a label's colon) and is not a common word is
   possibly a name (see `facts_differ`). A named-entity recogniser (spaCy's small pipeline) was tried
-  for these: it loads for 6-12 s per process, costs about 7 ms a text, and decided no pair of the
+  for these: it loads slowly in every process, costs time on every text, and decided no pair of the
   labelled corpus (brain/formation/corpora/entity_pairs.jsonl) differently.
 
 Comparison is on case-folded, accent-folded forms, so "BERLIN" and "Berlin" are one entity. When in

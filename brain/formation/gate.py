@@ -54,9 +54,6 @@ class GateReason:
     PERSONAL_DATA = "personal_data"
 
 
-ALL_REASONS = tuple(v for k, v in vars(GateReason).items() if k.isupper())
-
-
 @dataclass(frozen=True)
 class GateVerdict:
     passed: bool

@@ -38,8 +38,6 @@ class PoisonKind:
     ENCODED_PAYLOAD = "encoded_payload"
 
 
-ALL_KINDS = tuple(v for k, v in vars(PoisonKind).items() if k.isupper())
-
 _I = re.IGNORECASE
 
 # --- hidden text ------------------------------------------------------------------------------------------

@@ -49,9 +49,9 @@ if _EMBEDDER not in _EMBEDDER_BACKENDS:
 BRAIN_EMBEDDER = {"BACKEND": _EMBEDDER_BACKENDS[_EMBEDDER]}
 if _EMBEDDER == "minilm-int8":
     BRAIN_EMBEDDER["QUANTIZE"] = "int8"
-# The search queries' encoder of minilm-onnx: "int8" (default) encodes each query with the int8 export, about
-# three times faster, compared with the float32 rows as they are (a query vector is never stored; LoCoMo
-# recall moves by less than half a point); "" encodes queries with the rows' float32 model.
+# The search queries' encoder of minilm-onnx: "int8" (default) encodes each query with the int8 export, faster,
+# compared with the float32 rows as they are (a query vector is never stored; LoCoMo recall barely moves:
+# README); "" encodes queries with the rows' float32 model.
 if _EMBEDDER == "minilm-onnx":
     BRAIN_EMBEDDER["QUERY_QUANTIZE"] = env_str("BRAIN_EMBEDDER_QUERY_QUANTIZE", "int8")
 if _EMBEDDER == "openai":
@@ -62,7 +62,7 @@ if _EMBEDDER == "openai":
     }
 # Intra-op threads of a local model (torch or ONNX Runtime) in each process, set where the model loads: one,
 # as each web or worker process serves one call at a time (torch's default, a thread per core, made a query
-# 14x slower on a loaded 2-core machine).
+# many times slower on a loaded machine: README).
 BRAIN_EMBEDDER_THREADS = env_int("BRAIN_EMBEDDER_THREADS", 1)
 # Where the ONNX export of the local MiniLM weights is kept (made by `manage.py brain_onnx_export`, which
 # `make install` runs, or at first use). Empty: var/onnx in the checkout.
@@ -75,15 +75,15 @@ BRAIN_EMBED_BATCH_SIZE = env_int("BRAIN_EMBED_BATCH_SIZE", 64)
 BRAIN_BENCHMARKS = {
     "locomo": "brain.benchmarks.locomo",
     "query-embedding": "brain.benchmarks.query_embedding",
-    "client-brain": "tickets.benchmarks",
+    "client-brain": "tickets.benchmarks.client_brain",
     "scale": "brain.benchmarks.scale",
     "context": "intelligence.benchmarks.context",
     "formation": "brain.benchmarks.formation",
     "poisoning": "brain.benchmarks.poisoning",
     "extraction": "brain.benchmarks.extraction",
     "learning": "intelligence.benchmarks.learning",
-    "chaos": "tickets.chaos",
-    "replay": "tickets.replay",
+    "chaos": "tickets.benchmarks.chaos",
+    "replay": "tickets.benchmarks.replay",
 }
 # The Bitext customer-support sample the extraction, formation and replay benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.
@@ -99,9 +99,9 @@ BRAIN_CLIENT_BRAIN_CAPS = {"business": 30, "voice": 1, "issues": 5, "process": 5
 BRAIN_CLIENT_BRAIN_TIER_LIMIT = 200
 # Each process keeps the tenant's first this-many live rows in tier order (until a Client Brain row of the
 # tenant changes): the fallback tier is their start, and the keyword tier searches them in memory before
-# it asks the trigram index for the rows after them (brain_bench context). About 1.2 KB a row: 7 MB per
-# tenant per process at 6,000 (the cache holds 16 tenants). At 100k rows in the tenant, 3,000 sent about one
-# ticket in a hundred past the window (a query of 5-10 ms per term); 6,000 sent none of the benchmark's.
+# it asks the trigram index for the rows after them (brain_bench context). The window is memory per tenant per
+# process (the cache holds 16 tenants); half this size sent some of the benchmark's tickets on a 100k-row
+# tenant past it to the slower trigram index, this size none (README).
 BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 6000
 # Rows the copilot memory tool returns at most.
 BRAIN_CLIENT_BRAIN_COPILOT_LIMIT = 30

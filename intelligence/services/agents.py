@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from brain import api as brain_api
-from brain.types import MemoryCandidate, PromoteOutcome
+from brain.api import MemoryCandidate, PromoteOutcome
 
 from ..learning import learning_config_clean
 from ..models import Agent, ContextTrace

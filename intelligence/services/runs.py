@@ -27,7 +27,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from brain import api as brain_api
-from brain.types import MemoryCandidate, PromoteOutcome
+from brain.api import MemoryCandidate, PromoteOutcome
 from config.celery import enqueue_after_commit
 
 from .. import selectors

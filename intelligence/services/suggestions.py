@@ -26,7 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from brain import api as brain_api
-from brain.types import MemoryCandidate
+from brain.api import MemoryCandidate
 
 from ..learning import learning_config_for
 from ..models import Agent, SuggestionDismissal, SuggestionRun

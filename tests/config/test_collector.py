@@ -53,24 +53,6 @@ def test_the_older_generations_take_their_turns(installed):
     assert survivor() is None
 
 
-def test_start_up_loads_the_query_embedder_before_the_freeze(settings):
-    from brain.onnx_minilm import _SESSIONS
-
-    settings.BRAIN_EMBEDDER = {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder"}
-    _SESSIONS.clear()
-    collector.warm_up()
-    assert _SESSIONS  # the model is loaded: install() now freezes it with the rest of start-up
-
-
-def test_an_embedder_that_cannot_load_does_not_stop_start_up(settings, tmp_path, caplog):
-    settings.BRAIN_EMBEDDER = {
-        "BACKEND": "brain.embedders.SentenceTransformerEmbedder",
-        "MODEL_PATH": str(tmp_path / "no-model-here"),
-    }
-    collector.warm_up()
-    assert "query embedder not loaded at start-up" in caplog.text
-
-
 def test_serving_freezes_what_is_loaded_and_restores_the_collector():
     thresholds = gc.get_threshold()
     with collector.serving():

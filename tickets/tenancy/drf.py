@@ -86,7 +86,3 @@ class TenantGenericAPIView(TenantScopedMixin, generics.GenericAPIView):
 
 class TenantModelViewSet(TenantScopedMixin, viewsets.ModelViewSet):
     pass
-
-
-class TenantReadOnlyViewSet(TenantScopedMixin, viewsets.ReadOnlyModelViewSet):
-    pass

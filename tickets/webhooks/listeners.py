@@ -17,6 +17,6 @@ def tenant_has_endpoints(tenant_id: int, event: str) -> bool:
 
 def connect() -> None:
     """Called from TicketsConfig.ready()."""
-    from brain import events
+    from brain.api import events_subscribe
 
-    events.subscribe(on_brain_event, wants=tenant_has_endpoints)
+    events_subscribe(on_brain_event, wants=tenant_has_endpoints)

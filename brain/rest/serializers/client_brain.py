@@ -133,6 +133,3 @@ class ClientBrainStatsSerializer(serializers.Serializer):
     recorded_activity = serializers.IntegerField(help_text="Recorded activity of current rows.")
     by_type = serializers.DictField(child=serializers.IntegerField(), help_text="Current rows by family.")
     legacy_type_rows = serializers.IntegerField(help_text="Current rows of an unsupported type.")
-
-
-FAMILY_CHOICES = list(typed.FAMILIES)

@@ -3,7 +3,7 @@
 `manage.py brain_bench client-brain [--json]`. It lives in `tickets` because it measures both halves
 (brain must not import tickets):
 
-1. Recall: `brain.client_brain.bench.measure_recall_latency()` (the brain side's own measurement): one
+1. Recall: `brain.benchmarks.client_brain.measure_recall_latency()` (the brain side's own measurement): one
    throw-away tenant grows to each row count (typed rows of the four families, some legacy shapes and
    invalid confidences), then `client_brain_context()` — both tiers, ranking, typed admission, caps,
    rendering and the activity update, exactly what the context endpoint runs — is timed for many
@@ -30,13 +30,12 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.db import connection
 
+from brain.benchmarks.client_brain import measure_recall_latency
 from brain.benchmarks.common import fresh_tenant, use_bench_database
-from brain.client_brain.bench import measure_recall_latency
 from brain.models import Memory
-
-from . import services
-from .demo import ACME_TICKETS, GLOBEX_TICKETS
-from .models import LearningAttempt, LearningStatus
+from tickets import services
+from tickets.demo import ACME_TICKETS, GLOBEX_TICKETS
+from tickets.models import LearningAttempt, LearningStatus
 
 LEARNING_TENANT = "bench-client-brain-learning"
 FINISHED = (LearningStatus.SUCCEEDED, LearningStatus.SKIPPED, LearningStatus.FAILED)

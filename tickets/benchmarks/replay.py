@@ -55,9 +55,8 @@ from brain.client_brain.recall import client_brain_candidates, client_brain_cont
 from brain.client_brain.render import render_context
 from brain.client_brain.types import ContextMemory
 from brain.models import Memory
-
-from . import services
-from .models import LearningAttempt
+from tickets import services
+from tickets.models import LearningAttempt
 
 TENANT_SLUG = "bench-replay"
 STREAM_START = datetime(2026, 5, 1, 8, 0, tzinfo=UTC)

@@ -34,10 +34,9 @@ from django.db import connection
 from django.db.models import Count
 
 from brain.models import MemoryHistory
-
-from . import services
-from .benchmarks import _bench_tickets
-from .models import LearningAttempt, LearningStatus
+from tickets import services
+from tickets.benchmarks.client_brain import _bench_tickets
+from tickets.models import LearningAttempt, LearningStatus
 
 UNFINISHED = (LearningStatus.QUEUED, LearningStatus.RUNNING)
 PROMOTE_ACTIONS = ("added", "reinforced", "superseded", "rejected")

@@ -8,9 +8,8 @@ import os
 
 import pytest
 
-from tickets.chaos import amqp_url, chaos_run
-
-from ..conftest import BROKER_URL, broker_or_skip
+from tests.conftest import BROKER_URL, broker_or_skip
+from tickets.benchmarks.chaos import amqp_url, chaos_run
 
 TICKETS = int(os.environ.get("BRAIN_CHAOS_TICKETS", "200"))
 KILLS = int(os.environ.get("BRAIN_CHAOS_KILLS", "3"))

@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from tickets.benchmarks.replay import bitext_rows, build_stream, replay
 from tickets.models import LearningAttempt
-from tickets.replay import bitext_rows, build_stream, replay
 
 ARM_KEYS = {"evaluated", "hit_rate", "precision", "chars_mean"}
 
@@ -46,7 +46,7 @@ def tiny_csv(tmp_path):
 
 
 def test_replay_is_registered():
-    assert settings.BRAIN_BENCHMARKS["replay"] == "tickets.replay"
+    assert settings.BRAIN_BENCHMARKS["replay"] == "tickets.benchmarks.replay"
 
 
 def test_the_stream_is_time_ordered_seeded_and_reuses_rows_only_past_the_sample(tiny_csv):

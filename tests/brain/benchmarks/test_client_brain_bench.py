@@ -2,7 +2,7 @@
 
 import pytest
 
-from brain.client_brain.bench import measure_recall_latency
+from brain.benchmarks.client_brain import measure_recall_latency
 from brain.models import Memory
 
 
@@ -28,7 +28,7 @@ def test_timed_queries_are_fresh_and_bring_words_neither_warm_up_nor_the_rows_ho
     warm-up never used."""
     import random
 
-    from brain.client_brain.bench import WORDS, QueryStream
+    from brain.benchmarks.client_brain import WORDS, QueryStream
     from brain.client_brain.words import words
 
     stream = QueryStream(random.Random(3))

@@ -24,11 +24,10 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from brain.benchmarks.bulk_load import copy_into
+from brain.client_brain.recall import assemble_context, client_brain_context, tenant_model
+from brain.client_brain.typed import render_value
 from brain.models import EMBEDDING_DIMENSIONS, Memory, MemoryActivity
 from config.db_backend.base import migration_role
-
-from .recall import assemble_context, client_brain_context, tenant_model
-from .typed import render_value
 
 # A support-desk vocabulary: queries draw from the same words, so the keyword tier has real work.
 NOUNS = """order parcel refund invoice warranty subscription delivery courier tracking label return exchange
@@ -186,8 +185,8 @@ def _scanned_totals(tenant_id: int) -> None:
     which each process repeated on its first view after any write to the tenant's rows."""
     from django.db.models import Count, Sum
 
-    from .dashboard import VALID_CONFIDENCE, client_brain_stored
-    from .typed import typed_condition
+    from brain.client_brain.dashboard import VALID_CONFIDENCE, client_brain_stored
+    from brain.client_brain.typed import typed_condition
 
     list(
         client_brain_stored(tenant_id=tenant_id)
@@ -206,7 +205,7 @@ def _joined_activity(tenant_id: int) -> None:
     """The baseline's recorded activity: every counter row of the tenant joined to its memory."""
     from django.db.models import Sum
 
-    from .dashboard import OTHER_SURFACE_TYPES, RETIRED_STATUSES
+    from brain.client_brain.dashboard import OTHER_SURFACE_TYPES, RETIRED_STATUSES
 
     MemoryActivity.objects.for_tenant(tenant_id).filter(memory__scope_kind="tenant").exclude(
         memory__type__in=OTHER_SURFACE_TYPES
@@ -217,15 +216,14 @@ def _baseline_view(tenant_id: int, *, after_write: bool) -> None:
     """The dashboard's first page as it ran before the two-part page and the tally (commit 3c1f912): the
     tenant scope's state, the aggregates (scanned just after a write, cached otherwise), recorded activity,
     and the first page as one statement that sorts every current row by activity, confidence and id."""
-    from brain.memory_state import memory_state
-
-    from .dashboard import (
+    from brain.client_brain.dashboard import (
         CURRENT,
         client_brain_rows,
         dashboard_ordered,
         status_condition,
         to_row,
     )
+    from brain.memory_state import memory_state
 
     memory_state(tenant_id, scope_kind="tenant")
     if after_write:
@@ -240,7 +238,7 @@ def _dashboard_latency(tenant_id: int, repeats: int = 40, after_writes: int = 20
     repeated views, and the first view after a write to the tenant's rows (a confidence changed: the row
     moves between groups of the tally, and the old code rescanned the rows' aggregates). The code before
     issue 17 (`_baseline_view`) is timed in the same run, alternating with the current code."""
-    from .dashboard import client_brain_page, client_brain_stats
+    from brain.client_brain.dashboard import client_brain_page, client_brain_stats
 
     def timed(view: Callable[[], object]) -> float:
         t0 = time.perf_counter()
@@ -303,8 +301,8 @@ RARE_WORD = "espressivo"
 def _explain_rare_word(tenant_id: int, count: int) -> dict:
     """Plant one low-confidence memory with a word no other row has, then EXPLAIN ANALYZE the keyword
     tier for it: which indexes serve it, how long it runs, and whether it finds the row."""
-    from .recall import ORDER, keyword_candidates
-    from .words import keyword_terms
+    from brain.client_brain.recall import ORDER, keyword_candidates
+    from brain.client_brain.words import keyword_terms
 
     needle = Memory.objects.create(
         tenant_id=tenant_id,

@@ -1,0 +1,4 @@
+"""Benchmarks of the helpdesk side, run by `manage.py brain_bench <name>` (registered in `BRAIN_BENCHMARKS`).
+
+Harnesses only: no product module imports this package (tests/test_import_contracts.py holds that).
+"""
