@@ -75,12 +75,11 @@ def embedding_enqueue(*, tenant_id: int, memory_ids: Iterable[int]) -> None:
 
     Safe to call for rows that may not need it: the task skips rows whose vector is current.
     """
-    from brain.tasks import embed_memories  # tasks import this module
     from config.celery import enqueue_after_commit
 
     ids = sorted({int(memory_id) for memory_id in memory_ids})
     for start in range(0, len(ids), ENQUEUE_CHUNK):
-        enqueue_after_commit(embed_memories, tenant_id, ids[start : start + ENQUEUE_CHUNK])
+        enqueue_after_commit("brain.embed_memories", tenant_id, ids[start : start + ENQUEUE_CHUNK])
 
 
 def memories_embed(*, tenant_id: int, memory_ids: Sequence[int], batch_size: int | None = None) -> int:

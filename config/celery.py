@@ -28,14 +28,26 @@ def close_old_database_connections(sender=None, task=None, **extra) -> None:
         close_old_connections()
 
 
-def enqueue_after_commit(task: Any, *args: Any, **kwargs: Any) -> None:
-    """Send `task` once the current transaction commits (at once outside a transaction).
+def task_named(name: str) -> Any:
+    """The registered task called `name` (its `@app.task(name=...)`).
+
+    A service sends its app's task by name, as a view reverses a URL by name: the tasks module calls the
+    services, so a service that imported it would close an import circle. Every app's tasks module is
+    registered the first time a name is missing (Celery's autodiscovery, which a worker runs at start-up).
+    """
+    if name not in app.tasks:
+        app.loader.import_default_modules()
+    return app.tasks[name]
+
+
+def enqueue_after_commit(task_name: str, *args: Any, **kwargs: Any) -> None:
+    """Send the task called `task_name` once the current transaction commits (at once outside a transaction).
 
     Workers re-read what they need by id, so they must never see a row that may still roll back.
     """
     from django.db import transaction
 
-    transaction.on_commit(lambda: task.delay(*args, **kwargs))
+    transaction.on_commit(lambda: task_named(task_name).delay(*args, **kwargs))
 
 
 @app.task(name="config.ping")
@@ -80,4 +92,11 @@ def celery_is_eager() -> bool:
     return bool(app.conf.task_always_eager)
 
 
-__all__: list[str | Callable] = ["app", "enqueue_after_commit", "ping", "celery_is_eager", "use_broker"]
+__all__: list[str | Callable] = [
+    "app",
+    "enqueue_after_commit",
+    "task_named",
+    "ping",
+    "celery_is_eager",
+    "use_broker",
+]

@@ -15,6 +15,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from config.celery import task_named
+
 from .errors import TicketInputError
 from .models import (
     Approval,
@@ -132,10 +134,8 @@ def learning_attempt_send(*, tenant_id: int, ticket_id: int, attempt_id: int) ->
     requeue task (beat) or `manage.py learning_requeue` sends it again later; returns whether it was sent.
     Never raises: it runs after the status change committed, and nothing may turn that into a 500.
     """
-    from .tasks import learn_from_ticket
-
     try:
-        learn_from_ticket.delay(tenant_id, ticket_id, attempt_id=attempt_id)
+        task_named("tickets.learn_from_ticket").delay(tenant_id, ticket_id, attempt_id=attempt_id)
     except Exception as exc:  # kombu's OperationalError, a result backend's RuntimeError, a socket error...
         logger.warning("learning attempt %s not sent, the broker is unavailable: %r", attempt_id, exc)
         LearningAttempt.objects.for_tenant(tenant_id).filter(

@@ -247,9 +247,7 @@ def proposed_action_decide(
     action.extraction = _extraction_plan(action, run, now)
     action.save(update_fields=["status", "reason", "decided_by", "decided_at", "extraction"])
     if action.extraction["result"] == "pending":
-        from ..tasks import extract_from_decision
-
-        enqueue_after_commit(extract_from_decision, action.tenant_id, action.pk)
+        enqueue_after_commit("intelligence.extract_from_decision", action.tenant_id, action.pk)
     return action
 
 

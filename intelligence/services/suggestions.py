@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from brain import api as brain_api
 from brain.api import MemoryCandidate
+from config.celery import task_named
 
 from ..learning import learning_config_for
 from ..models import Agent, SuggestionDismissal, SuggestionRun
@@ -59,12 +60,11 @@ def suggestions_due(agent: Agent) -> bool:
 def suggestions_enqueue_if_due(*, tenant_id: int, agent_id: int) -> bool:
     """Called after a rating commits: send the suggestion task when the agent's threshold is reached."""
     from ..selectors import agent_for_tenant
-    from ..tasks import suggest_from_feedback
 
     agent = agent_for_tenant(tenant_id, agent_id)
     if agent is None or not suggestions_due(agent):
         return False
-    suggest_from_feedback.delay(tenant_id, agent_id)
+    task_named("intelligence.suggest_from_feedback").delay(tenant_id, agent_id)
     return True
 
 

@@ -36,7 +36,7 @@ def record_call(label: str) -> None:  # eager only: records in this process
 def test_tasks_are_enqueued_only_after_commit():
     CALLS.clear()
     with transaction.atomic():
-        enqueue_after_commit(record_call, "committed")
+        enqueue_after_commit("tests.record_call", "committed")
         assert CALLS == []
     assert CALLS == ["committed"]
 
@@ -45,9 +45,30 @@ def test_tasks_are_enqueued_only_after_commit():
 def test_a_rolled_back_transaction_enqueues_nothing():
     CALLS.clear()
     with pytest.raises(RuntimeError), transaction.atomic():
-        enqueue_after_commit(record_call, "rolled back")
+        enqueue_after_commit("tests.record_call", "rolled back")
         raise RuntimeError("roll back")
     assert CALLS == []
+
+
+def test_a_service_finds_every_apps_task_by_name_in_a_process_that_imported_none():
+    """Services send tasks by name (no service imports a tasks module: that closed import circles); a web
+    process has imported no tasks module, so the name must still resolve."""
+    import subprocess
+    import sys
+
+    script = (
+        "import django, sys; django.setup(); from config.celery import task_named; "
+        "assert 'tickets.tasks' not in sys.modules; "
+        "print(task_named('tickets.learn_from_ticket').name, task_named('intelligence.suggest_from_feedback').name,"
+        " task_named('brain.embed_memories').name)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [
+        "tickets.learn_from_ticket",
+        "intelligence.suggest_from_feedback",
+        "brain.embed_memories",
+    ]
 
 
 @pytest.mark.worker
