@@ -37,6 +37,16 @@ def test_a_benchmark_that_cannot_be_imported_says_why(settings):
     assert "measuring 3 things" in out.getvalue()
 
 
+def test_help_lists_every_registered_benchmark_even_with_a_percent_sign_in_its_summary():
+    """`brain_bench --help` ended in argparse's ValueError: the poisoning benchmark's summary says "<= 2%"."""
+    from django.core.management import load_command_class
+
+    command = load_command_class("brain", "brain_bench")
+    text = " ".join(command.create_parser("manage.py", "brain_bench").format_help().split())
+    assert "benign look-alikes refused (goal <= 2%)" in text
+    assert "locomo" in text and "replay" in text
+
+
 def test_locomo_and_scale_are_registered():
     from django.conf import settings as live
 

@@ -21,6 +21,11 @@ def _benchmarks() -> dict[str, str]:
     return dict(getattr(settings, "BRAIN_BENCHMARKS", {}))
 
 
+def _help_text(text: str) -> str:
+    # argparse formats help with %-style expansion: a benchmark's "<= 2%" would end every --help in a traceback.
+    return text.replace("%", "%%")
+
+
 class Command(CrossTenantCommand):
     help = (
         "Run a Brain benchmark: brain_bench <name> [options]. Names come from the BRAIN_BENCHMARKS setting."
@@ -35,10 +40,10 @@ class Command(CrossTenantCommand):
             except ImportError as exc:
                 # One broken plug-in must not take the other benchmarks down; running it says why.
                 self.unavailable[name] = f"{module_path} cannot be imported: {exc}"
-                subparsers.add_parser(name, help=f"unavailable ({exc})")
+                subparsers.add_parser(name, help=_help_text(f"unavailable ({exc})"))
                 continue
             doc = (module.__doc__ or "").strip().splitlines()
-            sub = subparsers.add_parser(name, help=doc[0] if doc else name)
+            sub = subparsers.add_parser(name, help=_help_text(doc[0] if doc else name))
             sub.add_argument(
                 "--json", action="store_true", help="Print the figures as one JSON object, last."
             )
