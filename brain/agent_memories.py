@@ -14,7 +14,7 @@ from datetime import datetime
 
 from django.db.models import Count, Q
 
-from config.tenancy import TenantScopedManager
+from tickets.tenancy.managers import TenantScopedManager
 
 from .caches import StateCache
 from .memory_state import memory_state

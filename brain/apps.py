@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class BrainConfig(AppConfig):
     name = "brain"
     verbose_name = "Brain (shared intelligence)"
+
+    def ready(self) -> None:
+        from tickets.tenancy.ui.sections import register_section
+
+        from .client_brain import navigation
+
+        register_section(navigation, position=20)  # "Insights · Client Brain", after the agents

@@ -20,7 +20,7 @@ def favicon(request):
 
 
 api_v1 = [
-    path("", include("tickets.tenancy.urls_api")),
+    path("", include("tickets.tenancy.rest.urls")),
     path("", include("tickets.urls_api")),
     path("", include("brain.endpoints.urls")),
     path("", include("intelligence.urls_api")),
@@ -37,8 +37,8 @@ urlpatterns = [
     path("", include("brain.client_brain.urls")),
     path("", include("tickets.urls")),
     path("", include("intelligence.urls")),
-    path("", include("tickets.tenancy.urls")),
-    path("", include("tickets.webhooks.urls")),
+    path("", include("tickets.tenancy.ui.urls")),
+    path("", include("tickets.webhooks.ui.urls")),
 ]
 
 handler404 = "config.api.not_found"  # JSON under /api/, the page elsewhere

@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from config.admin_display import json_table
-from config.tenancy import AllTenantsAdminMixin
+from tickets.tenancy.managers import AllTenantsAdminMixin
 
 from .learning import learning_config_clean
 from .models import (

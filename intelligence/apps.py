@@ -21,3 +21,9 @@ class IntelligenceConfig(AppConfig):
         register_parent("conversation", conversation_for_tenant, convert=int)
         register_parent("run", run_for_tenant, convert=int)
         register_parent("trace", trace_for_tenant, convert=int)
+
+        from tickets.tenancy.ui.sections import register_section
+
+        from . import navigation
+
+        register_section(navigation, position=10)  # the "Agents" entry, first in the navigation

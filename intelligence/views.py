@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.views import View
 
 from brain import api as brain_api
-from tickets.tenancy.context import TenantViewMixin
+from tickets.tenancy.ui.mixins import TenantViewMixin
 
 from . import selectors, services
 from .forms import (

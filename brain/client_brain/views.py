@@ -16,7 +16,8 @@ from django.shortcuts import render
 from django.views import View
 
 from tickets.tenancy.charts import bar_chart
-from tickets.tenancy.context import TenantViewMixin, operator_ui_sections
+from tickets.tenancy.ui.mixins import TenantViewMixin
+from tickets.tenancy.ui.sections import operator_ui_sections
 
 from . import typed
 from .dashboard import CURRENT, STATUS_FILTERS, client_brain_page, client_brain_stats

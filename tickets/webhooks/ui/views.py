@@ -1,25 +1,17 @@
 """The tenant admin's Webhooks page: register an endpoint (its secret shown once), see recent deliveries,
 deactivate an endpoint."""
 
-from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import render
 from django.views import View
 
-from ..tenancy.context import TenantRowActionView, TenantViewMixin
-from ..tenancy.models import Role
-from . import services
-from .models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from tickets.tenancy.models import Role
+from tickets.tenancy.ui.mixins import TenantRowActionView, TenantViewMixin
 
-
-class WebhookEndpointForm(forms.Form):
-    url = forms.URLField(
-        max_length=500, assume_scheme="https", help_text="An https:// URL that accepts POSTed JSON."
-    )
-    events = forms.MultipleChoiceField(
-        choices=WebhookEvent.choices, widget=forms.CheckboxSelectMultiple, initial=WebhookEvent.values
-    )
+from .. import services
+from ..models import WebhookDelivery, WebhookEndpoint
+from .forms import WebhookEndpointForm
 
 
 class WebhooksView(TenantViewMixin, View):

@@ -10,9 +10,9 @@ from rest_framework.viewsets import GenericViewSet
 
 from config.api import error_response
 
-from . import services
-from .drf import TenantAPIView, TenantScopedMixin
-from .models import ApiKey, Membership, Role
+from .. import services
+from ..drf import TenantAPIView, TenantScopedMixin
+from ..models import ApiKey, Membership, Role
 from .serializers import (
     ApiKeyCreatedSerializer,
     ApiKeySerializer,
