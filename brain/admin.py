@@ -12,7 +12,7 @@ from django.contrib import admin, messages
 from django.db.models import Count
 
 from config.admin_display import json_table
-from config.tenancy import AllTenantsAdminMixin
+from tickets.tenancy.managers import AllTenantsAdminMixin
 
 from .client_brain.dashboard import CLIENT_BRAIN_ROW, is_client_brain_row
 from .formation.edits import memory_set_status

@@ -14,7 +14,7 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
-from config.tenancy import TenantScopedManager
+from tickets.tenancy.managers import TenantScopedManager
 
 EMBEDDING_DIMENSIONS = 384
 SEARCH_CONFIG = "english"
@@ -89,7 +89,7 @@ class WriteSurface(models.TextChoices):
 
 
 class Memory(models.Model):
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="memories")
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="memories")
     scope_kind = models.CharField(
         max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT
     )
@@ -178,7 +178,7 @@ class MemoryHistory(models.Model):
         ARCHIVED = "archived", "Archived"
         EMBEDDED = "embedded", "Embedded"
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+")
     # Kept when the memory is gone; null for rejections (nothing was written).
     memory = models.ForeignKey(
         Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="history"
@@ -230,7 +230,7 @@ class GraphRelation(models.TextChoices):
 class BrainNode(models.Model):
     """One node of a tenant's BrainGraph, unique per (tenant, kind, ref); memory nodes point at their row."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+")
     scope_kind = models.CharField(
         max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT
     )
@@ -261,7 +261,7 @@ class BrainNode(models.Model):
 class BrainEdge(models.Model):
     """A typed relation `source -[relation]-> target` inside one tenant (and the scope it was formed in)."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+")
     scope_kind = models.CharField(
         max_length=16, choices=BrainScopeKind.choices, default=BrainScopeKind.TENANT
     )
@@ -303,7 +303,7 @@ class MemoryActivity(models.Model):
 
     memory = models.OneToOneField(Memory, primary_key=True, on_delete=models.CASCADE, related_name="activity")
     # Denormalized from the memory so the tenant leads the table's reads (tenancy convention).
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+")
     count = models.PositiveIntegerField(default=0)
     last_at = models.DateTimeField()
 
@@ -341,7 +341,7 @@ class AppliedVerdict(models.Model):
     resolve it. The id lists are what the verdict saw, kept so a repeat can say what the first one did.
     """
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     trace = models.CharField(max_length=64)
     verdict_key = models.CharField(max_length=64, blank=True, default="")
     verdict = models.CharField(max_length=4, choices=[("pass", "Pass"), ("fail", "Fail")])
@@ -372,7 +372,7 @@ class ProviderSpend(models.Model):
     per tenant and day (the provider's day: the project's time zone), bumped by one atomic upsert.
     """
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     day = models.DateField()
     calls = models.PositiveIntegerField(default=0)
     tokens = models.PositiveBigIntegerField(default=0)

@@ -1,6 +1,6 @@
 """How the admin shows JSON fields: as readable tables, memory ids linked to their memory's admin page.
 
-Used by every app's admin (project infrastructure, like `config.tenancy`); presentation only.
+Used by every app's admin (project infrastructure); presentation only.
 """
 
 from __future__ import annotations

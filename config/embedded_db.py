@@ -283,20 +283,20 @@ _leakproof_seen: set[tuple[Path, str]] = set()  # per process: databases whose o
 
 
 def ensure_leakproof(server: EmbeddedServer, database: str) -> None:
-    """The lexical tiers' operators declared LEAKPROOF in `database` (config/rls.py, LEAKPROOF_FUNCTIONS), so
-    that their GIN indexes serve them under the tenant wall; once per process and database, on its first
-    connection. (Not in template1: a session there would make another process's CREATE DATABASE fail.)"""
+    """The lexical tiers' operators declared LEAKPROOF in `database` (tickets/tenancy/wall.py,
+    LEAKPROOF_FUNCTIONS), so that their GIN indexes serve them under the tenant wall; once per process and
+    database, on its first connection. (Not in template1: a session there would make another process's CREATE DATABASE fail.)"""
     from psycopg import Error
 
-    from config import rls
+    from tickets.tenancy import wall
 
     if (server.data_dir, database) in _leakproof_seen:
         return
     try:
         with superuser_connection(server, database) as conn, conn.cursor() as cursor:
-            missing = rls.not_leakproof(cursor)
+            missing = wall.not_leakproof(cursor)
             if missing:
-                cursor.execute(rls.leakproof_statements(missing))
+                cursor.execute(wall.leakproof_statements(missing))
     except Error:
         return  # not created yet, or another process altering them at once: the next connection checks again
     _leakproof_seen.add((server.data_dir, database))

@@ -20,7 +20,7 @@ def favicon(request):
 
 
 api_v1 = [
-    path("", include("tickets.tenancy.urls_api")),
+    path("", include("tickets.tenancy.rest.urls")),
     path("", include("tickets.rest.urls")),
     path("", include("brain.rest.urls")),
     path("", include("intelligence.rest.urls")),
@@ -37,8 +37,8 @@ urlpatterns = [
     path("", include("brain.ui.urls")),
     path("", include("tickets.ui.urls")),
     path("", include("intelligence.ui.urls")),
-    path("", include("tickets.tenancy.urls")),
-    path("", include("tickets.webhooks.urls")),
+    path("", include("tickets.tenancy.ui.urls")),
+    path("", include("tickets.webhooks.ui.urls")),
 ]
 
 handler404 = "config.rest.not_found"  # JSON under /api/, the page elsewhere

@@ -7,8 +7,8 @@ from django import forms
 from django.contrib import admin
 
 from config.admin_display import json_table
-from config.tenancy import AllTenantsAdminMixin
 from config.ui import field_cleaner
+from tickets.tenancy.managers import AllTenantsAdminMixin
 
 from .learning import learning_config_clean
 from .models import (

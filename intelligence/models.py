@@ -6,7 +6,7 @@ scope id = the agent's id, type "agent_memory"), read through `brain.api` and wr
 
 from django.db import models
 
-from config.tenancy import TenantScopedManager
+from tickets.tenancy.managers import TenantScopedManager
 
 from .learning import LEARNING_CONFIG_DEFAULTS
 
@@ -24,7 +24,7 @@ class Agent(models.Model):
     """An AI agent of a tenant. `learning_config` and `budget_overrides` hold only cleaned values
     (see `intelligence.learning.learning_config_clean` and `intelligence.runtime.budget_clean`)."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="agents")
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="agents")
     name = models.CharField(max_length=120)
     kind = models.CharField(max_length=16, choices=AgentKind.choices, default=AgentKind.KNOWLEDGE)
     description = models.TextField(blank=True, default="")
@@ -56,7 +56,7 @@ class ContextTrace(models.Model):
     """
 
     # No index of its own: trace_tenant_agent_created leads with the tenant (one index less per call).
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="context_traces")
     created_at = models.DateTimeField(auto_now_add=True)
     request_summary = models.JSONField(default=dict, blank=True)
@@ -104,7 +104,7 @@ class FeedbackFields(models.Model):
 class Conversation(FeedbackFields):
     """A knowledge agent's conversation. `context_trace` is what its prompt was given."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+")
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True, default="")
     # The caller's conversation id (the runtime context call's `conversation_id`): unique per agent.
@@ -145,7 +145,7 @@ class RunOutcome(models.TextChoices):
 class AgentRun(FeedbackFields):
     """An action agent's run (a proposed action or recommendation), with the same feedback fields."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+")
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="runs")
     summary = models.TextField(blank=True, default="")
     provider = models.CharField(max_length=32, blank=True, default="")
@@ -192,7 +192,7 @@ class AgentRun(FeedbackFields):
 class ConversationTurn(models.Model):
     """One turn of a conversation: the trace that served it and the agent's response (read for citations)."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
     context_trace = models.ForeignKey(
         ContextTrace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -223,7 +223,7 @@ class ProposedAction(models.Model):
     """An action an action agent's run proposes (type, payload, recommendation), approved or rejected once by
     an operator. `extraction` records what learning made of the decision ({"result", "reason", "memory_id"})."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="proposed_actions")
     action_type = models.CharField(max_length=64)
     payload = models.JSONField(default=dict, blank=True)
@@ -254,7 +254,7 @@ class FeedbackHistory(models.Model):
     """Every rating given to a conversation or a run, newest last: re-rating replaces the record's current
     rating (its FeedbackFields) and the earlier ones stay here. Exactly one of `conversation` / `run` is set."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     conversation = models.ForeignKey(
         Conversation, null=True, blank=True, on_delete=models.CASCADE, related_name="feedback_history"
@@ -290,7 +290,7 @@ class SuggestionRun(models.Model):
     saw: the next pass counts new ratings after it (the agent's threshold) and proposes only clusters that
     hold at least one of them."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     ran_at = models.DateTimeField()
     feedback_through = models.DateTimeField(null=True, blank=True)
@@ -314,7 +314,7 @@ class SuggestionDismissal(models.Model):
     """An operator dismissed a suggested memory (it is archived): neither it nor a near duplicate of it is
     proposed again. `text` is the suggestion as it was dismissed."""
 
-    tenant = models.ForeignKey("tickets.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     memory_id = models.BigIntegerField()
     text = models.TextField()

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(autouse=True)
 def _tenant_wall_for_test_code(request):
-    """The tenant wall (config/rls.py) in tests: test code plants rows of several tenants directly, so it runs
+    """The tenant wall (tickets/tenancy/wall.py) in tests: test code plants rows of several tenants directly, so it runs
     with the audited bypass; a request made through the test client starts as production's do, with no
     tenant and no bypass, so every API and UI test runs under row-level security as the runtime role."""
     needs_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(
@@ -35,7 +35,7 @@ def _tenant_wall_for_test_code(request):
     from django.core.signals import request_finished, request_started
     from django.db.backends.signals import connection_created
 
-    from config import rls
+    from tickets.tenancy import wall
 
     test_thread = threading.get_ident()
     in_request = []
@@ -47,14 +47,14 @@ def _tenant_wall_for_test_code(request):
     def request_starts(**kwargs):
         if threading.get_ident() == test_thread:
             in_request.append(True)
-            rls.session_reset()
+            wall.session_reset()
 
     def request_ends(**kwargs):
         from django.db import connection
 
         if threading.get_ident() == test_thread:
             in_request.clear()
-            rls.session_reset()
+            wall.session_reset()
             if connection.connection is not None:
                 bypass_on_driver(connection)
             connection.brain_bypass = True
@@ -65,7 +65,7 @@ def _tenant_wall_for_test_code(request):
         if threading.get_ident() == test_thread and not in_request:
             bypass_on_driver(connection)
 
-    rls.bypass_set(True, "test code")
+    wall.bypass_set(True, "test code")
     request_started.connect(request_starts, dispatch_uid="tests.tenant_wall.start")
     request_finished.connect(request_ends, dispatch_uid="tests.tenant_wall.end")
     connection_created.connect(connection_opens, dispatch_uid="tests.tenant_wall.open")

@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import fields
 from django.utils import timezone
 
-from config import rls
+from tickets.tenancy import wall
 
 _serial = itertools.count(1)
 
@@ -100,13 +100,13 @@ def plant_every_tenant_table(tenant) -> None:
 
 def tenant_tables() -> list[str]:
     with connection.cursor() as cursor:
-        return rls.tenant_tables(cursor)
+        return wall.tenant_tables(cursor)
 
 
 def rows_per_table(tenant_id: int) -> dict[str, int]:
     counts = {}
     with connection.cursor() as cursor:
-        for table in rls.tenant_tables(cursor):
+        for table in wall.tenant_tables(cursor):
             cursor.execute(f'SELECT count(*) FROM "{table}" WHERE tenant_id = %s', [tenant_id])
             counts[table] = cursor.fetchone()[0]
     return counts
@@ -116,7 +116,7 @@ def fingerprint(tenant_id: int) -> dict[str, str]:
     """Per table, a digest of every row of the tenant: equal digests, unchanged rows."""
     digests = {}
     with connection.cursor() as cursor:
-        for table in rls.tenant_tables(cursor):
+        for table in wall.tenant_tables(cursor):
             cursor.execute(
                 f"SELECT count(*), md5(coalesce(string_agg(r::text, ',' ORDER BY r::text), ''))"
                 f' FROM "{table}" r WHERE tenant_id = %s',

@@ -1,12 +1,10 @@
 from django.contrib import admin
 
 from config.admin_display import json_table
-from config.tenancy import AllTenantsAdminMixin
 
 from . import services
 from .models import Approval, Classification, LearningAttempt, Message, Ticket
-from .tenancy import admin as tenancy_admin  # noqa: F401  (registers the tenancy models' admin)
-from .webhooks import admin as webhooks_admin  # noqa: F401  (registers the webhook models' admin)
+from .tenancy.managers import AllTenantsAdminMixin
 
 # --- Tickets, their evidence and learning attempts -------------------------------------------------
 

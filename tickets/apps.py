@@ -3,24 +3,14 @@ from django.apps import AppConfig
 
 class TicketsConfig(AppConfig):
     name = "tickets"
-    verbose_name = "Tenants and tickets"
+    verbose_name = "Tickets"
 
     def ready(self) -> None:
-        from celery.signals import task_postrun, task_prerun
-        from django.core import checks
-        from django.core.signals import request_finished
-        from django.db.models.signals import post_migrate
-
-        from config import rls
-
-        from . import schema  # noqa: F401 - registers the OpenAPI auth extension
-        from .selectors import ticket_get
-        from .tenancy.parents import register_parent
-        from .webhooks import listeners
-
-        listeners.connect()  # brain events -> webhook deliveries
-
+        from . import navigation
         from .rest.errors import register_errors
+        from .selectors import ticket_get, ticket_recall_text
+        from .tenancy.parents import register_parent
+        from .tenancy.ui.sections import register_section
 
         register_errors()  # the helpdesk's domain error in the one REST error shape (config/rest.py)
 
@@ -28,11 +18,10 @@ class TicketsConfig(AppConfig):
         register_parent(
             "ticket", lambda tenant, external_id: ticket_get(tenant=tenant, external_id=external_id)
         )
-
-        # The second wall (config/rls.py): a request's tenant never outlives it; tasks run as their tenant;
-        # tables a migration adds get the policy.
-        request_finished.connect(rls.request_finished_reset, dispatch_uid="brain.tenant_wall.request")
-        task_prerun.connect(rls.task_enter, dispatch_uid="brain.tenant_wall.task_enter")
-        task_postrun.connect(rls.task_exit, dispatch_uid="brain.tenant_wall.task_exit")
-        post_migrate.connect(rls.wall_install_after_migrate, dispatch_uid="brain.tenant_wall.migrate")
-        checks.register(rls.check_leakproof, checks.Tags.database)
+        # Client Brain context by `ticket_id` reads the ticket's subject and latest customer message: brain
+        # asks for it by this name and never imports the tickets app.
+        register_parent(
+            "ticket_recall_text",
+            lambda tenant, ticket_id: ticket_recall_text(tenant_id=tenant.pk, ticket_id=ticket_id),
+        )
+        register_section(navigation, position=30)  # after the agents and the Client Brain

@@ -5,8 +5,7 @@ The tenant and its members and keys are in `tickets.tenancy.models` (the ground 
 
 from django.db import models
 
-from config.tenancy import TenantScopedManager
-
+from .tenancy.managers import TenantScopedManager
 from .tenancy.models import Tenant
 
 # --- Tickets and their evidence (Client Brain learning, spec: client_brain.txt) -----------------------
@@ -231,8 +230,3 @@ class LearningAttempt(models.Model):
     def __str__(self) -> str:
         reason = f" ({self.skip_reason})" if self.skip_reason else ""
         return f"learning #{self.ticket_external_id}: {self.status}{reason}"
-
-
-# Webhook endpoints and deliveries live in their own module (tickets/webhooks); imported here so the app
-# registry finds them.
-from .webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent  # noqa: E402, F401

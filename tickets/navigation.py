@@ -1,5 +1,5 @@
-"""The helpdesk's part of the operator UI (listed in OPERATOR_UI_SECTIONS): no navigation entry of its own
-(the Learning page is reached from the Client Brain page), the "first ticket" setup step, this week's
+"""The helpdesk's part of the operator UI (registered from TicketsConfig.ready()): no navigation entry of its
+own (the Learning page is reached from the Client Brain page), the "first ticket" setup step, this week's
 learning on the overview, and the learned-per-day chart on the Client Brain dashboard."""
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ def ticket_get(*, tenant: Tenant | int, external_id: str) -> Ticket | None:
 def ticket_recall_text(*, tenant_id: int, ticket_id: str) -> dict[str, str] | None:
     """What Client Brain recall reads of a ticket: its subject and latest customer (inbound, non-note) message.
 
-    Named by the BRAIN_TICKET_TEXT_RESOLVER setting, so `brain` reaches tickets without importing them.
+    Registered by name ("ticket_recall_text", TicketsConfig.ready()), so `brain` reaches it without importing
+    tickets.
     None for a missing ticket and for another tenant's alike.
     """
     ticket = ticket_get(tenant=tenant_id, external_id=ticket_id)

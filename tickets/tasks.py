@@ -73,7 +73,3 @@ def requeue_learning_attempts() -> dict:
     if result.found:
         logger.info("learning requeue: %s", result)
     return {"found": result.found, "sent": result.sent}
-
-
-# Webhook deliveries (tickets/webhooks/tasks.py): imported here so the worker's task autodiscovery finds them.
-from .webhooks.tasks import deliver_webhook  # noqa: E402, F401

@@ -2,7 +2,7 @@
 
 Benchmarks load many rows; they run in their own database (default `brain_bench`, on the same
 PostgreSQL server) so the development database stays small. The tenant model is looked up by name
-(`tickets.Tenant`): `brain` does not import `tickets`.
+(`tenancy.Tenant`): `brain` does not import `tickets`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def use_bench_database(name: str, stdout) -> None:
 
 def fresh_tenant(slug: str, name: str | None = None):
     """A new, empty tenant called `slug` (an earlier run's tenant of that slug is deleted with its rows)."""
-    Tenant = apps.get_model("tickets", "Tenant")
+    Tenant = apps.get_model("tenancy", "Tenant")
     Tenant.objects.filter(slug=slug).delete()
     return Tenant.objects.create(slug=slug, name=name or slug)
 

@@ -194,7 +194,7 @@ def load_conversation(
     embedder is used as is (for sweeps over recall settings without re-embedding).
     """
     slug = f"locomo-{sample['sample_id']}-{text_format}{'' if captions else '-nocap'}".lower()
-    Tenant = apps.get_model("tickets", "Tenant")
+    Tenant = apps.get_model("tenancy", "Tenant")
     existing = Tenant.objects.filter(slug=slug).first() if reuse else None
     if existing is not None:
         rows = Memory.objects.for_tenant(existing)

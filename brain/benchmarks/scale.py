@@ -365,7 +365,7 @@ def run(options: dict, stdout) -> dict:
     if options["reuse"]:
         from django.apps import apps
 
-        Tenant = apps.get_model("tickets", "Tenant")
+        Tenant = apps.get_model("tenancy", "Tenant")
         tenants = {n: Tenant.objects.get(slug=f"scale-{n}") for n in _sizes(options["rows"])}
         timings = {}
     else:

@@ -1,7 +1,7 @@
 """The "Insights · Client Brain" entry of the main navigation and its overview card.
 
-Listed in the OPERATOR_UI_SECTIONS setting: `nav_item(request)` gives the navigation entry (None outside a
-tenant) and `home_cards(tenant)` the overview page's card.
+Registered from the app's ready() (tickets.tenancy.ui.sections): `nav_item(request)` gives the navigation
+entry (None outside a tenant) and `home_cards(tenant)` the overview page's card.
 """
 
 from django.urls import reverse

@@ -244,7 +244,7 @@ def published_contacts(tenant_id: int) -> list[str]:
     from django.apps import apps
 
     tenant_settings = (
-        apps.get_model("tickets", "Tenant")
+        apps.get_model("tenancy", "Tenant")
         .objects.filter(pk=tenant_id)
         .values_list("settings", flat=True)
         .first()

@@ -1,4 +1,4 @@
-"""Row-level security on every tenant table (decision 13), installed by config.rls.wall_install.
+"""Row-level security on every tenant table (decision 13), installed by tickets.tenancy.wall.wall_install.
 
 The tables come from the catalog (every table with a tenant_id column, across brain, intelligence and
 tickets); post_migrate runs the same install after every migrate, so a table added later is covered too.
@@ -8,7 +8,7 @@ from django.db import migrations
 
 
 def install(apps, schema_editor):
-    from config.rls import wall_install
+    from tickets.tenancy.wall import wall_install
 
     wall_install(schema_editor.connection)
 

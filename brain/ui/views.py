@@ -19,7 +19,8 @@ from brain.client_brain import typed
 from brain.client_brain.dashboard import CURRENT, STATUS_FILTERS, client_brain_page, client_brain_stats
 from brain.client_brain.insights import HISTOGRAM_BINS, client_brain_search, confidence_histogram, row_tickets
 from tickets.tenancy.charts import bar_chart
-from tickets.tenancy.context import TenantViewMixin, operator_ui_sections
+from tickets.tenancy.ui.mixins import TenantViewMixin
+from tickets.tenancy.ui.sections import operator_ui_sections
 
 TYPE_COLOURS = {"business": "#3b5bdb", "voice": "#7a5af8", "issues": "#f79009", "process": "#12b76a"}
 

@@ -13,7 +13,8 @@ from contextlib import contextmanager
 
 from django.db.backends.postgresql import base, creation
 
-from config import embedded_db, rls
+from config import embedded_db
+from tickets.tenancy import wall
 
 
 class DatabaseCreation(creation.DatabaseCreation):
@@ -39,8 +40,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
             server = embedded_db.ensure_running(data_dir, database=self.settings_dict["EMBEDDED_DATABASE"])
             embedded_db.ensure_leakproof(server, conn_params.get("dbname") or "postgres")
             conn_params = {**conn_params, "password": embedded_db.password_for(server, conn_params["user"])}
-        # A session opened again inside a tenant scope or a bypass starts in it (config/rls.py).
-        options = rls.session_options(self)
+        # A session opened again inside a tenant scope or a bypass starts in it (tickets/tenancy/wall.py).
+        options = wall.session_options(self)
         if options:
             conn_params = {**conn_params, "options": f"{conn_params.get('options', '')} {options}".strip()}
         return super().get_new_connection(conn_params)

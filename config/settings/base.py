@@ -26,7 +26,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "tickets.tenancy",
     "tickets",
+    "tickets.webhooks",
     "brain",
     "intelligence",
 ]
@@ -40,7 +42,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "tickets.tenancy.context.TenantMiddleware",
+    "tickets.tenancy.ui.middleware.TenantMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a locked-out sign-in into its page
 ]
 
@@ -57,7 +59,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "tickets.tenancy.context.tenant_context",
+                "tickets.tenancy.ui.context_processors.tenant_context",
             ],
         },
     },
@@ -69,9 +71,6 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-
-# The operator UI's sections, in navigation order: modules with nav_item(request) and home_cards(tenant).
-OPERATOR_UI_SECTIONS = ["intelligence.navigation", "brain.client_brain.navigation", "tickets.navigation"]
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -175,7 +175,3 @@ BRAIN_GATE = {"MIN_CHARS": 12, "MIN_WORDS": 3, "MAX_CHARS": 1000, "RESTATE_OVERL
 # JUDGE_COSINE, JUDGE_TOKEN_OVERLAP, RELATED_MIN, NEIGHBOURS, RECENT_NOTES, RECENT_NOTE_OVERLAP,
 # REINFORCE_STEP, PROVENANCE_MAX.
 BRAIN_FORMATION: dict = {}
-
-# Client Brain context by `ticket_id`: the function that reads a ticket's subject and latest customer
-# message (brain calls it by name and never imports the tickets app).
-BRAIN_TICKET_TEXT_RESOLVER = "tickets.selectors.ticket_recall_text"

@@ -74,7 +74,7 @@ def migrate(targets) -> None:
     from django.db.migrations.executor import MigrationExecutor
 
     from config.db_backend.base import migration_role
-    from config.rls import wall_install
+    from tickets.tenancy.wall import wall_install
 
     with migration_role(connection):
         executor = MigrationExecutor(connection)

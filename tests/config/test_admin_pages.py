@@ -18,7 +18,11 @@ def staff_client(client, db):
 def test_every_model_of_our_apps_has_an_admin():
     from django.apps import apps
 
-    ours = [m for m in apps.get_models() if m._meta.app_label in {"tickets", "brain", "intelligence"}]
+    ours = [
+        m
+        for m in apps.get_models()
+        if m._meta.app_label in {"tenancy", "tickets", "webhooks", "brain", "intelligence"}
+    ]
     missing = [m.__name__ for m in ours if m not in admin.site._registry]
     assert not missing, f"register admin pages for {missing}"
 
@@ -39,7 +43,7 @@ def test_admin_changelist_and_add_pages_render(staff_client, model):
 
 def test_creating_an_api_key_in_the_admin_shows_its_secret_once(staff_client, tenant):
     response = staff_client.post(
-        reverse("admin:tickets_apikey_add"),
+        reverse("admin:tenancy_apikey_add"),
         {"tenant": tenant.pk, "name": "from admin", "role": "operator"},
         follow=True,
     )
@@ -52,5 +56,5 @@ def test_creating_an_api_key_in_the_admin_shows_its_secret_once(staff_client, te
     assert key.matches(match.group(0).split("_", 2)[2])
     assert (
         match.group(0)
-        not in staff_client.get(reverse("admin:tickets_apikey_change", args=[key.pk])).content.decode()
+        not in staff_client.get(reverse("admin:tenancy_apikey_change", args=[key.pk])).content.decode()
     )

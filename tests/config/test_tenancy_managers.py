@@ -1,11 +1,11 @@
-"""The default manager of every tenant-owned model fails closed without a tenant (config/tenancy.py)."""
+"""The default manager of every tenant-owned model fails closed without a tenant (tickets/tenancy/managers.py)."""
 
 import pytest
 
 from brain.models import Memory
-from config.tenancy import TenantScopeMissing
 from tickets import services
 from tickets.models import Message, Ticket
+from tickets.tenancy.managers import TenantScopeMissing
 
 pytestmark = pytest.mark.django_db
 

@@ -4,11 +4,10 @@ import pytest
 from django.db import connection, transaction
 from django.db.utils import ProgrammingError
 
-from config import rls
 from tests.conftest import api_client_for_key
 from tests.tenant_rows import plant_every_tenant_table, rows_per_table, tenant_tables
 from tests.tickets.factories import TenantFactory
-from tickets.tenancy import services
+from tickets.tenancy import services, wall
 
 
 def _scalar(sql, params=()):
@@ -25,7 +24,7 @@ def test_every_tenant_table_has_a_forced_policy(db):
             """SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity,
                       EXISTS (SELECT 1 FROM pg_policies p WHERE p.tablename = c.relname AND p.policyname = %s)
                FROM pg_class c WHERE c.relname = ANY(%s)""",
-            [rls.POLICY, tables],
+            [wall.POLICY, tables],
         )
         unguarded = [row[0] for row in cursor.fetchall() if not all(row[1:])]
     assert unguarded == []
@@ -51,7 +50,7 @@ def two_planted_tenants(db):
     plant_every_tenant_table(b)
     empty = [t for t, n in rows_per_table(a.pk).items() if not n]
     assert empty == [], f"no row planted in {empty}: teach tests/tenant_rows.py the new table"
-    rls.bypass_set(False, "")  # from here on, the test is held to the wall like the application
+    wall.bypass_set(False, "")  # from here on, the test is held to the wall like the application
     return a, b
 
 
@@ -73,7 +72,7 @@ def test_raw_sql_without_a_tenant_sees_nothing_and_writes_nothing(two_planted_te
 
 def test_raw_sql_as_tenant_a_sees_nothing_of_b(two_planted_tenants):
     a, b = two_planted_tenants
-    rls.tenant_set(a.pk)
+    wall.tenant_set(a.pk)
     for table in tenant_tables():
         assert _scalar(f'SELECT count(*) FROM "{table}" WHERE tenant_id <> %s', [a.pk]) == 0, table
         assert _scalar(f'SELECT count(*) FROM "{table}"') > 0, table
@@ -102,7 +101,7 @@ def test_every_statement_of_an_api_request_runs_as_its_tenant_without_the_bypass
     with connection.execute_wrapper(record):
         response = client.get("/api/v1/tickets")
     assert response.status_code == 200
-    (lookup,) = [i for i, (sql, *_) in enumerate(seen) if rls.KEY_LOOKUP_FUNCTION in sql]
+    (lookup,) = [i for i, (sql, *_) in enumerate(seen) if wall.KEY_LOOKUP_FUNCTION in sql]
     assert seen[lookup][1:] == (str(tenant.pk), "off")  # the lookup's own statement set the tenant
     handler = [state for sql, *state in seen[lookup + 1 :] if "set_config" not in sql]
     assert handler and set(map(tuple, handler)) == {(str(tenant.pk), "off")}
@@ -118,7 +117,7 @@ def test_a_key_lookup_finds_the_key_before_its_tenant_is_known_and_sets_it(tenan
     from tickets.tenancy.selectors import api_key_with_tenant
 
     key, _ = services.api_key_create(tenant=tenant, name="lookup")
-    rls.bypass_set(False, "")
+    wall.bypass_set(False, "")
     found = api_key_with_tenant(key.prefix)
     assert found.pk == key.pk and found.tenant.pk == tenant.pk
     assert _scalar("SELECT current_setting('brain.tenant_id', true)") == str(tenant.pk)
@@ -138,14 +137,14 @@ def test_full_text_and_trigram_conditions_are_served_by_their_indexes_under_the_
     pg_trgm's operators were not, so full text and the trigram tier read a 100k-row tenant row by row along
     its btree (70-390 ms a statement in `brain_bench scale`, 1-25 ms through the indexes)."""
     a, _ = two_planted_tenants
-    rls.tenant_set(a.pk)
-    statements = rls.leakproof_statements(list(rls.LEAKPROOF_FUNCTIONS))
+    wall.tenant_set(a.pk)
+    statements = wall.leakproof_statements(list(wall.LEAKPROOF_FUNCTIONS))
     full_text = _plan("SELECT id FROM brain_memory m WHERE m.search_vector @@ 'refund'::tsquery")
     assert "memory_tenant_fts" in full_text, f"{full_text}\n(as the server's superuser: {statements})"
     for operator in ("<%%", "%%"):  # word_similarity, similarity (`%` doubled: the statement has a parameter)
         trigram = _plan(f"SELECT id FROM brain_memory m WHERE %s {operator} m.text", ["refnd"])
         assert "memory_tenant_trgm" in trigram, f"{operator}: {trigram}\n(as the superuser: {statements})"
-    assert rls.check_leakproof(databases=["default"]) == []
+    assert wall.check_leakproof(databases=["default"]) == []
 
 
 def test_the_check_names_an_operator_not_leakproof_and_the_statement_that_fixes_it(db):
@@ -158,7 +157,7 @@ def test_the_check_names_an_operator_not_leakproof_and_the_statement_that_fixes_
     try:
         with embedded_db.superuser_connection(server, name) as conn:
             conn.execute("ALTER FUNCTION ts_match_vq(tsvector, tsquery) NOT LEAKPROOF")
-        (warning,) = rls.check_leakproof(databases=["default"])
+        (warning,) = wall.check_leakproof(databases=["default"])
         assert warning.id == "brain.W001"
         assert "ts_match_vq(tsvector, tsquery)" in warning.msg
         assert warning.hint == "As the server's superuser, in this database: " + (
@@ -167,4 +166,4 @@ def test_the_check_names_an_operator_not_leakproof_and_the_statement_that_fixes_
     finally:
         with embedded_db.superuser_connection(server, name) as conn:
             conn.execute("ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF")
-    assert rls.check_leakproof(databases=["default"]) == []
+    assert wall.check_leakproof(databases=["default"]) == []

@@ -9,12 +9,12 @@ from django.db import connection
 
 from brain.models import Memory, WriteSurface
 from brain.providers import _load
-from config.rls import tenant_scope
 from tests.loopback import LoopbackOpenAI
 from tickets import services
 from tickets.models import LearningAttempt, LearningSkipReason, LearningStatus, Ticket
 from tickets.selectors import ticket_evidence
 from tickets.tasks import learn_from_ticket
+from tickets.tenancy.wall import tenant_scope
 
 from .learning_helpers import ticket_with_evidence
 

@@ -61,7 +61,7 @@ def test_the_admin_erases_through_the_service_after_the_slug_is_typed(db, client
     plant_every_tenant_table(other)
     kept = fingerprint(other.pk)
     client.force_login(staff)
-    url = "/admin/tickets/tenant/"
+    url = "/admin/tenancy/tenant/"
     page = client.post(url, {"action": "erase_tenants", "_selected_action": [tenant.pk]})
     assert page.status_code == 200
     assert (
@@ -83,4 +83,4 @@ def test_the_admin_erases_through_the_service_after_the_slug_is_typed(db, client
     assert sum(rows_per_table(tenant.pk).values()) == 0
     assert fingerprint(other.pk) == kept
     # The admin's own delete (which would cascade into rows it may not delete) is not offered.
-    assert client.get(f"/admin/tickets/tenant/{other.pk}/delete/").status_code == 403
+    assert client.get(f"/admin/tenancy/tenant/{other.pk}/delete/").status_code == 403

@@ -1,13 +1,12 @@
-"""Admin for tenants, memberships, invitations and API keys (registered when the tickets app's admin is loaded)."""
+"""Admin for tenants, memberships, invitations and API keys."""
 
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
-from config.tenancy import AllTenantsAdminMixin
-
 from . import services
 from .erasure import tenant_erase
+from .managers import AllTenantsAdminMixin
 from .models import ApiKey, Invitation, Membership, Tenant
 
 
@@ -39,7 +38,7 @@ class TenantAdmin(AllTenantsAdminMixin, admin.ModelAdmin):
         if typed is None:
             return TemplateResponse(
                 request,
-                "admin/tickets/tenant/erase_confirmation.html",
+                "admin/tenancy/tenant/erase_confirmation.html",
                 {
                     **self.admin_site.each_context(request),
                     "title": "Erase tenants",

@@ -1,5 +1,7 @@
-"""API-key authentication (`Authorization: Bearer brn_<prefix>_<secret>`) and per-key throttling."""
+"""API-key authentication (`Authorization: Bearer brn_<prefix>_<secret>`), the tenant a DRF request acts in,
+and per-key throttling."""
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.utils import timezone
@@ -7,7 +9,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from .models import ApiKey
+from .models import ApiKey, Tenant
 from .selectors import api_key_with_tenant
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)  # don't write on every request
@@ -63,6 +65,22 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request) -> str:
         return self.keyword
+
+
+@dataclass(frozen=True)
+class RequestTenant:
+    """The tenant a request acts in and the caller's role there (both None outside any tenant)."""
+
+    tenant: Tenant | None
+    role: str | None
+
+
+def resolve_api_tenant(request) -> RequestTenant:
+    """For DRF requests (after authentication): the key's tenant, or the signed-in user's tenant."""
+    if isinstance(request.auth, ApiKey):
+        return RequestTenant(request.auth.tenant, request.auth.role)
+    django_request = getattr(request, "_request", request)
+    return RequestTenant(getattr(django_request, "tenant", None), getattr(django_request, "role", None))
 
 
 class ApiKeyRateThrottle(SimpleRateThrottle):

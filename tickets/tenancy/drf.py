@@ -20,7 +20,7 @@ applied after the refinement). Another tenant's object is therefore simply not f
 
 from rest_framework import generics, views, viewsets
 
-from .context import resolve_api_tenant
+from .authentication import resolve_api_tenant
 from .parents import parent_get
 from .permissions import TenantRolePermission
 
@@ -48,9 +48,9 @@ class TenantScopedMixin:
 
     def initial(self, request, *args, **kwargs):
         self.perform_authentication(request)
-        context = resolve_api_tenant(request)
-        request.tenant, request.role = context.tenant, context.role
-        self.tenant = context.tenant
+        acting = resolve_api_tenant(request)
+        request.tenant, request.role = acting.tenant, acting.role
+        self.tenant = acting.tenant
         super().initial(request, *args, **kwargs)  # negotiation, versioning, role check, throttles
         # `self.kwargs` is the very dict dispatch() hands to the handler: converting it in place passes
         # the resolved parents as the handler's arguments (as Sentry's convert_args does).

@@ -2,7 +2,7 @@
 
 The tables come from the catalog (every table with a tenant_id column: memories with their vectors, the
 graph, tickets, agents, runs, traces, keys, memberships, ... and any table added later), not from a list
-kept by hand. The deletes run as that tenant with any bypass suspended (config/rls.py), so row-level
+kept by hand. The deletes run as that tenant with any bypass suspended (tickets/tenancy/wall.py), so row-level
 security itself holds them to the tenant's rows. Foreign keys are checked at commit (Django declares
 them deferrable): the order of the deletes does not matter, and a row of another table still pointing
 at the tenant's rows makes the whole erasure roll back.
@@ -17,8 +17,7 @@ from dataclasses import asdict, dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
-from config import rls
-
+from . import wall
 from .models import Tenant
 
 
@@ -72,9 +71,9 @@ def tenant_erase(*, tenant: Tenant) -> ErasureReceipt:
     All or nothing (one transaction). Not idempotent: the tenant is gone afterwards.
     """
     tenant_id, slug, name = tenant.pk, tenant.slug, tenant.name
-    with rls.tenant_scope(tenant_id), rls.bypass_suspended(), connection.cursor() as cursor:
+    with wall.tenant_scope(tenant_id), wall.bypass_suspended(), connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        tables = rls.tenant_tables(cursor)
+        tables = wall.tenant_tables(cursor)
         before = _counts(cursor, tables, tenant_id)
         for table in tables:
             if before[table]:

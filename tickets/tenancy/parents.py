@@ -1,8 +1,11 @@
-"""Parent objects a URL or a body names by id (an agent, a ticket), resolved inside the request's tenant.
+"""Parent objects a URL or a body names by id (an agent, a ticket), resolved inside the request's tenant:
+the one way an app reaches another app's objects.
 
 The app that owns the model registers its one lookup by name in AppConfig.ready(); the tenancy base
-(DRF views: drf.py; operator UI views: context.TenantViewMixin) resolves `url_parents` before the
-handler runs. So this layer imports no app, and brain resolves agents without importing intelligence.
+(DRF views: drf.py; operator UI views: ui.mixins.TenantViewMixin) resolves `url_parents` before the
+handler runs. So this layer imports no app, brain resolves agents without importing intelligence, and
+reads a ticket's text for recall ("ticket_recall_text", a lookup that answers a value) without importing
+tickets.
 """
 
 from collections.abc import Callable

@@ -2,7 +2,7 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from .context import resolve_api_tenant
+from .authentication import resolve_api_tenant
 from .models import Role, role_at_least
 
 
@@ -20,8 +20,8 @@ class TenantRolePermission(BasePermission):
             return False
         tenant, role = getattr(view, "tenant", None), getattr(request, "role", None)
         if tenant is None:
-            context = resolve_api_tenant(request)
-            tenant, role = context.tenant, context.role
+            acting = resolve_api_tenant(request)
+            tenant, role = acting.tenant, acting.role
         if tenant is None:
             self.message = "You are not a member of any tenant."
             return False

@@ -6,9 +6,9 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config import rls
 from config.rawsql import ModelColumns
 
+from . import wall
 from .models import ApiKey, Invitation, Membership, Tenant, hash_secret
 
 # A user's places in every tenant (the switcher's choices) are read before a tenant is known: through the
@@ -17,13 +17,13 @@ _MEMBERSHIP_COLUMNS = ModelColumns(Membership, "m")
 _MEMBER_TENANT_COLUMNS = ModelColumns(Tenant, "t")
 _MEMBERSHIPS_SQL = (
     f"SELECT {_MEMBERSHIP_COLUMNS.sql}, {_MEMBER_TENANT_COLUMNS.sql}{{current}}"
-    f" FROM {rls.MEMBERSHIPS_FUNCTION}(%s) m JOIN {Tenant._meta.db_table} t ON t.id = m.tenant_id"
+    f" FROM {wall.MEMBERSHIPS_FUNCTION}(%s) m JOIN {Tenant._meta.db_table} t ON t.id = m.tenant_id"
     " ORDER BY t.name, m.id"
 )
 # The operator UI's tenant: the session's if the user belongs to it, else the first by name; it becomes the
-# database session's tenant in the same statement (config/rls.py).
+# database session's tenant in the same statement (tickets/tenancy/wall.py).
 _CURRENT_SQL = (
-    f", set_config('{rls.TENANT_SETTING}', (SELECT m2.tenant_id FROM {rls.MEMBERSHIPS_FUNCTION}(%s) m2"
+    f", set_config('{wall.TENANT_SETTING}', (SELECT m2.tenant_id FROM {wall.MEMBERSHIPS_FUNCTION}(%s) m2"
     f" JOIN {Tenant._meta.db_table} t2 ON t2.id = m2.tenant_id"
     " ORDER BY m2.tenant_id IS NOT DISTINCT FROM %s DESC, t2.name, m2.id LIMIT 1)::text, false)"
 )
@@ -53,20 +53,20 @@ def memberships_for_user(
         membership.tenant = _MEMBER_TENANT_COLUMNS.instance(row[split:end], connection.alias)
         memberships.append(membership)
     if make_current and rows:
-        rls.tenant_noted(int(rows[0][end]))
+        wall.tenant_noted(int(rows[0][end]))
     return memberships
 
 
 # Every API request reads its key and the key's tenant: one statement written once (config.rawsql). A key
 # is found before its tenant is known, so it is read through the tenant wall's one lookup function (it bypasses
 # the wall for its own read alone), and the same statement makes the key's tenant the
-# session's tenant (config/rls.py): no round trip of its own.
+# session's tenant (tickets/tenancy/wall.py): no round trip of its own.
 _KEY_COLUMNS = ModelColumns(ApiKey, "k")
 _TENANT_COLUMNS = ModelColumns(Tenant, "t")
 _KEY_WITH_TENANT_SQL = (
     f"SELECT {_KEY_COLUMNS.sql}, {_TENANT_COLUMNS.sql},"
-    f" set_config('{rls.TENANT_SETTING}', k.tenant_id::text, false)"
-    f" FROM {rls.KEY_LOOKUP_FUNCTION}(%s) k JOIN {Tenant._meta.db_table} t ON t.id = k.tenant_id"
+    f" set_config('{wall.TENANT_SETTING}', k.tenant_id::text, false)"
+    f" FROM {wall.KEY_LOOKUP_FUNCTION}(%s) k JOIN {Tenant._meta.db_table} t ON t.id = k.tenant_id"
 )
 
 
@@ -83,7 +83,7 @@ def api_key_with_tenant(prefix: str) -> ApiKey | None:
     split = len(_KEY_COLUMNS)
     key = _KEY_COLUMNS.instance(row[:split], connection.alias)
     key.tenant = _TENANT_COLUMNS.instance(row[split : split + len(_TENANT_COLUMNS)], connection.alias)
-    rls.tenant_noted(key.tenant_id)
+    wall.tenant_noted(key.tenant_id)
     return key
 
 
@@ -115,7 +115,7 @@ def invitations_pending_for_user(user) -> list[Invitation]:
     email = (getattr(user, "email", "") or "").strip().lower()
     if not getattr(user, "is_authenticated", False) or not email:
         return []
-    with rls.tenant_bypass("the signed-in user's invitations", level=logging.DEBUG):
+    with wall.tenant_bypass("the signed-in user's invitations", level=logging.DEBUG):
         return list(
             _pending(Invitation.objects.all_tenants().filter(email=email)).select_related(
                 "tenant", "invited_by"
@@ -129,5 +129,5 @@ def invitation_pending_by_token(token: str) -> Invitation | None:
         return None
     found = Invitation.objects.all_tenants().filter(token_hash=hash_secret(token))
     # Before any tenant is known (the link is the only credential): read past the wall, logged.
-    with rls.tenant_bypass("an invitation link", level=logging.DEBUG):
+    with wall.tenant_bypass("an invitation link", level=logging.DEBUG):
         return _pending(found).select_related("tenant", "invited_by").first()

@@ -12,8 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from config import rls
-
+from . import wall
 from .models import ApiKey, Invitation, Membership, Role, Tenant, hash_secret
 
 logger = logging.getLogger(__name__)
@@ -169,7 +168,7 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
     Single use: raises InvitationClosed when it was already answered, revoked or expired. The caller checks
     that the invitation is addressed to the user (`invitations_pending_for_user`) or that they hold its link.
     Runs as the invitation's tenant (the invited person has none yet)."""
-    with rls.tenant_scope(invitation.tenant_id):
+    with wall.tenant_scope(invitation.tenant_id):
         locked = _lock_pending(invitation)
         membership = Membership.objects.for_tenant(locked.tenant).filter(user=user).first()
         if membership is None:
@@ -182,7 +181,7 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
 @transaction.atomic
 def invitation_decline(*, invitation: Invitation) -> None:
     """The invited person says no; the link stops working. Raises InvitationClosed as `invitation_accept`."""
-    with rls.tenant_scope(invitation.tenant_id):
+    with wall.tenant_scope(invitation.tenant_id):
         locked = _lock_pending(invitation)
         locked.declined_at = timezone.now()
         locked.save(update_fields=["declined_at"])
@@ -201,7 +200,7 @@ def invitation_accept_as_new_user(*, invitation: Invitation, password: str):
     """Create the account of the invited address (its username and e-mail are the address) with `password`,
     and accept for it. Returns the new user, or None when an account already has this address or username:
     that account is never changed through a link; its owner signs in and accepts on the Invitations page."""
-    with rls.tenant_scope(invitation.tenant_id):
+    with wall.tenant_scope(invitation.tenant_id):
         locked = _lock_pending(invitation)
     User = get_user_model()
     if (

@@ -5,7 +5,7 @@ from django.views import View
 
 from ..navigation import learned_chart
 from ..selectors import learning_attempts_recent
-from ..tenancy.context import TenantViewMixin
+from ..tenancy.ui.mixins import TenantViewMixin
 
 # A skipped or failed attempt, in the operator's words.
 SKIP_WORDS = {

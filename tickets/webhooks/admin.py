@@ -2,7 +2,7 @@ from django import forms
 from django.contrib import admin
 from django.db import models
 
-from config.tenancy import AllTenantsAdminMixin
+from tickets.tenancy.managers import AllTenantsAdminMixin
 
 from .models import WebhookDelivery, WebhookEndpoint
 

@@ -16,7 +16,7 @@ def tenant_has_endpoints(tenant_id: int, event: str) -> bool:
 
 
 def connect() -> None:
-    """Called from TicketsConfig.ready()."""
+    """Called from WebhooksConfig.ready()."""
     from brain.api import events_subscribe
 
     events_subscribe(on_brain_event, wants=tenant_has_endpoints)

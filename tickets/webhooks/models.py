@@ -2,9 +2,8 @@
 
 from django.db import models
 
-from config.tenancy import TenantScopedManager
-
-from ..tenancy.models import Tenant
+from tickets.tenancy.managers import TenantScopedManager
+from tickets.tenancy.models import Tenant
 
 
 class WebhookEvent(models.TextChoices):
@@ -29,6 +28,7 @@ class WebhookEndpoint(models.Model):
     objects = TenantScopedManager()
 
     class Meta:
+        db_table = "tickets_webhookendpoint"
         indexes = [models.Index(fields=["tenant", "is_active"], name="webhook_tenant_active")]
         ordering = ["-created_at"]
 
@@ -60,6 +60,7 @@ class WebhookDelivery(models.Model):
     objects = TenantScopedManager()
 
     class Meta:
+        db_table = "tickets_webhookdelivery"
         indexes = [
             models.Index(fields=["tenant", "endpoint", "-created_at"], name="webhookdelivery_tenant_ep")
         ]

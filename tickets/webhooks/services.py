@@ -19,7 +19,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
-from ..tenancy.models import Tenant
+from tickets.tenancy.models import Tenant
+
 from .models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 SIGNATURE_VERSION = "v1"

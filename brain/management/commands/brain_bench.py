@@ -14,7 +14,7 @@ from importlib import import_module
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from config.rls import CrossTenantCommand
+from tickets.tenancy.wall import CrossTenantCommand
 
 
 def _benchmarks() -> dict[str, str]:

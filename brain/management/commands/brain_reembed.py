@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from brain.embedders import EmbedderError, get_embedder
 from brain.embedding import memories_needing_embedding, memories_reembed_batch
-from config.rls import CrossTenantCommand
+from tickets.tenancy.wall import CrossTenantCommand
 
 
 class Command(CrossTenantCommand):
@@ -74,7 +74,7 @@ class Command(CrossTenantCommand):
         )
 
     def _tenant_id(self, value: str) -> int:
-        tenant_model = apps.get_model("tickets", "Tenant")
+        tenant_model = apps.get_model("tenancy", "Tenant")
         lookup = {"pk": int(value)} if value.isdigit() else {"slug": value}
         tenant = tenant_model.objects.filter(**lookup).values_list("pk", flat=True).first()
         if tenant is None:

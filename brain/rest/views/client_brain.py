@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from django.conf import settings
-from django.utils.module_loading import import_string
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -97,13 +96,12 @@ class ClientBrainContextView(TenantAPIView):
         params = dict(serializer.validated_data)
         ticket_id = params.pop("ticket_id", None)
         if ticket_id:
-            # The ticket's text comes from the tickets app through a settings-named function (brain
+            # The ticket's text comes from the tickets app through the lookup it registered by name (brain
             # never imports tickets); a missing ticket and another tenant's answer the same 404.
-            text = import_string(settings.BRAIN_TICKET_TEXT_RESOLVER)(
-                tenant_id=self.tenant.pk, ticket_id=ticket_id
-            )
-            if text is None:
-                raise NotFound(f"No ticket with id {ticket_id!r}.")
+            try:
+                text = self.parent("ticket_recall_text", ticket_id)
+            except Http404:
+                raise NotFound(f"No ticket with id {ticket_id!r}.") from None
             params.update(text)
         brain_context = client_brain_context(tenant_id=self.tenant.pk, **params)
         data = brain_context.as_dict()

@@ -363,7 +363,7 @@ def containing(*, tenant_id: int, terms: list[str], live: Callable[[Any], Any]):
     """`live(rows of the tenant)` whose key or value contains any of `terms`, case-insensitively (`ILIKE ANY`; the
     tenant compared as bigint, the index's type, and only once). pg_trgm's tenant-led GIN index
     `memory_tenant_trgm` could serve it, but under the tenant wall it does not: `~~*` is not LEAKPROOF (it
-    raises an error on a malformed pattern) and is left so (config/rls.py), so the tenant's rows are checked
+    raises an error on a malformed pattern) and is left so (tickets/tenancy/wall.py), so the tenant's rows are checked
     one by one along its btree (about 160 ms on a 100k-row tenant)."""
     patterns = like_patterns(terms)
     condition = RawSQL(

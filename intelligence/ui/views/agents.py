@@ -20,7 +20,7 @@ from django.views import View
 
 from brain import api as brain_api
 from config.ui import service_errors
-from tickets.tenancy.context import TenantViewMixin
+from tickets.tenancy.ui.mixins import TenantViewMixin
 
 from ... import selectors, services
 from ...runtime import SECTION_TITLES, TIER_ORDER, default_budget

@@ -18,7 +18,7 @@ from django.db import connection
 from brain.api import promote
 from brain.models import Memory, MemoryHistory
 from brain.types import MemoryCandidate
-from config.rls import tenant_scope
+from tickets.tenancy.wall import tenant_scope
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,7 +84,7 @@ django.setup()
 from django.db import connection
 from brain.api import promote
 from brain.types import MemoryCandidate
-from config.rls import tenant_scope
+from tickets.tenancy.wall import tenant_scope
 tenant_id, texts = int(sys.argv[1]), json.loads(sys.argv[2])
 barrier = threading.Barrier(len(texts))
 results = []

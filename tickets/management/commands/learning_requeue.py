@@ -10,9 +10,9 @@ from datetime import timedelta
 
 from django.core.management.base import CommandError
 
-from config.rls import CrossTenantCommand
 from tickets import services
 from tickets.tenancy.models import Tenant
+from tickets.tenancy.wall import CrossTenantCommand
 
 
 class Command(CrossTenantCommand):

@@ -12,9 +12,9 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import transaction
 
-from config.rls import CrossTenantCommand
 from tickets.tenancy import services
 from tickets.tenancy.models import ApiKey, Role, Tenant
+from tickets.tenancy.wall import CrossTenantCommand
 
 DEMO_TENANTS = [
     ("Acme Outdoor Gear", "acme"),

@@ -1,4 +1,4 @@
-"""The tenancy base every tenant-owned model uses (project infrastructure, importable by every app).
+"""The tenant-scoped manager every tenant-owned model uses (the first wall; importable by every app).
 
 The default manager fails closed: a query of a tenant-owned model runs only when it is scoped, that is
 when it was built from `Model.objects.for_tenant(tenant)`, from the explicitly named escape hatch

@@ -8,11 +8,9 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
-from config.rest import error_response
-
-from . import services
-from .drf import TenantAPIView, TenantScopedMixin
-from .models import ApiKey, Membership, Role
+from .. import services
+from ..drf import TenantAPIView, TenantScopedMixin
+from ..models import ApiKey, Membership, Role
 from .serializers import (
     ApiKeyCreatedSerializer,
     ApiKeySerializer,
@@ -90,16 +88,10 @@ class MembershipViewSet(
         )
 
     def destroy(self, request, *args, **kwargs):
-        try:
-            services.membership_remove(membership=self.get_object())
-        except ValueError as exc:
-            return error_response("last_admin", str(exc), status.HTTP_409_CONFLICT)
+        services.membership_remove(membership=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def update(self, request, *args, **kwargs):
         if "role" not in request.data:
             raise ValidationError({"role": ["Send the new role: admin, operator or viewer."]})
-        try:
-            return super().update(request, *args, **kwargs)
-        except services.LastAdminError as exc:
-            return error_response("last_admin", str(exc), status.HTTP_409_CONFLICT)
+        return super().update(request, *args, **kwargs)

@@ -5,9 +5,9 @@ from dataclasses import asdict
 
 from django.core.management.base import CommandError
 
-from config.rls import CrossTenantCommand
 from tickets.tenancy.erasure import tenant_erase
 from tickets.tenancy.models import Tenant
+from tickets.tenancy.wall import CrossTenantCommand
 
 
 class Command(CrossTenantCommand):

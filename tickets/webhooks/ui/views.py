@@ -1,25 +1,17 @@
 """The tenant admin's Webhooks page: register an endpoint (its secret shown once), see recent deliveries,
 deactivate an endpoint."""
 
-from django import forms
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.shortcuts import render
 from django.views import View
 
-from ..tenancy.context import TenantRowActionView, TenantViewMixin
-from ..tenancy.models import Role
-from . import services
-from .models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from config.ui import service_errors
+from tickets.tenancy.models import Role
+from tickets.tenancy.ui.mixins import TenantRowActionView, TenantViewMixin
 
-
-class WebhookEndpointForm(forms.Form):
-    url = forms.URLField(
-        max_length=500, assume_scheme="https", help_text="An https:// URL that accepts POSTed JSON."
-    )
-    events = forms.MultipleChoiceField(
-        choices=WebhookEvent.choices, widget=forms.CheckboxSelectMultiple, initial=WebhookEvent.values
-    )
+from .. import services
+from ..models import WebhookDelivery, WebhookEndpoint
+from .forms import WebhookEndpointForm
 
 
 class WebhooksView(TenantViewMixin, View):
@@ -44,17 +36,13 @@ class WebhooksView(TenantViewMixin, View):
     def post(self, request):
         form = WebhookEndpointForm(request.POST)
         if form.is_valid():
-            try:
+            with service_errors(form):
                 endpoint = services.webhook_endpoint_create(
                     tenant=request.tenant,
                     url=form.cleaned_data["url"],
                     events=form.cleaned_data["events"],
                     actor=f"user:{request.user.pk}",
                 )
-            except ValidationError as exc:
-                for field, errors in exc.message_dict.items():
-                    form.add_error(field if field in form.fields else None, errors)
-            else:
                 messages.success(
                     request, "Endpoint registered. Copy its signing secret now: it is shown once."
                 )

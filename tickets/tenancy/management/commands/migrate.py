@@ -4,7 +4,7 @@ from django.core.management.commands.migrate import Command as DjangoMigrate
 from django.db import connections
 
 from config.db_backend.base import migration_role
-from config.rls import tenant_bypass
+from tickets.tenancy.wall import tenant_bypass
 
 
 class Command(DjangoMigrate):

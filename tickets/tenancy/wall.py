@@ -16,6 +16,9 @@ The explicit, audited bypass: `tenant_bypass(reason)` sets `brain.bypass` for a 
 The admin (staff work across tenants), `migrate`, cross-tenant tasks and maintenance commands use it. The
 two reads made before a tenant is known, the key lookup and a user's memberships (sign-in, the switcher),
 go through SQL functions that hold the bypass for their own read only.
+
+The tenancy app's ready() (tickets/tenancy/apps.py) connects the signal handlers below and registers the
+database check `brain.W001` (check_leakproof).
 """
 
 from __future__ import annotations

@@ -16,17 +16,19 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from django.views.decorators.http import require_POST
 
-from . import services
-from .context import TenantRowActionView, TenantViewMixin, operator_ui_sections, switch_tenant
-from .forms import ApiKeyForm, InvitationForm, InvitationPasswordForm
-from .models import ApiKey, Invitation, Membership, Role
-from .selectors import (
+from .. import services
+from ..models import ApiKey, Invitation, Membership, Role
+from ..selectors import (
     api_keys_for_tenant,
     invitation_pending_by_token,
     invitations_pending_for_tenant,
     invitations_pending_for_user,
     members_for_tenant,
 )
+from .forms import ApiKeyForm, InvitationForm, InvitationPasswordForm
+from .middleware import switch_tenant
+from .mixins import TenantRowActionView, TenantViewMixin
+from .sections import operator_ui_sections
 
 
 class HomeView(TenantViewMixin, View):

@@ -1,4 +1,4 @@
-"""OpenAPI description of the API-key scheme (loaded by TicketsConfig.ready)."""
+"""OpenAPI description of the API-key scheme (loaded by TenancyConfig.ready)."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from .models import ApiKey, Membership, Tenant
+from ..models import ApiKey, Membership, Tenant
 
 
 class TenantSerializer(serializers.ModelSerializer):

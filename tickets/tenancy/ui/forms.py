@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
 
-from .models import Role
+from ..models import Role
 
 
 class ApiKeyForm(forms.Form):

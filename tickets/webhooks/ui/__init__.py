@@ -1,0 +1,1 @@
+"""The tenant admin's Webhooks page (operator UI)."""
