@@ -40,7 +40,7 @@ be returned), never returns a row whose confidence is NaN, infinite or outside t
 """
 
 from .backends import get_search_backend
-from .engine import contained, neighbours, recall, recall_scores, window_rows
+from .engine import contained, containment_query, neighbours, recall, recall_scores, window_rows
 from .post import Reranker, get_reranker
 from .scoped import ContainmentPlan, NeighbourPlan, NeighbourRow
 from .types import DEFAULTS, MODES, RecalledMemory, RecallInputError, RecallScores, recall_settings
@@ -56,6 +56,7 @@ __all__ = [
     "RecalledMemory",
     "Reranker",
     "contained",
+    "containment_query",
     "get_reranker",
     "get_search_backend",
     "neighbours",

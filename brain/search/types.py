@@ -117,6 +117,19 @@ class Hit(NamedTuple):
 
 
 RANKING_FIELDS = Hit._fields[:9]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a backend returns for a recall plan: its hits, and how it served the vector tier (for the
+    explanation: "hnsw", or "exact" when the exact scan served it). `plan`: the plan executed, as planned
+    in full (its lexical part, its tiers), set by the engine."""
+
+    hits: list[Hit]
+    vector_strategy: str | None = None
+    plan: Any = None
+
+
 assert Hit._fields[9:21] == MEMORY_COLUMNS
 
 
