@@ -1,11 +1,11 @@
 """The trigram tier decided and scored by the scope's vocabulary: which typo words it looks up, which rows
 it finds, and their scores, without a statement.
 
-A query word that full text found in no row goes to the trigram tier (a typo, a partial word). On LoCoMo a
-fifth of the questions hold such a word, mostly one the conversation simply never uses ("vivaldi",
-"participated"); pg_trgm then computed `word_similarity` for the word against every row of the scope, 40-200
-ms a question on a 600-row conversation, to find nothing (or a row matched across two words: "four" in
-"for our").
+A query word that full text found in no row goes to the trigram tier (a typo, a partial word). On LoCoMo
+many questions hold such a word, mostly one the conversation simply never uses ("vivaldi",
+"participated"); pg_trgm then computed `word_similarity` for the word against every row of the scope, the
+costliest step of such a question, to find nothing (or a row matched across two words: "four" in "for
+our"). The README's LoCoMo section has the measurements.
 
 With the vocabulary (each distinct word of the filtered rows' text and key, lower-cased, as pg_trgm splits
 words, and the rows holding it), the planner asks first whether any word of the rows is similar enough to
@@ -13,11 +13,10 @@ the query word: the share of the query word's trigrams it holds reaches TRIGRAM_
 bound for one word against another. A query word with no such word is dropped from the tier (nothing would
 match it). For the others the tier is scored here: each similar word's `word_similarity` to the query word,
 computed as pg_trgm computes it for one word (brain.search.scoring.word_similarity, tested equal to
-pg_trgm's to the last bit), a row's best per query word, the query words' mean (scoring.mean_similarity). pg_trgm over the
-row's whole text gives the same score unless its best match runs across two words of the row; that match,
-and only that, is what the vocabulary loses. When the tier was left to PostgreSQL over the rows holding a
-similar word, it cost 1.3-5 ms a question on LoCoMo (`word_similarity` along each long row): a third of the
-search.
+pg_trgm's to the last bit), a row's best per query word, the query words' mean (scoring.mean_similarity).
+pg_trgm over the row's whole text gives the same score unless its best match runs across two words of the
+row; that match, and only that, is what the vocabulary loses. Leaving the tier to PostgreSQL over the rows
+holding a similar word still cost a large share of the search (`word_similarity` along each long row).
 
 Only for scopes whose rows the planner's statistics hold (fewer than BM25_SAMPLE rows); a larger scope keeps
 the tier in PostgreSQL, over every row. `BRAIN_RECALL["TRIGRAM_VOCABULARY"] = False` switches it off.
