@@ -6,10 +6,11 @@ so every storage reads the same rows for the same filters."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from brain.caches import memoize
 
 from .filters import Filters
 from .types import MEMORY_COLUMNS, Hit
@@ -17,7 +18,9 @@ from .types import MEMORY_COLUMNS, Hit
 _COLUMNS = ", ".join(f"m.{column}" for column in MEMORY_COLUMNS)
 
 
-@lru_cache(maxsize=1024)
+@memoize(
+    "search-compiled-filters", maxsize=1024, keyed_on="the filters (a value: tenant, scopes, lists, range)"
+)
 def _compiled(filters: Filters) -> tuple[str, tuple]:
     # bigint, as the column: btree_gin's int8_ops has no int8 = int4, and the GIN indexes need the tenant.
     clauses = ["m.tenant_id = %(tenant_id)s::bigint"]

@@ -84,12 +84,12 @@ def _fts_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
         params[f"lex_{n:02d}"] = tsquery_literal(lexeme)
         held.append(f"(m.search_vector @@ %(lex_{n:02d})s::tsquery)::int")
     mask = f"array_to_string(ARRAY[{', '.join(held)}], '')"
-    best = "c.length, c.id" if plan.bm25().shorter_is_better else "c.id"
+    best = "length(m.search_vector), m.id" if plan.bm25().shorter_is_better else "m.id"
     return f"""(SELECT {_candidate("fts", "c", length="c.length", mask="c.mask")} FROM (
     SELECT m.id, m.confidence, m.created_at, length(m.search_vector) AS length, {mask} AS mask,
-      row_number() OVER (PARTITION BY {mask} ORDER BY length(m.search_vector), m.id) AS nth
+      row_number() OVER (PARTITION BY {mask} ORDER BY {best}) AS nth
     FROM {source} WHERE {matched}) c
-  WHERE c.nth <= %(pool)s ORDER BY {best})"""
+  WHERE c.nth <= %(pool)s)"""
 
 
 def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:

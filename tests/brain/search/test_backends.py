@@ -262,3 +262,19 @@ class TestSearchBackendContract:
         assert {h.id for h in hits} == {h.id for h in plain}
         assert {h.fts_score for h in hits if h.fts_rank} == {7.0}
         assert {h.vector_score for h in hits if h.vector_rank} == {0.25}
+
+    @pytest.mark.parametrize("b", [0.75, 0.0])
+    def test_more_matches_than_the_pool_give_every_backend_the_same_best(self, backend, tenant, b):
+        """PostgreSQL sends, per set of held lexemes, only the best `pool` rows by length (then id), or by
+        id when length does not matter (b = 0): the tier's best `pool` are the same as over every match."""
+        rng = random.Random(4)
+        for i in range(70):
+            words = rng.choices(VOCABULARY, k=rng.randint(0, 9))
+            remember(tenant, " ".join(["parcel", *words, f"n{i}"]), embed=False)
+        for query in ("parcel", "parcel refund", "parcel courier late"):
+            plan = full_text_plan(tenant, query, limit=1, BM25_B=b)
+            got = ranked(execute(plan, backend).hits)
+            assert len(got) == plan.pool == 50
+            assert got == ranked(
+                execute(full_text_plan(tenant, query, limit=1, BM25_B=b), BACKENDS["memory"]).hits
+            )
