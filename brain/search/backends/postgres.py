@@ -125,10 +125,13 @@ def _vector_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     params.update(qvec=vector_literal(plan.query_vector()), embedding_model=plan.embedding_model)
     # "+ 0" hides the operator from the planner: the exact strategy never walks the HNSW graph.
     distance = "(m.embedding <=> %(qvec)s::vector)" + (" + 0" if plan.strategy == "exact" else "")
-    return f"""(SELECT {_candidate("vector", vector="vector_send(m.embedding)")}
-    FROM brain_memory m
-    WHERE {condition} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s
-    ORDER BY {distance}, m.id LIMIT %(pool)s)"""
+    # The vectors of the nearest rows only, read by primary key once they are chosen (in the ordering query,
+    # the planner would send every scanned row's vector through the sort).
+    return f"""(SELECT {_candidate("vector", vector="vector_send(e.embedding)")}
+    FROM (SELECT m.id, m.confidence, m.created_at FROM brain_memory m
+      WHERE {condition} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s
+      ORDER BY {distance}, m.id LIMIT %(pool)s) m
+    JOIN brain_memory e ON e.id = m.id)"""
 
 
 _CANDIDATES = {"fts": _fts_candidates, "trigram": _trigram_candidates, "vector": _vector_candidates}
