@@ -65,6 +65,4 @@ def test_only_the_brain_facade_is_called_api_py():
         for path in (REPO / top).rglob("api.py")
         if not SKIPPED & set(path.relative_to(REPO).parts)
     )
-    assert found == ["brain/api.py"], (
-        f"modules called api.py besides brain's facade: {found}"
-    )
+    assert found == ["brain/api.py"], f"modules called api.py besides brain's facade: {found}"

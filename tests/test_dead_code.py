@@ -49,8 +49,6 @@ FRAMEWORK_NAMES = {
     "INSTRUCTION", "SUGGESTED", "SUGGESTION", "VERDICT", "POSITIVE", "NEGATIVE",
     # torch.nn.Module.forward (the ONNX export traces it); onnxruntime's SessionOptions; Celery's app state.
     "forward", "inter_op_num_threads", "execution_mode", "_pool", "_producer_pool", "_backend_cache",
-    # brain/search is being rewritten (issue 25, item 1); its rewrite removes these or gives them a use.
-    "TIERS", "RANKING_FIELDS",
 }  # fmt: skip
 IGNORE_DECORATORS = [
     "@admin.register",

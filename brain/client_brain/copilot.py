@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from . import typed
-from .recall import ORDER, client_brain_candidates, keyword_candidates
+from .recall import ORDER, client_brain_candidates, keyword_rows
 from .types import CopilotMemory
 from .words import keyword_terms, shared_words, words
 
@@ -24,15 +24,7 @@ def client_brain_copilot(*, tenant_id: int, query: str = "") -> list[CopilotMemo
     base = client_brain_candidates(tenant_id=tenant_id, low=0.0, high=1.0)
     query_words = set(words(query))
     terms = keyword_terms(query)
-    matches = (
-        list(
-            keyword_candidates(tenant_id=tenant_id, terms=terms, low=0.0, high=1.0)
-            .order_by(*ORDER)
-            .values_list(*FIELDS)[: settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT]
-        )
-        if terms
-        else []
-    )
+    matches = keyword_rows(tenant_id=tenant_id, terms=terms, low=0.0, high=1.0) if terms else []
     scored = [(row, shared_words(query_words, row[2], row[3])) for row in matches]
     scored.sort(key=lambda item: (-len(item[1]), -item[0][5]))  # stable: fetched order breaks ties
     chosen = scored[:limit]

@@ -30,8 +30,7 @@ from django.conf import settings
 from brain.activity import memories_record_activity
 from brain.memory_state import memory_state
 from brain.models import BrainScopeKind, Memory, MemoryStatus
-from brain.search import ContainmentPlan, contained, window_rows
-from brain.search.backends.postgres import containing
+from brain.search import ContainmentPlan, contained, containment_query, window_rows
 from brain.search.scoped import CONTAINMENT_ORDER
 
 from . import typed
@@ -91,10 +90,51 @@ def client_brain_candidates(*, tenant_id: int, low: float = 0.5, high: float = 1
     return _live_within(Memory.objects.for_tenant(tenant_id), low, high)
 
 
+class KeywordRow(NamedTuple):
+    """A row of the keyword tier, read with FIELDS."""
+
+    id: int
+    type: str
+    key: str
+    text: str
+    payload: Any
+    confidence: float
+
+
+def keyword_plan(
+    *, tenant_id: int, terms: list[str], low: float = 0.5, high: float = 1.0, prepare=KeywordRow._make
+) -> ContainmentPlan:
+    """The keyword tier as a containment plan of the retrieval engine (brain.search): the first
+    BRAIN_CLIENT_BRAIN_TIER_LIMIT `client_brain_candidates()` whose key or value contains any of `terms`,
+    case-insensitively, in the tier order; each row read with FIELDS (and created_at) and returned as
+    `prepare` makes it (a `KeywordRow` by default). The state is taken before any row is read."""
+    limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
+    return ContainmentPlan(
+        tenant_id=int(tenant_id),
+        terms=terms,
+        limit=limit,
+        window_size=max(int(settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW), limit),
+        live=lambda rows: _live_within(rows, low, high),
+        fields=(*FIELDS, "created_at"),
+        prepare=prepare,
+        state=memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT),
+        # The window is cached per name: rows live within another confidence range are another window.
+        name="client-brain" if (low, high) == (0.5, 1.0) else f"client-brain-{low}-{high}",
+    )
+
+
+def keyword_rows(
+    *, tenant_id: int, terms: list[str], low: float = 0.5, high: float = 1.0
+) -> list[KeywordRow]:
+    """The keyword tier's rows (FIELDS), through the engine (`keyword_plan`)."""
+    return contained(keyword_plan(tenant_id=tenant_id, terms=terms, low=low, high=high))
+
+
 def keyword_candidates(*, tenant_id: int, terms: list[str], low: float = 0.5, high: float = 1.0):
-    """`client_brain_candidates()` whose key or value contains any of `terms`, case-insensitively
-    (`ILIKE ANY`; see `containing` for what serves it under the tenant wall)."""
-    return containing(tenant_id=tenant_id, terms=terms, live=lambda rows: _live_within(rows, low, high))
+    """The statement PostgreSQL runs for the keyword tier's terms, as a queryset of the live rows (for
+    EXPLAIN and tests of the statement; `keyword_rows` reads the tier): `ILIKE ANY`, the tenant compared as
+    bigint (brain.search.containment_query)."""
+    return containment_query(keyword_plan(tenant_id=tenant_id, terms=terms, low=low, high=high))
 
 
 ORDER = CONTAINMENT_ORDER  # confidence, newest, id, all descending: the order of both tiers
@@ -119,25 +159,6 @@ def _kept(values: tuple) -> KeptRow:
     return KeptRow(*values, kept_words(values[2], values[3]), typed.is_typed(values[1], values[4]))
 
 
-def _live(rows):
-    return _live_within(rows, 0.5, 1.0)
-
-
-def _tier_plan(tenant_id: int, terms: list[str], state: str) -> ContainmentPlan:
-    limit = settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT
-    return ContainmentPlan(
-        tenant_id=int(tenant_id),
-        terms=terms,
-        limit=limit,
-        window_size=max(int(settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW), limit),
-        live=_live,
-        fields=(*FIELDS, "created_at"),
-        prepare=_kept,
-        state=state,
-        name="client-brain",
-    )
-
-
 def fetch_tiers(
     *, tenant_id: int, subject: str, latest_customer_message: str
 ) -> tuple[list[Candidate], dict]:
@@ -147,8 +168,7 @@ def fetch_tiers(
     containment window, the keyword tier a containment plan over the window and the rows after it.
     """
     terms = keyword_terms(subject, latest_customer_message)
-    # Taken before the rows are read: a cached window is at least as new as this state.
-    plan = _tier_plan(tenant_id, terms, memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT))
+    plan = keyword_plan(tenant_id=tenant_id, terms=terms, prepare=_kept)
     fallback = window_rows(plan)[: plan.limit]
     keyword = contained(plan) if terms else []
     merged: dict[int, Candidate] = {}

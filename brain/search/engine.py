@@ -8,13 +8,15 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
+import numpy as np
 from django.db import connection, transaction
 
 from brain.memory_state import memory_state
 
 from .backends import MEMORY_BACKEND, POSTGRES_BACKEND, SearchBackend, get_search_backend
+from .filters import filters_for
 from .fuse import fuse_results, fuse_scores, own_payload, round_explanation
-from .plan import RecallPlan, filters_for, plan_lexical, scope_statistics
+from .plan import RecallPlan, plan_lexical, scope_statistics
 from .post import expand_graph, get_reranker, mmr, rerank
 from .scoped import ContainmentPlan, NeighbourPlan, NeighbourRow
 from .types import (
@@ -22,10 +24,10 @@ from .types import (
     MODES,
     TIERS_BY_MODE,
     VECTOR_STRATEGIES,
-    Hit,
     RecalledMemory,
     RecallInputError,
     RecallScores,
+    SearchResult,
     recall_settings,
 )
 
@@ -67,10 +69,23 @@ def plan_recall(
     tiers = [t for t in TIERS_BY_MODE[mode] if config["WEIGHTS"].get(t, 0) > 0]
     if not tiers:
         return None
-    plan = RecallPlan(
+    vector = model = None
+    if "vector" in tiers:
+        if query_embedding is None:
+            from brain.embedders import embed_search_query
+
+            # The query encoder (int8 for the ONNX MiniLM), compared with the rows of the stored model.
+            vector, model = embed_search_query(query.strip())
+        elif not embedding_model:
+            raise RecallInputError(
+                "query_embedding needs embedding_model (the name its vectors were made by)."
+            )
+        else:
+            vector, model = query_embedding, embedding_model
+    return RecallPlan(
         query=query.strip(),
         mode=mode,
-        tiers=tiers,
+        tiers=tuple(tiers),
         pool=max(config["CANDIDATES"], limit * config["CANDIDATES_PER_RESULT"]),
         filters=filters_for(
             tenant_id=tenant_id,
@@ -86,58 +101,55 @@ def plan_recall(
         strategy=strategy,
         with_embedding=with_embedding,
         details=details,
+        embedding_model=model,
+        vector=None if vector is None else np.asarray(vector, dtype=np.float32),
     )
-    if "vector" in tiers:
-        if query_embedding is None:
-            from brain.embedders import embed_search_query
-
-            # The query encoder (int8 for the ONNX MiniLM), compared with the rows of the stored model.
-            plan.vector, plan.embedding_model = embed_search_query(plan.query)
-        elif not embedding_model:
-            raise RecallInputError(
-                "query_embedding needs embedding_model (the name its vectors were made by)."
-            )
-        else:
-            plan.vector, plan.embedding_model = query_embedding, embedding_model
-    return plan
 
 
-def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> list[Hit]:
-    """The memory state and the scope's statistics (the lexical plan's, or, for a vector-only plan, whether the
-    scope is small enough for the in-memory backend; cached under the state), then the hits of `backend`
-    (default: the one the rule picks, `get_search_backend`)."""
-    with connection.cursor() as cursor:
-        filters, lexical = plan.filters, "fts" in plan.tiers or "trigram" in plan.tiers
-        if lexical or plan.config["IN_MEMORY"]:
-            # Taken before any memory is read (brain.memory_state): what is cached under it is at least
-            # this new (the lexical statistics; the in-memory backend's rows and vectors).
-            plan.state = memory_state(
-                filters.tenant_id, scope_kind=filters.scope_kind, scope_ids=filters.scope_ids
-            )
-        if lexical:
-            plan.lexical = plan_lexical(
+def plan_scope(cursor, plan: RecallPlan) -> RecallPlan:
+    """`plan` with the memory state and the scope's statistics (the lexical plan's, or, for a vector-only
+    plan, whether the scope is small enough for the in-memory backend; cached under the state)."""
+    filters, lexical = plan.filters, "fts" in plan.tiers or "trigram" in plan.tiers
+    if not lexical and not plan.config["IN_MEMORY"]:
+        return plan
+    # Taken before any memory is read (brain.memory_state): what is cached under it is at least this new
+    # (the lexical statistics; the in-memory backend's rows and vectors).
+    state = memory_state(filters.tenant_id, scope_kind=filters.scope_kind, scope_ids=filters.scope_ids)
+    plan = replace(plan, state=state)
+    if lexical:
+        return plan.with_lexical(
+            plan_lexical(
                 cursor,
                 query=plan.query,
                 filters=filters,
                 config=plan.config,
-                state=plan.state,
+                state=state,
                 trigram="trigram" in plan.tiers,
             )
-            plan.statistics = plan.lexical.statistics
-            plan.drop_empty_lexical_tiers()
-        elif plan.config["IN_MEMORY"]:  # a vector-only plan: whether the scope is small (cached per state)
-            plan.statistics, _ = scope_statistics(
-                cursor, lexemes=[], filters=filters, sample=int(plan.config["BM25_SAMPLE"]), state=plan.state
-            )
+        )
+    # A vector-only plan: whether the scope is small (cached per state).
+    statistics, _ = scope_statistics(
+        cursor, lexemes=[], filters=filters, sample=int(plan.config["BM25_SAMPLE"]), state=state
+    )
+    return replace(plan, statistics=statistics)
+
+
+def execute(plan: RecallPlan, backend: SearchBackend | None = None) -> SearchResult:
+    """The plan completed by `plan_scope`, then executed by `backend` (default: the one the rule picks,
+    `get_search_backend`): its result, carrying the plan as executed."""
+    with connection.cursor() as cursor:
+        plan = plan_scope(cursor, plan)
         if not plan.tiers:
-            return []
+            return SearchResult([], None, plan)
         backend = backend or get_search_backend(plan)
         if not backend.in_transaction:  # no BEGIN and COMMIT: two round trips of a search served in memory
-            return backend.search(cursor, plan)
-        # A transaction for the backend's SET LOCALs; inside a caller's transaction no savepoint is needed
-        # (they last until that transaction ends, harmlessly) and none is taken.
-        with transaction.atomic(savepoint=False):
-            return backend.search(cursor, plan)
+            result = backend.search(cursor, plan)
+        else:
+            # A transaction for the backend's SET LOCALs; inside a caller's transaction no savepoint is
+            # needed (they last until that transaction ends, harmlessly) and none is taken.
+            with transaction.atomic(savepoint=False):
+                result = backend.search(cursor, plan)
+    return replace(result, plan=plan)
 
 
 def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any) -> RecallScores:
@@ -160,7 +172,7 @@ def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any
     )
     if plan is None:
         return {}
-    return fuse_scores(execute(plan), plan, limit)
+    return fuse_scores(execute(plan), limit)
 
 
 def recall(
@@ -210,10 +222,12 @@ def recall(
         config=config,
         **filters,
     )
-    results = fuse_results(execute(plan), plan) if plan is not None else []
+    if plan is None:
+        return []
+    result = execute(plan)
     return _post_process(
-        results,
-        plan,
+        fuse_results(result),
+        result.plan,
         limit=limit,
         expand=expand_graph,
         mmr_lambda=mmr_lambda,
@@ -246,10 +260,15 @@ def _post_process(
 # --- Scoped plans --------------------------------------------------------------------------------------------
 
 
+def _backend_for(plan: ContainmentPlan | NeighbourPlan) -> SearchBackend:
+    """The in-memory backend when it supports the plan, else PostgreSQL."""
+    return MEMORY_BACKEND if MEMORY_BACKEND.supports(plan) else POSTGRES_BACKEND
+
+
 def window_rows(plan: ContainmentPlan) -> tuple:
     """The window's rows: the tenant's first `window_size` live rows in the containment order, prepared
     (the Client Brain's fallback tier is their beginning). In memory, cached under `plan.state`."""
-    return MEMORY_BACKEND.window(plan).rows
+    return _backend_for(plan).window(plan).rows
 
 
 def contained(plan: ContainmentPlan) -> list:
@@ -259,14 +278,23 @@ def contained(plan: ContainmentPlan) -> list:
     the window are those searched (PostgreSQL: each term's first matches there, remembered in the window
     per term), merged in the same order.
     """
-    window = MEMORY_BACKEND.window(plan)
-    found = MEMORY_BACKEND.contains(plan)
+    backend = _backend_for(plan)
+    window = backend.window(plan)
+    found = backend.contains(plan)
     if len(found) >= plan.limit or window.edge is None:
         return found
     after = POSTGRES_BACKEND.contains(replace(plan, after=window.edge, memo=window.beyond))
     return found + after[: plan.limit - len(found)]
 
 
+def containment_query(plan: ContainmentPlan):
+    """The statement PostgreSQL runs for the plan's terms, as a queryset of the tenant's live rows holding
+    any of them (unordered, unlimited): for EXPLAIN and for tests of the statement, not for reading rows
+    (`contained` reads them)."""
+    return POSTGRES_BACKEND.containment_query(plan)
+
+
 def neighbours(plan: NeighbourPlan) -> list[NeighbourRow]:
-    """The plan's rows, each once, in the order they were found (trigram, vector, key, ids). PostgreSQL."""
-    return POSTGRES_BACKEND.neighbours(plan)
+    """The plan's rows, each once, in the order they were found (trigram, vector, key, ids). PostgreSQL
+    (the in-memory backend declines: the backstop must read the stored rows)."""
+    return _backend_for(plan).neighbours(plan)

@@ -1,5 +1,5 @@
-"""Fusion: the tiers' ranks into one score per memory (weighted reciprocal rank fusion plus small
-confidence and recency features), as full results with their explanation or as scores alone."""
+"""Fusion: the tiers' ranks into one score per memory (brain.search.scoring: weighted reciprocal rank fusion
+plus small confidence and recency features), as full results with their explanation or as scores alone."""
 
 from __future__ import annotations
 
@@ -9,24 +9,9 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
-from .plan import RecallPlan
-from .types import Hit, RecalledMemory, RecallScores
-
-
-def final_score(fused: float, confidence, created_at, *, now, config: dict) -> tuple[float, float, float]:
-    """The ranking score: fused tiers plus the confidence and recency features, in units of the best
-    possible single-tier contribution. Returns (final, confidence feature, recency feature)."""
-    unit = 1.0 / (config["RRF_K"] + 1)
-    confidence_feature = float(confidence) if confidence is not None else 0.5
-    age_days = max((now - created_at).total_seconds() / 86400.0, 0.0)
-    half_life = float(config["RECENCY_HALF_LIFE_DAYS"])
-    recency_feature = 0.5 ** (age_days / half_life) if half_life > 0 else 0.0
-    final = (
-        fused
-        + config["CONFIDENCE_WEIGHT"] * unit * confidence_feature
-        + config["RECENCY_WEIGHT"] * unit * recency_feature
-    )
-    return final, confidence_feature, recency_feature
+from .scoring import final_score, rrf
+from .sql import vector_from_send
+from .types import Hit, RecalledMemory, RecallScores, SearchResult
 
 
 def _tiers(hit: Hit) -> tuple[tuple[str, int | None, float | None], ...]:
@@ -37,44 +22,45 @@ def _tiers(hit: Hit) -> tuple[tuple[str, int | None, float | None], ...]:
     )
 
 
-def fuse_scores(hits: list[Hit], plan: RecallPlan, limit: int) -> RecallScores:
+def fuse_scores(result: SearchResult, limit: int) -> RecallScores:
     """{memory id: final score} of the best `limit` hits, best first (ties by id)."""
-    config = plan.config
+    config = result.plan.config
     k, weights, now = config["RRF_K"], config["WEIGHTS"], timezone.now()
     fts, trigram, vector = weights["fts"], weights["trigram"], weights["vector"]
     scores = []
-    for hit in hits:  # _tiers(), unrolled: the runtime's relevance check scores hundreds of hits per call
+    for hit in result.hits:  # _tiers(), unrolled: the runtime's relevance check scores hundreds per call
         fused = 0.0
         if hit.fts_rank is not None:
-            fused += fts / (k + hit.fts_rank)
+            fused += rrf(fts, k, hit.fts_rank)
         if hit.trigram_rank is not None:
-            fused += trigram / (k + hit.trigram_rank)
+            fused += rrf(trigram, k, hit.trigram_rank)
         if hit.vector_rank is not None:
-            fused += vector / (k + hit.vector_rank)
+            fused += rrf(vector, k, hit.vector_rank)
         final, _, _ = final_score(fused, hit.confidence, hit.created_at, now=now, config=config)
         scores.append((final, hit.id))
     return {mid: final for final, mid in sorted(scores, key=lambda item: (-item[0], item[1]))[:limit]}
 
 
-def fuse_results(hits: list[Hit], plan: RecallPlan) -> list[RecalledMemory]:
+def fuse_results(result: SearchResult) -> list[RecalledMemory]:
     """Every hit as a `RecalledMemory` with its explanation, best first (ties by id)."""
+    plan = result.plan
     config = plan.config
     k, weights, now = config["RRF_K"], config["WEIGHTS"], timezone.now()
     query = plan.explanation()
     results = []
-    for hit in hits:
+    for hit in result.hits:
         found = {}
         fused = 0.0
         for tier, rank, score in _tiers(hit):
             if rank is None:
                 continue
-            contribution = weights[tier] / (k + rank)
+            contribution = rrf(weights[tier], k, rank)
             fused += contribution
             found[tier] = {"rank": int(rank), "score": float(score), "rrf": contribution}
         memory = recalled_memory(
             hit, fused=fused, tiers=found, now=now, config=config, mode=plan.mode, query=query
         )
-        memory.explanation["vector_strategy"] = plan.strategy if "vector" in found else None
+        memory.explanation["vector_strategy"] = result.vector_strategy if "vector" in found else None
         results.append(memory)
     results.sort(key=lambda r: (-r.score, r.id))
     return results
@@ -162,9 +148,3 @@ def own_payload(value: Any) -> Any:
 
 def _parse_vector(sent: bytes | memoryview | None) -> np.ndarray | None:
     return vector_from_send(sent) if sent else None
-
-
-def vector_from_send(sent: bytes | memoryview) -> np.ndarray:
-    """A vector from pgvector's binary form (`vector_send`): two bytes of dimensions, two unused, then
-    big-endian float4s: the stored floats exactly."""
-    return np.frombuffer(sent, dtype=">f4", offset=4).astype(np.float32)

@@ -1,13 +1,13 @@
-"""Planning a recall: the caller's arguments checked, the filters as SQL, and what the lexical tiers search
-for (each query word's lexemes, their frequencies and IDF in the filtered rows, which words need typo
-matching). A plan is a value; a backend executes it (brain.search.backends)."""
+"""Planning a recall: what the lexical tiers search for (each query word's lexemes, their frequencies and IDF
+in the filtered rows, which words need typo matching) and the recall plan itself. A plan is a frozen,
+storage-neutral value (its filters are values, brain.search.filters); a backend executes it
+(brain.search.backends) and says, in its result, how it served it."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -15,7 +15,9 @@ import numpy as np
 from brain.caches import BoundedDict, StateCache
 from brain.models import SEARCH_CONFIG
 
-from .types import RecallInputError
+from .filters import Filters
+from .scoring import Bm25
+from .sql import where
 from .vocabulary import TrigramTier, trigram_tier
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -25,95 +27,6 @@ _TRIGRAM_STOP = frozenset(
     "only other over same should some such than that their them then there these they this those through "
     "under very what when where which while whom will with would your yours".split()
 )
-
-# --- Input checks ------------------------------------------------------------------------------------------
-
-
-def finite_range(confidence_range: Sequence[float] | None) -> tuple[float, float] | None:
-    if confidence_range is None:
-        return None
-    try:
-        low, high = (float(v) for v in confidence_range)
-    except (TypeError, ValueError):
-        raise RecallInputError("confidence_range must be two numbers [low, high], e.g. [0.5, 1].") from None
-    if not (math.isfinite(low) and math.isfinite(high)):
-        raise RecallInputError("confidence_range bounds must be finite numbers (no NaN or infinity).")
-    if low > high:
-        raise RecallInputError(f"confidence_range low ({low}) is above high ({high}); swap them.")
-    return low, high
-
-
-def string_list(name: str, values: Sequence[str] | None) -> list[str] | None:
-    if values is None:
-        return None
-    if isinstance(values, str):
-        values = [values]
-    values = [str(v) for v in values]
-    if not values:
-        raise RecallInputError(f"{name} is empty: omit it to mean 'any', or list at least one value.")
-    return values
-
-
-# --- Filters -----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Which rows a plan may return, as a SQL condition on `brain_memory m` with its parameters."""
-
-    tenant_id: int
-    scope_kind: str | None
-    scope_ids: list[str] | None
-    statuses: list[str] | None
-    where: str
-    params: dict[str, Any]
-
-    @property
-    def key(self) -> tuple:
-        """What the scope's lexical statistics depend on: the condition and its parameters."""
-        return (
-            self.where,
-            tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in self.params.items())),
-        )
-
-
-def filters_for(*, tenant_id: int, scope_kind: str | None, confidence_range, **lists: Any) -> Filters:
-    """The filters of `recall`: each list of `scope_ids`, `types`, `statuses`, `strengths`, `categories`
-    (None = any) and the confidence range (None = null or within 0–1)."""
-    checked = {name: string_list(name, values) for name, values in lists.items()}
-    # bigint, as the column: btree_gin's int8_ops has no int8 = int4, and the GIN indexes need the tenant.
-    clauses = ["m.tenant_id = %(tenant_id)s::bigint"]
-    params: dict[str, Any] = {"tenant_id": int(tenant_id)}
-    if scope_kind is not None:
-        clauses.append("m.scope_kind = %(scope_kind)s")
-        params["scope_kind"] = scope_kind
-    for name, column in (
-        ("scope_ids", "scope_id"),
-        ("types", "type"),
-        ("statuses", "status"),
-        ("strengths", "strength"),
-        ("categories", "category"),
-    ):
-        if checked[name] is not None:
-            clauses.append(f"m.{column} = ANY(%({name})s)")
-            params[name] = checked[name]
-    confidence_range = finite_range(confidence_range)
-    if confidence_range is None:
-        # Ungraded (null) rows are admitted; legacy NaN / infinite / out-of-range values never are
-        # (in PostgreSQL NaN sorts above every number, so BETWEEN with finite bounds excludes it).
-        clauses.append("(m.confidence IS NULL OR m.confidence BETWEEN 0 AND 1)")
-    else:
-        clauses.append("m.confidence BETWEEN %(confidence_low)s AND %(confidence_high)s")
-        params["confidence_low"], params["confidence_high"] = confidence_range
-    return Filters(
-        tenant_id=int(tenant_id),
-        scope_kind=scope_kind,
-        scope_ids=checked["scope_ids"],
-        statuses=checked["statuses"],
-        where=" AND ".join(clauses),
-        params=params,
-    )
-
 
 # --- Lexical statistics (cached) ---------------------------------------------------------------------------
 
@@ -169,12 +82,12 @@ def word_lexemes(cursor, words: list[str]) -> dict[str, tuple[str, ...]]:
 
 
 def _read_statistics(cursor, filters: Filters, sample: int) -> ScopeStatistics:
-    where, params = filters.where, filters.params
+    condition, params = where(filters)
     cursor.execute(
         f"""SELECT
-  (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {where} LIMIT %(sample)s) c),
+  (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {condition} LIMIT %(sample)s) c),
   (SELECT coalesce(avg(length(c.search_vector)), 1) FROM
-     (SELECT m.search_vector FROM brain_memory m WHERE {where} LIMIT 500) c)""",
+     (SELECT m.search_vector FROM brain_memory m WHERE {condition} LIMIT 500) c)""",
         {**params, "sample": sample},
     )
     n, avg_len = cursor.fetchone()
@@ -183,7 +96,7 @@ def _read_statistics(cursor, filters: Filters, sample: int) -> ScopeStatistics:
         # Each row's lexemes and length: the frequencies, and what full text scores in memory.
         cursor.execute(
             f"SELECT m.id, length(m.search_vector), tsvector_to_array(m.search_vector), m.confidence,"
-            f" m.created_at FROM brain_memory m WHERE {where}",
+            f" m.created_at FROM brain_memory m WHERE {condition}",
             params,
         )
         stats.rows = tuple(
@@ -209,7 +122,7 @@ def scope_statistics(
     frequencies counted from them. More: `rows` is None and each new lexeme is counted through the
     full-text index, stopping at `sample`.
     """
-    key = ("lexical", *filters.key, sample)
+    key = ("lexical", filters, sample)
     stats = LEXICAL_STATS.peek(key, state)
     if stats is None:
         stats = _read_statistics(cursor, filters, sample)
@@ -220,11 +133,12 @@ def scope_statistics(
     missing = [lexeme for lexeme in lexemes if lexeme not in known]
     counted = {}
     if missing:
+        condition, params = where(filters)
         cursor.execute(
-            f"""SELECT ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {filters.where}
+            f"""SELECT ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {condition}
                   AND m.search_vector @@ to_tsquery('simple', quote_literal(u.l)) LIMIT %(sample)s) c)
         FROM unnest(%(lexemes)s::text[]) WITH ORDINALITY u(l, o) ORDER BY u.o)""",
-            {**filters.params, "lexemes": missing, "sample": sample},
+            {**params, "lexemes": missing, "sample": sample},
         )
         counted = dict(zip(missing, cursor.fetchone()[0] or [], strict=True))
         if len(known) + len(counted) <= _LEXEMES_PER_ENTRY:
@@ -342,17 +256,19 @@ def typo_words(
 # --- The recall plan ---------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class RecallPlan:
-    """One recall query, planned: the tiers to run over the filtered rows, each returning `pool` rows."""
+    """One recall query, planned: the tiers to run over the filtered rows, each returning `pool` rows. A
+    frozen value: planning makes a new plan at each step (`dataclasses.replace`); what a backend did with
+    it comes back with its result (brain.search.types.SearchResult)."""
 
     query: str
     mode: str
-    tiers: list[str]
+    tiers: tuple[str, ...]
     pool: int
     filters: Filters
     config: dict[str, Any]
-    strategy: str
+    strategy: str  # how the vector tier is asked for: "hnsw" or "exact" (VECTOR_STRATEGY)
     with_embedding: bool
     details: bool  # False: scores only, no memory columns
     lexical: LexicalPlan | None = None
@@ -361,27 +277,32 @@ class RecallPlan:
     # The filtered rows' statistics (the lexical plan's, or read for a vector-only plan): `rows` set when the
     # scope is small enough to be searched in memory.
     statistics: ScopeStatistics | None = None
-    vector: Sequence[float] | None = None  # the query's vector, compared with rows of `embedding_model`
+    # The query's vector (float32, as pgvector reads it), compared with rows of `embedding_model`.
+    vector: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def explanation(self) -> dict[str, Any]:
         return self.lexical.explanation() if self.lexical is not None else {}
 
     def query_vector(self) -> np.ndarray:
-        """The query's vector as float32, as pgvector reads it."""
-        if not isinstance(self.vector, np.ndarray):
-            self.vector = np.asarray(self.vector, dtype=np.float32)
         return self.vector
 
-    def drop_empty_lexical_tiers(self) -> None:
-        """Only stop words: nothing for full text to match; every word found as a word: nothing to correct."""
-        if "fts" in self.tiers and not self.lexical.match_lexemes:
-            self.tiers.remove("fts")
-        if "trigram" in self.tiers and not self.lexical.trigram_words:
-            self.tiers.remove("trigram")
+    def bm25(self) -> Bm25:
+        """The full-text tier's scorer for this query over this scope (brain.search.scoring)."""
+        config = self.config
+        return Bm25(
+            idf=self.lexical.idf,
+            avg_len=self.lexical.avg_len,
+            k1=float(config["BM25_K1"]),
+            b=float(config["BM25_B"]),
+        )
 
-
-def vector_literal(vector: Sequence[float]) -> str:
-    """pgvector's text form of `vector`, rounded to float32 as pgvector stores it; nine significant digits
-    give each float32 back exactly (formatted in one call: a literal is sent with every vector search)."""
-    values = np.asarray(vector, dtype=np.float32).tolist()
-    return "[" + ",".join(["%.9g"] * len(values)) % tuple(values) + "]"
+    def with_lexical(self, lexical: LexicalPlan) -> RecallPlan:
+        """This plan with its lexical part, and without a lexical tier left with nothing to do (only stop
+        words: nothing for full text to match; every word found as a word: nothing to correct)."""
+        empty = {"fts": not lexical.match_lexemes, "trigram": not lexical.trigram_words}
+        return replace(
+            self,
+            lexical=lexical,
+            statistics=lexical.statistics,
+            tiers=tuple(tier for tier in self.tiers if not empty.get(tier, False)),
+        )

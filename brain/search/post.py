@@ -14,9 +14,10 @@ from django.utils.module_loading import import_string
 from brain.caches import memoize
 from brain.models import MemoryStatus
 
-from .backends.postgres import hits_by_id
 from .fuse import recalled_memory
 from .plan import RecallPlan
+from .scoring import rrf
+from .sql import hits_by_id
 from .types import RecalledMemory
 
 
@@ -117,7 +118,7 @@ def expand_graph(results: list[RecalledMemory], *, plan: RecallPlan, limit: int)
 
     filters, config = plan.filters, plan.config
     seeds = [r.id for r in results[:limit]]
-    statuses = filters.statuses or [s for s, _ in MemoryStatus.choices]
+    statuses = list(filters.statuses or [s for s, _ in MemoryStatus.choices])
     neighbours = expand_one_hop(filters.tenant_id, seeds, statuses=statuses)
     if not neighbours:
         return results
@@ -126,13 +127,7 @@ def expand_graph(results: list[RecalledMemory], *, plan: RecallPlan, limit: int)
     missing = [i for i in neighbours if i not in by_id]
     if missing:
         with connection.cursor() as cursor:
-            hits = hits_by_id(
-                cursor,
-                where=filters.where,
-                params=filters.params,
-                ids=missing,
-                with_embedding=plan.with_embedding,
-            )
+            hits = hits_by_id(cursor, filters=filters, ids=missing, with_embedding=plan.with_embedding)
         mode, query = results[0].explanation.get("mode"), results[0].explanation.get("query")
         for hit in hits:
             memory = recalled_memory(
@@ -145,7 +140,7 @@ def expand_graph(results: list[RecalledMemory], *, plan: RecallPlan, limit: int)
         memory = by_id.get(memory_id)
         if memory is None:  # filtered out (scope, type, confidence...)
             continue
-        contribution = weight / (k + rank)
+        contribution = rrf(weight, k, rank)
         memory.explanation["tiers"]["graph"] = {"rank": rank, "score": None, "rrf": contribution}
         memory.explanation["fused_score"] = memory.explanation.get("fused_score", 0.0) + contribution
         memory.score += contribution

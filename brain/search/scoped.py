@@ -11,8 +11,11 @@ two together are exactly what one query over all rows returns.
 
 from __future__ import annotations
 
+import re
+from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 # The containment order: confidence, newest, id, all descending.
@@ -47,6 +50,64 @@ class ContainmentPlan:
 def order_key(values: tuple) -> tuple:
     """(confidence, created_at, id) of a row read with a plan's `fields`."""
     return (values[5], values[-1], values[0])
+
+
+# A term is a `\w+` run (brain.client_brain.words): any occurrence of one in a text lies inside one of these.
+_WORD_RUN = re.compile(r"\w+")
+
+
+@dataclass
+class Window:
+    """A tenant's first live rows in containment order, and per term what matched.
+
+    `beyond[term]` holds the term's first `limit` matches among the rows after the window, with their
+    order keys: a containment plan's first `limit` rows are always among the union of those lists.
+    """
+
+    rows: tuple  # prepared by the plan
+    edge: tuple | None  # the order key of the last row, when rows may follow it
+    # (term, limit) -> the first `limit` positions in `rows` of the rows holding the term
+    matches: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
+    beyond: dict[str, tuple[tuple, ...]] = field(default_factory=dict)  # term -> ((order key, row), ...)
+
+    # What containment searches, the rows' key and value lowercased, indexed by word: every distinct
+    # `\w+` run of them (`vocabulary`, joined by NUL, where `word_starts` says each one begins) and the rows
+    # holding it (`postings`, in the same order). A term is all word characters, so a row's text contains
+    # it exactly when one of the row's words does: a term is looked for in the distinct words, a tenth of
+    # the text, at C speed.
+    vocabulary: str = field(init=False, repr=False)
+    word_starts: array = field(init=False, repr=False)
+    postings: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+
+    def __post_init__(self):
+        rows_of: dict[str, list[int]] = {}
+        for position, row in enumerate(self.rows):
+            for word in set(_WORD_RUN.findall(f"{row.key} {row.text}".lower())):
+                rows_of.setdefault(word, []).append(position)
+        self.vocabulary = "\0".join(rows_of)
+        starts, offset = array("q"), 0
+        for word in rows_of:
+            starts.append(offset)
+            offset += len(word) + 1
+        self.word_starts = starts
+        self.postings = tuple(map(tuple, rows_of.values()))
+
+    def positions(self, term: str, limit: int) -> tuple[int, ...]:
+        """The first `limit` positions of rows whose text contains `term`, in order (remembered): the
+        first `limit` rows matching any of several terms are always among their first `limit` each."""
+        found = self.matches.get((term, limit))
+        if found is None:
+            hits: set[int] = set()
+            vocabulary, starts = self.vocabulary, self.word_starts
+            at = vocabulary.find(term)
+            while at != -1:
+                word = bisect_right(starts, at) - 1
+                hits.update(self.postings[word])
+                at = vocabulary.find(term, starts[word + 1]) if word + 1 < len(starts) else -1
+            found = tuple(sorted(hits)[:limit])
+            if len(self.matches) < MAX_REMEMBERED_TERMS:  # a benign race: threads store the same positions
+                self.matches[(term, limit)] = found
+        return found
 
 
 # --- Neighbours (the formation judge) -----------------------------------------------------------------------

@@ -17,13 +17,12 @@ TIERS_BY_MODE = {
     "vector": ("vector",),
     "hybrid": ("fts", "trigram", "vector"),
 }
-TIERS = ("fts", "trigram", "vector")
 VECTOR_STRATEGIES = ("hnsw", "exact")
 MAX_LIMIT = 100
 
 DEFAULTS: dict[str, Any] = {
     # Reciprocal rank fusion: score = sum(weight[tier] / (RRF_K + rank)). k=10 and vector 0.7 measured best on
-    # LoCoMo (brain_bench locomo; k=60 and equal weights gave 4-6 points less Recall@10).
+    # LoCoMo (brain_bench locomo; k=60 and equal weights gave less Recall@10: the README's LoCoMo section).
     "RRF_K": 10,
     "WEIGHTS": {"fts": 1.0, "trigram": 0.5, "vector": 0.7, "graph": 0.5},
     # Each tier returns max(CANDIDATES, limit * CANDIDATES_PER_RESULT) rows before fusion.
@@ -47,8 +46,8 @@ DEFAULTS: dict[str, Any] = {
     "LEXICAL_SCORING": "bm25",
     "BM25_K1": 1.2,
     "BM25_B": 0.75,
-    # Row counts behind the IDF stop at this many (bounded work on a large tenant). With 5000 / 2000,
-    # hybrid p50 on a 100k-row tenant was 114-158 ms; with 1000 / 500, 36-54 ms (brain_bench scale A/B).
+    # Row counts behind the IDF stop at this many (bounded work on a large tenant): 5000 / 2000 made hybrid
+    # recall on a 100k-row tenant markedly slower than 1000 / 500 (brain_bench scale A/B, in the README).
     "BM25_SAMPLE": 1000,
     # A lexeme in at least this many rows scores but does not pull rows into the full-text tier.
     "COMMON_ROWS": 500,
@@ -116,7 +115,17 @@ class Hit(NamedTuple):
     embedding: bytes | None = None  # pgvector's binary form (`vector_send`)
 
 
-RANKING_FIELDS = Hit._fields[:9]
+@dataclass(frozen=True)
+class SearchResult:
+    """What a backend returns for a recall plan: its hits, and how it served the vector tier (for the
+    explanation: "hnsw", or "exact" when the exact scan served it). `plan`: the plan executed, as planned
+    in full (its lexical part, its tiers), set by the engine."""
+
+    hits: list[Hit]
+    vector_strategy: str | None = None
+    plan: Any = None
+
+
 assert Hit._fields[9:21] == MEMORY_COLUMNS
 
 

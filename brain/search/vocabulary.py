@@ -1,23 +1,22 @@
 """The trigram tier decided and scored by the scope's vocabulary: which typo words it looks up, which rows
 it finds, and their scores, without a statement.
 
-A query word that full text found in no row goes to the trigram tier (a typo, a partial word). On LoCoMo a
-fifth of the questions hold such a word, mostly one the conversation simply never uses ("vivaldi",
-"participated"); pg_trgm then computed `word_similarity` for the word against every row of the scope, 40-200
-ms a question on a 600-row conversation, to find nothing (or a row matched across two words: "four" in
-"for our").
+A query word that full text found in no row goes to the trigram tier (a typo, a partial word). On LoCoMo
+many questions hold such a word, mostly one the conversation simply never uses ("vivaldi",
+"participated"); pg_trgm then computed `word_similarity` for the word against every row of the scope, the
+costliest step of such a question, to find nothing (or a row matched across two words: "four" in "for
+our"). The README's LoCoMo section has the measurements.
 
 With the vocabulary (each distinct word of the filtered rows' text and key, lower-cased, as pg_trgm splits
 words, and the rows holding it), the planner asks first whether any word of the rows is similar enough to
 the query word: the share of the query word's trigrams it holds reaches TRIGRAM_THRESHOLD, pg_trgm's own
 bound for one word against another. A query word with no such word is dropped from the tier (nothing would
 match it). For the others the tier is scored here: each similar word's `word_similarity` to the query word,
-computed as pg_trgm computes it for one word (`word_similarity`, tested equal to pg_trgm's to the last
-bit), a row's best per query word, the query words' mean, in pg_trgm's float4 arithmetic. pg_trgm over the
-row's whole text gives the same score unless its best match runs across two words of the row; that match,
-and only that, is what the vocabulary loses. When the tier was left to PostgreSQL over the rows holding a
-similar word, it cost 1.3-5 ms a question on LoCoMo (`word_similarity` along each long row): a third of the
-search.
+computed as pg_trgm computes it for one word (brain.search.scoring.word_similarity, tested equal to
+pg_trgm's to the last bit), a row's best per query word, the query words' mean (scoring.mean_similarity).
+pg_trgm over the row's whole text gives the same score unless its best match runs across two words of the
+row; that match, and only that, is what the vocabulary loses. Leaving the tier to PostgreSQL over the rows
+holding a similar word still cost a large share of the search (`word_similarity` along each long row).
 
 Only for scopes whose rows the planner's statistics hold (fewer than BM25_SAMPLE rows); a larger scope keeps
 the tier in PostgreSQL, over every row. `BRAIN_RECALL["TRIGRAM_VOCABULARY"] = False` switches it off.
@@ -33,61 +32,14 @@ import numpy as np
 
 from brain.caches import StateCache
 
+from .scoring import mean_similarity, word_similarity, word_trigrams
+from .sql import where
+
 if TYPE_CHECKING:
-    from .plan import Filters
+    from .filters import Filters
 
 # pg_trgm's words: runs of alphanumeric characters (the underscore separates words).
 _TRGM_WORD = re.compile(r"[^\W_]+")
-
-
-def ordered_trigrams(word: str) -> list[str]:
-    """pg_trgm's trigrams of one lower-case word in order (repeats kept): padded with two spaces before and
-    one after."""
-    padded = f"  {word} "
-    return [padded[i : i + 3] for i in range(len(padded) - 2)]
-
-
-def word_trigrams(word: str) -> frozenset[str]:
-    """pg_trgm's set of trigrams of one lower-case word."""
-    return frozenset(ordered_trigrams(word))
-
-
-def word_similarity(query: frozenset[str], word: str) -> np.float32:
-    """pg_trgm's `word_similarity(q, word)` for a query word's trigram set `query` and one word: the best
-    similarity (shared over united unique trigrams) between `query` and a contiguous run of the word's
-    trigrams, found as pg_trgm finds it (`iterate_word_similarity` in trgm_op.c, its non-strict form: each
-    run ends on a shared trigram and its start is moved right while that helps), in float4."""
-    trigrams = ordered_trigrams(word)
-    found = [trigram in query for trigram in trigrams]
-    size = len(query)
-    last: dict[str, int] = {}  # a trigram's last position in the run (-1: not in it)
-    lower = count = unique = 0
-    started = False
-    best = np.float32(0)
-    for i, trigram in enumerate(trigrams):
-        if started or found[i]:
-            if last.get(trigram, -1) < 0:
-                unique += 1
-                count += found[i]
-            last[trigram] = i
-        if not found[i]:
-            continue
-        if not started:
-            started, lower, unique = True, i, 1
-        current = np.float32(count) / np.float32(size + unique - count)
-        run_count, run_unique, first = count, unique, lower
-        for start in range(lower, i + 1):
-            tried = np.float32(run_count) / np.float32(size + run_unique - run_count)
-            if tried > current:
-                current, unique, lower, count = tried, run_unique, start, run_count
-            if last[trigrams[start]] == start:
-                run_unique -= 1
-                run_count -= found[start]
-        best = max(best, current)
-        for start in range(first, lower):
-            if last[trigrams[start]] == start:
-                last[trigrams[start]] = -1
-    return best
 
 
 @dataclass(frozen=True)
@@ -146,9 +98,8 @@ VOCABULARIES = StateCache(
 
 
 def _read_vocabulary(cursor, filters: Filters) -> Vocabulary:
-    cursor.execute(
-        f"SELECT m.id, lower(m.text), lower(m.key) FROM brain_memory m WHERE {filters.where}", filters.params
-    )
+    condition, params = where(filters)
+    cursor.execute(f"SELECT m.id, lower(m.text), lower(m.key) FROM brain_memory m WHERE {condition}", params)
     rows_of: dict[str, list[int]] = {}
     words_in: dict[int, tuple[str, ...]] = {}
     for memory_id, text, key in cursor.fetchall():
@@ -185,9 +136,7 @@ def trigram_tier(cursor, *, words: list[str], filters: Filters, state: str, thre
     """
     if not words:
         return TrigramTier([], [], [])
-    vocabulary = VOCABULARIES.get(
-        ("vocabulary", *filters.key), state, lambda: _read_vocabulary(cursor, filters)
-    )
+    vocabulary = VOCABULARIES.get(("vocabulary", filters), state, lambda: _read_vocabulary(cursor, filters))
     kept, per_word = [], []
     for word in words:
         best = vocabulary.best_similarities(word, threshold)
@@ -205,9 +154,6 @@ def trigram_tier(cursor, *, words: list[str], filters: Filters, state: str, thre
         ]
         if float(max(similarities)) < threshold:
             continue
-        total = similarities[0]
-        for similarity in similarities[1:]:
-            total = np.float32(total + similarity)
-        scored.append((float(total) / len(similarities), memory_id))
+        scored.append((mean_similarity(similarities), memory_id))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return TrigramTier(kept, ids, scored)

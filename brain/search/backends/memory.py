@@ -1,98 +1,38 @@
-"""The in-memory backend: plans over rows this process already holds, cached under their memory state.
+"""The in-memory backend: plans over rows this process already holds, cached under their memory state. It
+generates candidates from its caches; brain.search.scoring scores them, as it scores PostgreSQL's.
 
 - Full text (BM25), vector and trigram tiers over a scope under BM25_SAMPLE rows (an agent's memories, a
   small tenant: the runtime context path):
-  - full text scored from the scope's cached statistics (`ScopeStatistics.rows`, read once per memory
-    state by the planner): PostgreSQL's BM25 of the PostgreSQL backend, the same float operations in the
-    same order; the contract tests hold the two to the same ranks and scores;
-  - the vector tier as the exact scan over the scope's vectors of the plan's model: pgvector's cosine
-    distance, ordered by distance then id as the SQL orders it (scores agree with pgvector's to float32
-    rounding, about 1e-7);
-  - the trigram tier as the scope's vocabulary scored it in planning (brain.search.vocabulary: pg_trgm's
-    word similarity, word by word);
+  - full text: the rows matching the plan's lexemes, found through the postings of the scope's cached
+    statistics (`ScopeStatistics`, read once per memory state by the planner), each with its length and
+    the scored lexemes it holds (`scoring.Bm25`);
+  - the vector tier: the exact scan over the scope's vectors of the plan's model
+    (`scoring.cosine_similarities`, ordered by similarity then id);
+  - the trigram tier as the scope's vocabulary found and scored it in planning (brain.search.vocabulary);
   the rows found come with their columns from the same cache (`SCOPE_ROWS`: the scope's rows and vectors,
   read once per memory state, which any write to the scope changes); with MMR (which reads the rows'
   vectors), from one primary-key read.
 - Containment (the Client Brain keyword tier) over the window: the tenant's first rows in the
-  containment order, indexed by their distinct words.
+  containment order (cached), indexed by their distinct words.
+- Not the formation judge's neighbours: its backstop must read the stored rows, never a cache.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from array import array
-from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from brain.caches import StateCache
-from brain.models import Memory
 
-from ..fuse import vector_from_send
+from .. import scoring
 from ..plan import RecallPlan
-from ..scoped import CONTAINMENT_ORDER, MAX_REMEMBERED_TERMS, ContainmentPlan, order_key
-from ..types import Hit
-from .base import SearchBackend
-from .postgres import hit_select, hits_by_id
-
-# A term is a `\w+` run (brain.client_brain.words): any occurrence of one in a text lies inside one of these.
-_WORD_RUN = re.compile(r"\w+")
-
-
-@dataclass
-class Window:
-    """A tenant's first live rows in containment order, and per term what matched.
-
-    `beyond[term]` holds the term's first `limit` matches among the rows after the window, with their
-    order keys: a containment plan's first `limit` rows are always among the union of those lists.
-    """
-
-    rows: tuple  # prepared by the plan
-    edge: tuple | None  # the order key of the last row, when rows may follow it
-    # (term, limit) -> the first `limit` positions in `rows` of the rows holding the term
-    matches: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
-    beyond: dict[str, tuple[tuple, ...]] = field(default_factory=dict)  # term -> ((order key, row), ...)
-
-    # What containment searches, the rows' key and value lowercased, indexed by word: every distinct
-    # `\w+` run of them (`vocabulary`, joined by NUL, where `word_starts` says each one begins) and the rows
-    # holding it (`postings`, in the same order). A term is all word characters, so a row's text contains
-    # it exactly when one of the row's words does: a term is looked for in the distinct words, a tenth of
-    # the text, at C speed.
-    vocabulary: str = field(init=False, repr=False)
-    word_starts: array = field(init=False, repr=False)
-    postings: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
-
-    def __post_init__(self):
-        rows_of: dict[str, list[int]] = {}
-        for position, row in enumerate(self.rows):
-            for word in set(_WORD_RUN.findall(f"{row.key} {row.text}".lower())):
-                rows_of.setdefault(word, []).append(position)
-        self.vocabulary = "\0".join(rows_of)
-        starts, offset = array("q"), 0
-        for word in rows_of:
-            starts.append(offset)
-            offset += len(word) + 1
-        self.word_starts = starts
-        self.postings = tuple(map(tuple, rows_of.values()))
-
-    def positions(self, term: str, limit: int) -> tuple[int, ...]:
-        """The first `limit` positions of rows whose text contains `term`, in order (remembered): the
-        first `limit` rows matching any of several terms are always among their first `limit` each."""
-        found = self.matches.get((term, limit))
-        if found is None:
-            hits: set[int] = set()
-            vocabulary, starts = self.vocabulary, self.word_starts
-            at = vocabulary.find(term)
-            while at != -1:
-                word = bisect_right(starts, at) - 1
-                hits.update(self.postings[word])
-                at = vocabulary.find(term, starts[word + 1]) if word + 1 < len(starts) else -1
-            found = tuple(sorted(hits)[:limit])
-            if len(self.matches) < MAX_REMEMBERED_TERMS:  # a benign race: threads store the same positions
-                self.matches[(term, limit)] = found
-        return found
+from ..scoped import ContainmentPlan, NeighbourPlan, NeighbourRow, Window
+from ..scoring import tier_ranks, vector_norms
+from ..sql import hit_select, hits_by_id, vector_from_send, where
+from ..types import Hit, SearchResult
+from .base import SearchBackend, ranked_hits, scores_only
 
 
 @dataclass(frozen=True)
@@ -109,7 +49,7 @@ class ScopeRows:
 SCOPE_ROWS = StateCache(
     "search-scope-rows",
     size=32,  # at most BM25_SAMPLE (1,000) rows, about 2 kB each with its vector: 2 MB an entry, 64 MB in all
-    keyed_on="the filters (SQL and parameters), the embedding model, and the memory state of the searched scopes",
+    keyed_on="the filters (their values), the embedding model, and the memory state of the searched scopes",
 )
 
 WINDOWS = StateCache(
@@ -124,9 +64,12 @@ class MemoryBackend(SearchBackend):
 
     def supports(self, plan) -> bool:
         """Full text (BM25), vector and trigram tiers over a scope whose rows the statistics hold, the
-        trigram tier when its vocabulary scored it; every containment plan (over its window)."""
+        trigram tier when its vocabulary scored it; every containment plan (over its window); no neighbour
+        plan (the backstop reads the stored rows)."""
         if isinstance(plan, ContainmentPlan):
             return True
+        if isinstance(plan, NeighbourPlan):
+            return False
         tiers = set(plan.tiers)
         return (
             bool(tiers)
@@ -138,144 +81,113 @@ class MemoryBackend(SearchBackend):
             and ("vector" not in tiers or plan.state is not None)
         )
 
-    def search(self, cursor, plan: RecallPlan) -> list[Hit]:
+    def search(self, cursor, plan: RecallPlan) -> SearchResult:
         """Each tier's ranks (module docstring), then the rows found with their columns (`plan.details`).
         When every lexeme is common, all full-text matches are scored (AND_MATCH_LIMIT bounds PostgreSQL's
-        work; here there is little)."""
-        ranks: dict[int, dict] = {}
+        work; here there is little). The vector tier is always the exact scan."""
+        tiers: dict[str, dict] = {}
         known: dict[int, tuple] = {}  # id -> (confidence, created_at)
-        tiers = []
         if "fts" in plan.tiers:
-            tiers.append(("fts", self.fts_ranks(plan)))
+            tiers["fts"] = self.fts_ranks(plan, known)
         if "trigram" in plan.tiers:
-            tiers.append(("trigram", self.trigram_ranks(cursor, plan)))
+            tiers["trigram"] = self.trigram_ranks(cursor, plan, known)
         if "vector" in plan.tiers:
-            tiers.append(("vector", self.vector_ranks(cursor, plan)))
-            plan.strategy = "exact"  # the explanation says how the vector tier was served
-        for tier, tier_ranks in tiers:
-            for memory_id, (rank, score, confidence, created_at) in tier_ranks.items():
-                ranks.setdefault(memory_id, {}).update({f"{tier}_rank": rank, f"{tier}_score": score})
-                known[memory_id] = (confidence, created_at)
-        if not ranks:
-            return []
+            tiers["vector"] = self.vector_ranks(cursor, plan, known)
+        strategy = "exact" if "vector" in plan.tiers else None
+        fields = ranked_hits(tiers, known)
+        if not fields:
+            return SearchResult([], strategy)
         if not plan.details:
-            return [Hit(memory_id, *known[memory_id], **fields) for memory_id, fields in ranks.items()]
+            return SearchResult(scores_only(fields, known), strategy)
         if plan.with_embedding:  # MMR reads the rows' vectors: one primary-key read
-            return hits_by_id(
-                cursor,
-                where=plan.filters.where,
-                params=plan.filters.params,
-                ids=list(ranks),
-                with_embedding=True,
-                ranks=ranks,
+            hits = hits_by_id(
+                cursor, filters=plan.filters, ids=list(fields), with_embedding=True, ranks=fields
             )
+            return SearchResult(hits, strategy)
         rows = self.scope_rows(cursor, plan).hits
         # A row the statistics hold but the rows do not was deleted or filtered out between the two reads.
-        return [
-            rows[memory_id]._replace(**fields) for memory_id, fields in ranks.items() if memory_id in rows
-        ]
+        hits = [rows[memory_id]._replace(**found) for memory_id, found in fields.items() if memory_id in rows]
+        return SearchResult(hits, strategy)
 
-    def fts_ranks(self, plan: RecallPlan) -> dict[int, tuple]:
-        """{memory id: (rank, score, confidence, created_at)} of the best `plan.pool` matches, best first."""
-        lexical, config = plan.lexical, plan.config
-        idf, scored = lexical.idf, lexical.scored
-        k1, b, avg_len = config["BM25_K1"], config["BM25_B"], lexical.avg_len
+    def fts_ranks(self, plan: RecallPlan, known: dict) -> dict[int, tuple[int, float]]:
+        """{memory id: (rank, score)} of the best `plan.pool` matches; `known` gains their (confidence,
+        created_at)."""
+        lexical = plan.lexical
         rows, postings = lexical.statistics.rows, lexical.statistics.postings
         matched = [set(postings.get(lexeme, ())) for lexeme in frozenset(lexical.match_lexemes)]
-        every = lexical.match == "and"
         if not matched:  # no lexeme to match: AND holds for every row, OR for none (as subset / disjoint do)
-            positions = set(range(len(rows))) if every else set()
-        elif every:
+            positions = set(range(len(rows))) if lexical.match == "and" else set()
+        elif lexical.match == "and":
             positions = set.intersection(*matched)
         else:
             positions = set.union(*matched)
-        # Each matched row's IDFs summed lexeme by lexeme in `scored` order (PostgreSQL's order), walking
-        # the lexemes' postings rather than every row's lexemes.
-        totals = dict.fromkeys(positions, 0.0)
-        for lexeme in scored:
-            weight = idf[lexeme]
+        # Each matched row's scored lexemes in their sorted order, walking the lexemes' postings rather than
+        # every row's lexemes.
+        held: dict[int, list[str]] = {position: [] for position in positions}
+        for lexeme in lexical.scored:
             for position in postings.get(lexeme, ()):
-                if position in totals:
-                    totals[position] += weight
-        hits = []
-        for position, total in totals.items():
+                if position in held:
+                    held[position].append(lexeme)
+        bm25, scored = plan.bm25(), []
+        for position, lexemes in held.items():
             row = rows[position]
-            score = total * (k1 + 1) / (1 + k1 * (1 - b + b * row.length / avg_len))
-            hits.append((score, row.id, row.confidence, row.created_at))
-        hits.sort(key=lambda hit: (-hit[0], hit[1]))
-        return _ranked(hits[: plan.pool])
+            scored.append((bm25.score(bm25.total(lexemes), row.length), row.id))
+            known[row.id] = (row.confidence, row.created_at)
+        return tier_ranks(scored, plan.pool)
 
     def scope_rows(self, cursor, plan: RecallPlan) -> ScopeRows:
         """The scope's rows with their columns and the vectors of the plan's model, cached under its memory
         state (a write to the scope, of any column, changes the state)."""
         model = plan.embedding_model if "vector" in plan.tiers else None
-        return SCOPE_ROWS.get((*plan.filters.key, model), plan.state, lambda: _load_rows(cursor, plan, model))
+        return SCOPE_ROWS.get((plan.filters, model), plan.state, lambda: _load_rows(cursor, plan, model))
 
-    def trigram_ranks(self, cursor, plan: RecallPlan) -> dict[int, tuple]:
-        """{memory id: (rank, score, confidence, created_at)}: the trigram tier as the scope's vocabulary
-        scored it (brain.search.vocabulary), its first `plan.pool` rows. A row newer than the cached rows
-        (written since the state was read) waits for the next call."""
+    def trigram_ranks(self, cursor, plan: RecallPlan, known: dict) -> dict[int, tuple[int, float]]:
+        """{memory id: (rank, score)}: the trigram tier as the scope's vocabulary scored it
+        (brain.search.vocabulary), its first `plan.pool` rows. A row newer than the cached rows (written
+        since the state was read) waits for the next call."""
         rows = self.scope_rows(cursor, plan).hits
-        found = [
-            (score, memory_id, rows[memory_id].confidence, rows[memory_id].created_at)
-            for score, memory_id in plan.lexical.trigram_scored
-            if memory_id in rows
-        ]
-        return _ranked(found[: plan.pool])
+        found = [(score, memory_id) for score, memory_id in plan.lexical.trigram_scored if memory_id in rows]
+        ranks = tier_ranks(found[: plan.pool], plan.pool)
+        known.update(
+            (memory_id, (rows[memory_id].confidence, rows[memory_id].created_at)) for memory_id in ranks
+        )
+        return ranks
 
-    def vector_ranks(self, cursor, plan: RecallPlan) -> dict[int, tuple]:
-        """{memory id: (rank, score, confidence, created_at)} of the `plan.pool` rows nearest the query
-        vector among the scope's rows of the plan's model: the exact scan's order (distance, then id)."""
+    def vector_ranks(self, cursor, plan: RecallPlan, known: dict) -> dict[int, tuple[int, float]]:
+        """{memory id: (rank, score)} of the `plan.pool` rows nearest the query vector among the scope's
+        rows of the plan's model: the exact scan."""
         rows = self.scope_rows(cursor, plan)
         if not len(rows.ids):
             return {}
-        query = plan.query_vector()
-        # pgvector's cosine distance: the dot product over the norms' product, clamped to [-1, 1].
-        similarity = (rows.matrix @ query).astype(np.float64) / (
-            rows.norms * float(np.linalg.norm(query.astype(np.float64)))
+        similarity = scoring.cosine_similarities(rows.matrix, rows.norms, plan.query_vector())
+        nearest = np.lexsort((rows.ids, -similarity))[: plan.pool]  # by similarity, then id
+        ranks = tier_ranks(((float(similarity[i]), int(rows.ids[i])) for i in nearest), plan.pool)
+        known.update(
+            (memory_id, (rows.hits[memory_id].confidence, rows.hits[memory_id].created_at))
+            for memory_id in ranks
         )
-        distance = 1.0 - np.clip(np.nan_to_num(similarity, nan=-1.0), -1.0, 1.0)
-        order = np.lexsort((rows.ids, distance))[: plan.pool]  # ORDER BY distance, id
-        found = []
-        for i in order:
-            hit = rows.hits[int(rows.ids[i])]
-            found.append((1.0 - float(distance[i]), hit.id, hit.confidence, hit.created_at))
-        return _ranked(found)
+        return ranks
 
     def window(self, plan: ContainmentPlan) -> Window:
-        """The tenant's first `plan.window_size` live rows in containment order, cached under `plan.state`."""
-        return WINDOWS.get(
-            (int(plan.tenant_id), plan.name, plan.window_size), plan.state, lambda: self._load_window(plan)
-        )
+        """The tenant's first `plan.window_size` live rows in containment order, read as PostgreSQL reads
+        them, cached under `plan.state`."""
+        from .postgres import POSTGRES_BACKEND
 
-    def _load_window(self, plan: ContainmentPlan) -> Window:
-        fetched = list(
-            plan.live(Memory.objects.for_tenant(plan.tenant_id))
-            .order_by(*CONTAINMENT_ORDER)
-            .values_list(*plan.fields)[: plan.window_size]
-        )
-        return Window(
-            rows=tuple(plan.prepare(values[:-1]) for values in fetched),
-            edge=order_key(fetched[-1]) if len(fetched) == plan.window_size else None,
+        return WINDOWS.get(
+            (int(plan.tenant_id), plan.name, plan.window_size),
+            plan.state,
+            lambda: POSTGRES_BACKEND.window(plan),
         )
 
     def contains(self, plan: ContainmentPlan) -> list:
-        """The window's first `plan.limit` rows holding any term, in order."""
+        """The window's first `plan.limit` rows holding any term, in order (`plan.after` is PostgreSQL's:
+        the rows after the window)."""
         window = self.window(plan)
         positions = sorted({i for term in plan.terms for i in window.positions(term, plan.limit)})
         return [window.rows[i] for i in positions[: plan.limit]]
 
-
-def _ranked(hits: list[tuple]) -> dict[int, tuple]:
-    """(score, id, confidence, created_at) best first -> {id: (rank, score, confidence, created_at)}, ranked
-    as SQL's rank() ranks them: ties share the rank of the first of them."""
-    ranks: dict[int, tuple] = {}
-    previous_score, previous_rank = None, 0
-    for position, (score, memory_id, confidence, created_at) in enumerate(hits, start=1):
-        rank = previous_rank if score == previous_score else position
-        ranks[memory_id] = (rank, score, confidence, created_at)
-        previous_score, previous_rank = score, rank
-    return ranks
+    def neighbours(self, plan: NeighbourPlan) -> list[NeighbourRow]:
+        raise NotImplementedError("the formation backstop reads the stored rows, never a cache: PostgreSQL")
 
 
 PAYLOAD = Hit._fields.index("payload")
@@ -291,9 +203,10 @@ def _load_rows(cursor, plan: RecallPlan, model: str | None) -> ScopeRows:
         if model
         else "NULL"
     )
+    condition, params = where(plan.filters)
     cursor.execute(
-        f"SELECT {hit_select((), False)}, {vector} FROM brain_memory m WHERE {plan.filters.where} ORDER BY m.id",
-        {**plan.filters.params, "embedding_model": model},
+        f"SELECT {hit_select((), False)}, {vector} FROM brain_memory m WHERE {condition} ORDER BY m.id",
+        {**params, "embedding_model": model},
     )
     fetched = cursor.fetchall()
     # The payload parsed once (fuse hands each result its own copy).
@@ -306,7 +219,7 @@ def _load_rows(cursor, plan: RecallPlan, model: str | None) -> ScopeRows:
         hits=hits,
         ids=np.array([row[0] for row in embedded], dtype=np.int64),
         matrix=matrix,
-        norms=np.linalg.norm(matrix.astype(np.float64), axis=1),
+        norms=vector_norms(matrix),
     )
 
 

@@ -1,15 +1,21 @@
-"""The PostgreSQL backend: every tier of a recall plan in ONE statement, and the rows after the Client
-Brain window through the trigram index.
+"""The PostgreSQL backend: the candidates of every tier of a recall plan in ONE statement, scored by
+brain.search.scoring; the rows after the Client Brain window through the trigram index; the formation
+judge's neighbours. Its SQL generates candidates through the indexes and computes no score of ours.
 
-- `fts`: full text on the generated `search_vector`, scored by BM25 over lexeme presence (IDF from the
-  plan) or `ts_rank_cd`; served by the GIN index led by `tenant_id`.
-- `trigram`: pg_trgm `word_similarity` of the plan's typo words against `text` and `key`; served by the
-  trigram GIN index led by `tenant_id`; or, for a scope small enough, the rows and scores the scope's
-  vocabulary gave (brain.search.vocabulary).
-- `vector`: pgvector cosine distance to the query embedding, over rows embedded by the same model:
-  the HNSW index with iterative scans under the filters, or an exact scan (`VECTOR_STRATEGY`). When the
-  walk ends with fewer than `pool` rows, the tier is run again as the exact scan, whose rows serve it when
-  they differ (the walk stopped before it found all the filtered rows).
+- `fts`: the rows matching the plan's tsquery, through the GIN index led by `tenant_id`, each with its
+  length and which scored lexemes it holds (`scoring.Bm25`). A row's score depends only on those two and
+  falls with its length, so per set of held lexemes only the best `pool` rows by length (then id) can be
+  among the tier's best `pool`: only those are sent. Scored by `ts_rank_cd` (LEXICAL_SCORING), the score
+  is PostgreSQL's own, and the best `pool` are sent.
+- `trigram`: per typo word, the rows whose text or key holds a similar word (`<%`, through the trigram GIN
+  index led by `tenant_id`), each with its best pg_trgm `word_similarity` per word (`scoring.
+  mean_similarity` averages them); or, for a scope small enough, the rows and scores the scope's
+  vocabulary gave (brain.search.vocabulary), still under the filters.
+- `vector`: the `pool` rows nearest the query embedding by pgvector's cosine distance, over rows embedded
+  by the same model, through the HNSW index with iterative scans under the filters or an exact scan
+  (`VECTOR_STRATEGY`), each with its vector (`scoring.cosine_similarities`). When the walk ends with fewer
+  than `pool` rows, the tier is run again as the exact scan, whose rows serve it when they differ (the walk
+  stopped before it found all the filtered rows).
 """
 
 from __future__ import annotations
@@ -18,103 +24,75 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from django.db import connection
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from brain.models import Memory
 
-from ..plan import RecallPlan, vector_literal
+from .. import scoring
+from ..plan import RecallPlan
 from ..scoped import (
     CONTAINMENT_ORDER,
     MAX_REMEMBERED_TERMS,
     ContainmentPlan,
     NeighbourPlan,
     NeighbourRow,
+    Window,
     order_key,
 )
-from ..types import MEMORY_COLUMNS, Hit
-from .base import SearchBackend
+from ..scoring import mean_similarity, tier_ranks, vector_norms
+from ..sql import hits_by_id, tsquery_literal, vector_from_send, vector_literal, where
+from ..types import SearchResult
+from .base import SearchBackend, ranked_hits, scores_only
 
-_COLUMNS = ", ".join(f"m.{column}" for column in MEMORY_COLUMNS)
-_NO_TIER = "NULL::bigint, NULL::float8"
-
-
-def hit_select(tiers, with_embedding: bool) -> str:
-    """The select list of statements that return hits, in `Hit`'s field order."""
-    ranks = ", ".join(
-        f"{tier}.rank, {tier}.score" if tier in tiers else _NO_TIER for tier in ("fts", "trigram", "vector")
-    )
-    embedding = "vector_send(m.embedding)" if with_embedding else "NULL"  # binary: parsed 7x faster than text
-    return f"m.id, m.confidence, m.created_at, {ranks}, {_COLUMNS}, {embedding}"
+# Every candidate row, whichever tier found it: (tier, id, confidence, created_at, then what scoring needs:
+# length and held lexemes; PostgreSQL's own score; best similarities per word; the vector).
+_CANDIDATE = "{tier} AS tier, {id} AS id, {m}.confidence, {m}.created_at, {length} AS length, {mask} AS mask,"
+_CANDIDATE += " {score}::float8 AS score, {bests} AS bests, {vector} AS vector"
 
 
-def hits_by_id(
-    cursor, *, where: str, params: dict, ids: list[int], with_embedding: bool, ranks=None
-) -> list[Hit]:
-    """The filtered rows of `ids` as hits with their columns (one primary-key read); `ranks` gives each
-    id its tiers' ranks and scores ({Hit field: value}) when the in-memory backend ranked it."""
-    cursor.execute(
-        f"SELECT {hit_select((), with_embedding)} FROM brain_memory m WHERE {where} AND m.id = ANY(%(hit_ids)s)",
-        {**params, "hit_ids": ids},
-    )
-    hits = [Hit._make(row) for row in cursor.fetchall()]
-    if ranks is None:
-        return hits
-    return [hit._replace(**ranks[hit.id]) for hit in hits]
+def _candidate(tier: str, m: str = "m", **columns: str) -> str:
+    values = {"length": "NULL::int", "mask": "NULL::text", "score": "NULL", "bests": "NULL::float4[]"}
+    values |= {"vector": "NULL::bytea", "id": f"{m}.id", **columns}
+    return _CANDIDATE.format(tier=f"'{tier}'", m=m, **values)
 
 
-def tsquery_literal(lexeme: str) -> str:
-    """One lexeme quoted for tsquery input: it is matched as is, never parsed as an operator."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def _fts_cte(plan: RecallPlan, params: dict) -> str:
-    lexical, where = plan.lexical, plan.filters.where
-    scored = lexical.scored
-    # OR semantics: a memory matching some of the query's lexemes is found. The parameters are tsquery
-    # literals (built from the lexemes in Python), so they are constants in the plan.
+def _fts_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
+    lexical = plan.lexical
     params["tsq"] = (" | " if lexical.match == "or" else " & ").join(
         map(tsquery_literal, lexical.match_lexemes)
     )
-    if plan.config["LEXICAL_SCORING"] == "bm25":
-        params.update(avg_len=lexical.avg_len, bm25_k1=plan.config["BM25_K1"], bm25_b=plan.config["BM25_B"])
-        numbers = [f"{i:02d}" for i in range(len(scored))]
-        params.update(
-            {f"lex_{n}": tsquery_literal(lexeme) for n, lexeme in zip(numbers, scored, strict=True)}
-        )
-        params.update({f"idf_{n}": lexical.idf[lexeme] for n, lexeme in zip(numbers, scored, strict=True)})
-        # BM25 over lexeme presence (a memory is short; repeats matter little): each matched lexeme adds its
-        # IDF, damped by the memory's length. The terms are summed in the order of their names (past 100
-        # lexemes, "lex_100" comes after "lex_10"); the in-memory backend sums in lexeme order, the same
-        # order below that.
-        terms = " + ".join(
-            f"(m.search_vector @@ %(lex_{n})s::tsquery)::int * %(idf_{n})s::float8" for n in sorted(numbers)
-        )
-        score = (
-            f"({terms}) * (%(bm25_k1)s::float8 + 1) / (1 + %(bm25_k1)s::float8 * (1 - %(bm25_b)s::float8 + "
-            "%(bm25_b)s::float8 * length(m.search_vector) / %(avg_len)s::float8))"
-        )
-    else:
-        score = "ts_rank_cd(m.search_vector, %(tsq)s::tsquery)"
-    source, matched = "brain_memory m", f"{where} AND m.search_vector @@ %(tsq)s::tsquery"
+    source, matched = "brain_memory m", f"{condition} AND m.search_vector @@ %(tsq)s::tsquery"
     if lexical.and_limit is not None:
         # Every lexeme is common, so every match holds the same lexemes and only its length tells
         # them apart: score at most AND_MATCH_LIMIT of them, not the tens of thousands that match.
         params["and_limit"] = lexical.and_limit
         source, matched = (
-            f"(SELECT m.id, m.search_vector FROM {source} WHERE {matched} LIMIT %(and_limit)s) m",
+            f"(SELECT m.id, m.search_vector, m.confidence, m.created_at FROM {source} WHERE {matched}"
+            " LIMIT %(and_limit)s) m",
             "TRUE",
         )
-    return f"""fts AS (
-  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
-    SELECT m.id, {score} AS score
-    FROM {source}
-    WHERE {matched}
-    ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
+    if plan.config["LEXICAL_SCORING"] != "bm25":
+        score = "ts_rank_cd(m.search_vector, %(tsq)s::tsquery)"
+        return f"""(SELECT {_candidate("fts", score=score)} FROM {source} WHERE {matched}
+    ORDER BY score DESC, m.id LIMIT %(pool)s)"""
+    # Which of the scored lexemes (in their sorted order) each row holds, as a string of 0s and 1s.
+    held = []
+    for n, lexeme in enumerate(lexical.scored):
+        params[f"lex_{n:02d}"] = tsquery_literal(lexeme)
+        held.append(f"(m.search_vector @@ %(lex_{n:02d})s::tsquery)::int")
+    mask = f"array_to_string(ARRAY[{', '.join(held)}], '')"
+    best = "length(m.search_vector), m.id" if plan.bm25().shorter_is_better else "m.id"
+    return f"""(SELECT {_candidate("fts", "c", length="c.length", mask="c.mask")} FROM (
+    SELECT m.id, m.confidence, m.created_at, length(m.search_vector) AS length, {mask} AS mask,
+      row_number() OVER (PARTITION BY {mask} ORDER BY {best}) AS nth
+    FROM {source} WHERE {matched}) c
+  WHERE c.nth <= %(pool)s)"""
 
 
-def _trigram_cte(plan: RecallPlan, params: dict) -> str:
+def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     # Scored by the scope's vocabulary (brain.search.vocabulary): its rows and scores as they are, still
     # under the filters.
     if plan.lexical.trigram_scored is not None:
@@ -122,65 +100,53 @@ def _trigram_cte(plan: RecallPlan, params: dict) -> str:
         params.update(
             trigram_scores=[score for score, _ in scored], trigram_ids=[memory_id for _, memory_id in scored]
         )
-        return f"""trigram AS (
-  SELECT t.id, t.score, rank() OVER (ORDER BY t.score DESC) AS rank
-  FROM unnest(%(trigram_ids)s::bigint[], %(trigram_scores)s::float8[]) AS t(id, score)
-  JOIN brain_memory m ON m.id = t.id WHERE {plan.filters.where})"""
+        return f"""(SELECT {_candidate("trigram", score="t.score")}
+    FROM unnest(%(trigram_ids)s::bigint[], %(trigram_scores)s::float8[]) AS t(id, score)
+    JOIN brain_memory m ON m.id = t.id WHERE {condition})"""
     words = [f"word_{i:02d}" for i in range(len(plan.lexical.trigram_words))]
     params.update(zip(words, plan.lexical.trigram_words, strict=True))
     # One condition per query word, so a typo in one word still finds the memory (a whole-query
-    # similarity is diluted by the other words). The score is the words' mean best similarity.
-    # Candidates come word by word, so each lookup is one trigram-index scan (a single OR over the
-    # words made the planner filter every tenant row through word_similarity, 100x slower); the
-    # costly similarity is then computed only for the candidates.
+    # similarity is diluted by the other words). Candidates come word by word, so each lookup is one
+    # trigram-index scan (a single OR over the words made the planner filter every tenant row through
+    # word_similarity); pg_trgm's similarity is then computed only for the candidates.
     candidates = " UNION ".join(
-        f"(SELECT m.id FROM brain_memory m WHERE {plan.filters.where}"
+        f"(SELECT m.id FROM brain_memory m WHERE {condition}"
         f" AND (%({w})s <%% m.text OR %({w})s <%% m.key) LIMIT %(pool)s)"
         for w in words
     )
-    score = " + ".join(
+    bests = ", ".join(
         f"greatest(word_similarity(%({w})s, m.text), word_similarity(%({w})s, m.key))" for w in words
     )
-    return f"""trigram AS (
-  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
-    SELECT m.id, ({score}) / {len(words)} AS score
-    FROM brain_memory m JOIN ({candidates}) c ON c.id = m.id
-    ORDER BY score DESC, m.id LIMIT %(pool)s) s)"""
+    return f"""(SELECT {_candidate("trigram", bests=f"ARRAY[{bests}]")}
+    FROM brain_memory m JOIN ({candidates}) c ON c.id = m.id)"""
 
 
-def _vector_cte(plan: RecallPlan, params: dict) -> str:
+def _vector_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     params.update(qvec=vector_literal(plan.query_vector()), embedding_model=plan.embedding_model)
     # "+ 0" hides the operator from the planner: the exact strategy never walks the HNSW graph.
     distance = "(m.embedding <=> %(qvec)s::vector)" + (" + 0" if plan.strategy == "exact" else "")
-    return f"""vector AS (
-  SELECT id, score, rank() OVER (ORDER BY score DESC) AS rank FROM (
-    SELECT m.id, 1 - {distance} AS score
-    FROM brain_memory m
-    WHERE {plan.filters.where} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s
-    ORDER BY {distance}, m.id LIMIT %(pool)s) s)"""
+    # The vectors of the nearest rows only, read by primary key once they are chosen (in the ordering query,
+    # the planner would send every scanned row's vector through the sort).
+    return f"""(SELECT {_candidate("vector", vector="vector_send(e.embedding)")}
+    FROM (SELECT m.id, m.confidence, m.created_at FROM brain_memory m
+      WHERE {condition} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s
+      ORDER BY {distance}, m.id LIMIT %(pool)s) m
+    JOIN brain_memory e ON e.id = m.id)"""
 
 
-_CTES = {"fts": _fts_cte, "trigram": _trigram_cte, "vector": _vector_cte}
+_CANDIDATES = {"fts": _fts_candidates, "trigram": _trigram_candidates, "vector": _vector_candidates}
 
 
-def recall_statement(plan: RecallPlan) -> tuple[str, dict]:
-    """The plan's tiers as one statement, and its parameters."""
-    params = {**plan.filters.params, "query": plan.query, "pool": plan.pool}
-    ctes = [_CTES[tier](plan, params) for tier in ("fts", "trigram", "vector") if tier in plan.tiers]
-    union = " UNION ".join(f"SELECT id FROM {tier}" for tier in plan.tiers)
-    joins = " ".join(f"LEFT JOIN {tier} ON {tier}.id = m.id" for tier in plan.tiers)
-    # The ids come from tiers that all filter on the tenant; the final re-check stays as a belt, and its
-    # "+ 0" keeps it from steering the plan (on stale statistics a tenant index scan per id was chosen
-    # over the primary key).
-    sql = (
-        "WITH "
-        + ",\n".join(ctes)
-        + f"""
-SELECT {hit_select(plan.tiers, plan.with_embedding)}
-FROM ({union}) ids JOIN brain_memory m ON m.id = ids.id {joins}
-WHERE m.tenant_id + 0 = %(tenant_id)s::bigint"""
-    )
-    return sql, params
+def candidate_statement(plan: RecallPlan) -> tuple[str, dict]:
+    """The candidates of the plan's tiers as one statement, and its parameters."""
+    condition, params = where(plan.filters)
+    params.update(query=plan.query, pool=plan.pool)
+    parts = [
+        _CANDIDATES[tier](plan, condition, params)
+        for tier in ("fts", "trigram", "vector")
+        if tier in plan.tiers
+    ]
+    return "\nUNION ALL\n".join(parts), params
 
 
 def set_local(cursor, plan: RecallPlan) -> None:
@@ -206,6 +172,49 @@ def set_local(cursor, plan: RecallPlan) -> None:
         )
 
 
+def _scored(plan: RecallPlan, rows: list[tuple]) -> tuple[dict[str, dict], dict[int, tuple]]:
+    """The candidates scored (brain.search.scoring), per tier its best `pool` as {id: (rank, score)}; and
+    each candidate's (confidence, created_at)."""
+    by_tier: dict[str, list[tuple]] = {tier: [] for tier in plan.tiers}
+    known: dict[int, tuple] = {}
+    for tier, memory_id, confidence, created_at, *features in rows:
+        by_tier[tier].append((memory_id, *features))
+        known[memory_id] = (confidence, created_at)
+    tiers = {}
+    for tier, found in by_tier.items():
+        if tier == "fts" and plan.config["LEXICAL_SCORING"] == "bm25":
+            tiers[tier] = tier_ranks(_bm25_scores(plan, found), plan.pool)
+        elif tier == "trigram" and plan.lexical.trigram_scored is None:
+            tiers[tier] = tier_ranks(((mean_similarity(c[4]), c[0]) for c in found), plan.pool)
+        elif tier == "vector":
+            tiers[tier] = tier_ranks(_cosine_scores(plan, found), plan.pool)
+        else:  # PostgreSQL's own ts_rank_cd, or the vocabulary's scores
+            tiers[tier] = tier_ranks(((c[3], c[0]) for c in found), plan.pool)
+    return tiers, known
+
+
+def _bm25_scores(plan: RecallPlan, found: list[tuple]) -> list[tuple[float, int]]:
+    bm25, scored = plan.bm25(), plan.lexical.scored
+    totals: dict[str, float] = {}  # per set of held lexemes (few per query)
+    out = []
+    for memory_id, length, mask, *_ in found:
+        total = totals.get(mask)
+        if total is None:
+            total = totals[mask] = bm25.total(
+                lexeme for lexeme, bit in zip(scored, mask, strict=True) if bit == "1"
+            )
+        out.append((bm25.score(total, length), memory_id))
+    return out
+
+
+def _cosine_scores(plan: RecallPlan, found: list[tuple]) -> list[tuple[float, int]]:
+    if not found:
+        return []
+    matrix = np.stack([vector_from_send(c[5]) for c in found])
+    similarity = scoring.cosine_similarities(matrix, vector_norms(matrix), plan.query_vector())
+    return [(float(score), c[0]) for score, c in zip(similarity, found, strict=True)]
+
+
 class PostgresBackend(SearchBackend):
     name = "postgres"
     in_transaction = True  # its tiers' settings are SET LOCAL (`set_local`)
@@ -213,26 +222,45 @@ class PostgresBackend(SearchBackend):
     def supports(self, plan) -> bool:
         return True
 
-    def search(self, cursor, plan: RecallPlan) -> list[Hit]:
-        hits = self._execute(cursor, plan)
-        if plan.strategy == "hnsw" and "vector" in plan.tiers:
-            found = sum(1 for hit in hits if hit.vector_rank is not None)
-            if found < plan.pool:
-                # Fewer than `pool` rows: either the filters leave no more, or the walk stopped
-                # (`HNSW_MAX_SCAN_TUPLES`) before it found them, as for a tenant or scope small beside the
-                # table. Either way the rows are few, so the exact scan is cheap; where it finds other rows
-                # than the walk, its rows serve the tier, and every result's explanation says "exact".
-                exact = self._execute(cursor, replace(plan, tiers=["vector"], strategy="exact"))
-                if {hit.id for hit in exact} != {hit.id for hit in hits if hit.vector_rank is not None}:
-                    hits = _with_exact_vector_tier(hits, exact)
-                    plan.strategy = "exact"
-        return hits
+    def search(self, cursor, plan: RecallPlan) -> SearchResult:
+        tiers, known = self._candidates(cursor, plan)
+        strategy = plan.strategy if "vector" in plan.tiers else None
+        if strategy == "hnsw" and len(tiers["vector"]) < plan.pool:
+            # Fewer than `pool` rows: either the filters leave no more, or the walk stopped
+            # (`HNSW_MAX_SCAN_TUPLES`) before it found them, as for a tenant or scope small beside the
+            # table. Either way the rows are few, so the exact scan is cheap; where it finds other rows
+            # than the walk, its rows serve the tier, and every result's explanation says "exact".
+            exact, exact_known = self._candidates(cursor, replace(plan, tiers=("vector",), strategy="exact"))
+            if set(exact["vector"]) != set(tiers["vector"]):
+                tiers["vector"], strategy = exact["vector"], "exact"
+                known |= exact_known
+        fields = ranked_hits(tiers, known)
+        if not fields:
+            return SearchResult([], strategy)
+        if not plan.details:
+            return SearchResult(scores_only(fields, known), strategy)
+        hits = hits_by_id(
+            cursor, filters=plan.filters, ids=list(fields), with_embedding=plan.with_embedding, ranks=fields
+        )
+        return SearchResult(hits, strategy)
 
-    def _execute(self, cursor, plan: RecallPlan) -> list[Hit]:
-        sql, params = recall_statement(plan)
+    def _candidates(self, cursor, plan: RecallPlan) -> tuple[dict[str, dict], dict[int, tuple]]:
+        sql, params = candidate_statement(plan)
         set_local(cursor, plan)
         cursor.execute(sql, params)
-        return [Hit._make(row) for row in cursor.fetchall()]
+        return _scored(plan, cursor.fetchall())
+
+    def window(self, plan: ContainmentPlan) -> Window:
+        """The window read from the stored rows, every call (the in-memory backend caches it)."""
+        fetched = list(
+            plan.live(Memory.objects.for_tenant(plan.tenant_id))
+            .order_by(*CONTAINMENT_ORDER)
+            .values_list(*plan.fields)[: plan.window_size]
+        )
+        return Window(
+            rows=tuple(plan.prepare(values[:-1]) for values in fetched),
+            edge=order_key(fetched[-1]) if len(fetched) == plan.window_size else None,
+        )
 
     def contains(self, plan: ContainmentPlan) -> list:
         """The first `plan.limit` rows (after `plan.after` when set) holding any term, in order.
@@ -252,6 +280,11 @@ class PostgresBackend(SearchBackend):
         # The order is confidence, newest, id, all descending: the order keys sorted in reverse.
         ordered = sorted(merged.values(), key=lambda item: item[0], reverse=True)
         return [row for _, row in ordered[: plan.limit]]
+
+    def containment_query(self, plan: ContainmentPlan):
+        """The live rows of the tenant holding any of the plan's terms, as the queryset PostgreSQL runs
+        (unordered, unlimited: for EXPLAIN and tests of the statement)."""
+        return containing(tenant_id=plan.tenant_id, terms=list(plan.terms), live=plan.live)
 
     def _term_matches(self, plan: ContainmentPlan, term: str) -> tuple[tuple[tuple, Any], ...]:
         rows = containing(tenant_id=plan.tenant_id, terms=[term], live=plan.live)
@@ -277,24 +310,6 @@ class PostgresBackend(SearchBackend):
             for values in cursor.fetchall():
                 found.setdefault(values[0], NeighbourRow._make(values))
         return list(found.values())
-
-
-def _with_exact_vector_tier(hits: list[Hit], exact: list[Hit]) -> list[Hit]:
-    """`hits` with their vector ranks and scores replaced by those of `exact` (the exact scan's hits of the
-    vector tier alone); a row only the walk found, and no other tier, is dropped."""
-    merged = {hit.id: hit._replace(vector_rank=None, vector_score=None) for hit in hits}
-    for hit in exact:
-        known = merged.get(hit.id)
-        merged[hit.id] = (
-            hit
-            if known is None
-            else known._replace(vector_rank=hit.vector_rank, vector_score=hit.vector_score)
-        )
-    return [
-        hit
-        for hit in merged.values()
-        if hit.vector_rank is not None or hit.fts_rank is not None or hit.trigram_rank is not None
-    ]
 
 
 def neighbour_statement(plan: NeighbourPlan) -> tuple[str, dict[str, Any]]:
@@ -364,7 +379,7 @@ def containing(*, tenant_id: int, terms: list[str], live: Callable[[Any], Any]):
     tenant compared as bigint, the index's type, and only once). pg_trgm's tenant-led GIN index
     `memory_tenant_trgm` could serve it, but under the tenant wall it does not: `~~*` is not LEAKPROOF (it
     raises an error on a malformed pattern) and is left so (tickets/tenancy/wall.py), so the tenant's rows are checked
-    one by one along its btree (about 160 ms on a 100k-row tenant)."""
+    one by one along its btree (slow on a large tenant; the README measures it)."""
     patterns = like_patterns(terms)
     condition = RawSQL(
         '("brain_memory"."tenant_id" = %s::bigint'

@@ -5,6 +5,7 @@ the same hits (ids, ranks, scores) on every backend, and containment gives the s
 """
 
 import random
+from dataclasses import replace
 from typing import NamedTuple
 
 import pytest
@@ -100,9 +101,9 @@ class TestSearchBackendContract:
         found = []
         for common_rows in (500, 8):  # 8: some queries have only common lexemes (all ANDed)
             for query in queries:
-                got = ranked(execute(full_text_plan(tenant, query, COMMON_ROWS=common_rows), backend))
+                got = ranked(execute(full_text_plan(tenant, query, COMMON_ROWS=common_rows), backend).hits)
                 reference = ranked(
-                    execute(full_text_plan(tenant, query, COMMON_ROWS=common_rows), BACKENDS["postgres"])
+                    execute(full_text_plan(tenant, query, COMMON_ROWS=common_rows), BACKENDS["postgres"]).hits
                 )
                 assert got == reference, query
                 found.append(got)
@@ -124,24 +125,27 @@ class TestSearchBackendContract:
         queries += ["warranty screen", "refnud for the parcl", "trackin", "what about it"]
         served = set()
         for query in queries:
-            plan = hybrid_plan(tenant, query)
-            got = execute(plan, backend)
-            reference = execute(hybrid_plan(tenant, query), BACKENDS["postgres"])
+            result = execute(hybrid_plan(tenant, query), backend)
+            got, plan = result.hits, result.plan
+            reference = execute(hybrid_plan(tenant, query), BACKENDS["postgres"]).hits
             (got_ranks, got_scores), (ranks, scores) = tier_ranks(got), tier_ranks(reference)
             assert got_ranks == ranks, query
             assert got_scores == pytest.approx(scores, abs=1e-6), query
             if backend is MEMORY_BACKEND and MEMORY_BACKEND.supports(plan):
                 served.add(tuple(plan.tiers))
-                assert plan.strategy == "exact"  # the explanation says how the vector tier was served
+                # the explanation says how the vector tier was served
+                assert result.vector_strategy == ("exact" if "vector" in plan.tiers else None)
         if backend is MEMORY_BACKEND:
             # Full text with vectors, vectors alone (only stop words), and a trigram tier over the rows
             # the vocabulary chose: all served in memory.
             assert {("fts", "vector"), ("vector",)} <= served
             assert any("trigram" in tiers for tiers in served)
         for query in queries[:6]:  # mode="vector": no lexical plan; the scope's statistics say it is small
-            plan = full_text_plan(tenant, query, mode="vector", limit=10)
-            got = execute(plan, backend)
-            reference = execute(full_text_plan(tenant, query, mode="vector", limit=10), BACKENDS["postgres"])
+            result = execute(full_text_plan(tenant, query, mode="vector", limit=10), backend)
+            got, plan = result.hits, result.plan
+            reference = execute(
+                full_text_plan(tenant, query, mode="vector", limit=10), BACKENDS["postgres"]
+            ).hits
             (got_ranks, got_scores), (ranks, scores) = tier_ranks(got), tier_ranks(reference)
             assert got_ranks == ranks and len(ranks) == plan.pool, query
             assert got_scores == pytest.approx(scores, abs=1e-6), query
@@ -150,28 +154,29 @@ class TestSearchBackendContract:
     def test_hybrid_in_memory_sees_every_write_at_once(self, tenant):
         first = remember(tenant, "Parcels to Leeds go by courier")
         plan = hybrid_plan(tenant, "courier leeds")
-        assert [h.id for h in execute(plan, MEMORY_BACKEND)] == [first.id]
+        assert [h.id for h in execute(plan, MEMORY_BACKEND).hits] == [first.id]
         second = remember(tenant, "Courier pickups in Leeds start at nine")
-        found = execute(hybrid_plan(tenant, "courier leeds"), MEMORY_BACKEND)
+        found = execute(hybrid_plan(tenant, "courier leeds"), MEMORY_BACKEND).hits
         assert {h.id for h in found} == {first.id, second.id}
         assert all(h.vector_rank is not None for h in found)  # the new row's vector is searched too
         Memory.objects.for_tenant(tenant).filter(pk=first.pk).update(status="archived")
-        assert [h.id for h in execute(hybrid_plan(tenant, "courier leeds"), MEMORY_BACKEND)] == [second.id]
+        assert [h.id for h in execute(hybrid_plan(tenant, "courier leeds"), MEMORY_BACKEND).hits] == [
+            second.id
+        ]
 
     def test_full_text_ranks_more_matched_words_first_and_ties_share_a_rank(self, backend, tenant):
         both = remember(tenant, "Refund for a damaged parcel", embed=False)
         twins = [remember(tenant, f"Damaged screen {i}", embed=False) for i in range(2)]
         remember(tenant, "Courier tracking", embed=False)
-        hits = ranked(execute(full_text_plan(tenant, "damaged refund"), backend))
+        hits = ranked(execute(full_text_plan(tenant, "damaged refund"), backend).hits)
         assert [h[1] for h in hits] == [both.id, *sorted(t.id for t in twins)]
         assert [h[0] for h in hits] == [1, 2, 2]  # rank(): ties share the first rank of them
         assert hits[0][3] == "Refund for a damaged parcel"  # details: the memory's columns
 
     def test_scores_only_hits_carry_no_columns(self, backend, tenant):
         remember(tenant, "Refund for a damaged parcel", embed=False)
-        plan = full_text_plan(tenant, "refund")
-        plan.details = False
-        (hit,) = execute(plan, backend)
+        plan = replace(full_text_plan(tenant, "refund"), details=False)
+        (hit,) = execute(plan, backend).hits
         assert hit.fts_rank == 1 and hit.confidence == 0.7 and hit.created_at is not None
         if backend is MEMORY_BACKEND:
             assert hit.text is None  # no row was read
@@ -182,7 +187,7 @@ class TestSearchBackendContract:
         mine = remember(tenant, "Warranty claims need a photo", embed=False)
         remember(tenant, "Warranty claims by letter", embed=False, confidence=float("nan"))
         remember(other_tenant, "Warranty claims need a receipt", embed=False)
-        assert [h.id for h in execute(full_text_plan(tenant, "warranty claims"), backend)] == [mine.id]
+        assert [h.id for h in execute(full_text_plan(tenant, "warranty claims"), backend).hits] == [mine.id]
 
     def test_containment_is_case_insensitive_in_confidence_order_and_bounded(
         self, backend, tenant, other_tenant
@@ -217,6 +222,59 @@ class TestSearchBackendContract:
         assert contains(containment_plan(tenant, ["nothing"])) == []
 
     def test_only_the_in_memory_backend_declines_plans(self, backend, tenant):
-        plan = full_text_plan(tenant, "refund")
-        plan.tiers = ["fts", "trigram"]
+        plan = replace(full_text_plan(tenant, "refund"), tiers=("fts", "trigram"))
         assert backend.supports(plan) is (backend is not MEMORY_BACKEND)
+
+    def test_a_scoring_constant_is_one_edit_that_moves_every_backends_scores_alike(
+        self, backend, tenant, settings
+    ):
+        """BM25's k1 and b are read in one place (brain.search.scoring): changing the setting changes both
+        backends' full-text scores, identically."""
+        rng = random.Random(8)
+        for i in range(30):
+            remember(
+                tenant, " ".join(rng.choices(VOCABULARY, k=rng.randint(2, 12))) + f" note {i}", embed=False
+            )
+        queries = ["refund parcel", "courier late tracking", "warranty screen battery", "invoice"]
+
+        def scores(query):
+            return [(h[0], h[1], h[2]) for h in ranked(execute(full_text_plan(tenant, query), backend).hits)]
+
+        default = {query: scores(query) for query in queries}
+        settings.BRAIN_RECALL = {"BM25_K1": 2.5, "BM25_B": 0.3}
+        for query in queries:
+            changed = scores(query)
+            reference = ranked(execute(full_text_plan(tenant, query), BACKENDS["postgres"]).hits)
+            assert changed == [(h[0], h[1], h[2]) for h in reference], query
+            assert [s for _, _, s in changed] != [s for _, _, s in default[query]], query
+
+    def test_every_backend_scores_through_the_one_scorer(self, backend, tenant, monkeypatch):
+        """The full-text and vector scores are brain.search.scoring's, whichever backend found the rows."""
+        from brain.search import scoring
+
+        remember(tenant, "Refund for a damaged parcel")
+        remember(tenant, "Courier tracking for a parcel")
+        plain = execute(hybrid_plan(tenant, "parcel refund"), backend).hits
+        monkeypatch.setattr(scoring.Bm25, "score", lambda self, total, length: 7.0)
+        original = scoring.cosine_similarities
+        monkeypatch.setattr(scoring, "cosine_similarities", lambda *args: original(*args) * 0 + 0.25)
+        hits = execute(hybrid_plan(tenant, "parcel refund"), backend).hits
+        assert {h.id for h in hits} == {h.id for h in plain}
+        assert {h.fts_score for h in hits if h.fts_rank} == {7.0}
+        assert {h.vector_score for h in hits if h.vector_rank} == {0.25}
+
+    @pytest.mark.parametrize("b", [0.75, 0.0])
+    def test_more_matches_than_the_pool_give_every_backend_the_same_best(self, backend, tenant, b):
+        """PostgreSQL sends, per set of held lexemes, only the best `pool` rows by length (then id), or by
+        id when length does not matter (b = 0): the tier's best `pool` are the same as over every match."""
+        rng = random.Random(4)
+        for i in range(70):
+            words = rng.choices(VOCABULARY, k=rng.randint(0, 9))
+            remember(tenant, " ".join(["parcel", *words, f"n{i}"]), embed=False)
+        for query in ("parcel", "parcel refund", "parcel courier late"):
+            plan = full_text_plan(tenant, query, limit=1, BM25_B=b)
+            got = ranked(execute(plan, backend).hits)
+            assert len(got) == plan.pool == 50
+            assert got == ranked(
+                execute(full_text_plan(tenant, query, limit=1, BM25_B=b), BACKENDS["memory"]).hits
+            )

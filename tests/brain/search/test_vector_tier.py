@@ -8,7 +8,7 @@ from django.db import connection, connections, transaction
 
 from brain.models import Memory
 from brain.search import recall
-from brain.search.backends.postgres import recall_statement
+from brain.search.backends.postgres import candidate_statement
 from brain.search.engine import plan_recall
 from brain.search.types import recall_settings
 from config.db_backend.base import driver_params
@@ -88,7 +88,7 @@ def steer_onto_the_hnsw_index(tenant, query) -> None:
         query_embedding=query,
         embedding_model=MODEL,
     )
-    sql, params = recall_statement(plan)
+    sql, params = candidate_statement(plan)
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_sort = off")
         cursor.execute("SET LOCAL enable_seqscan = off")
@@ -132,8 +132,7 @@ def test_a_walk_that_ends_before_it_finds_enough_of_the_tenants_rows_falls_back_
 def test_vectors_travel_exactly_as_pgvector_stores_them():
     """The query's literal gives pgvector the float32 of each value, and the binary form read back (the
     in-memory backend's vectors, MMR's) gives those floats unchanged."""
-    from brain.search.fuse import vector_from_send
-    from brain.search.plan import vector_literal
+    from brain.search.sql import vector_from_send, vector_literal
 
     rng = np.random.default_rng(11)
     values = np.concatenate([rng.normal(0, 0.08, 380), [1e-8, -3.4e38, 0.1, 1 / 3]])

@@ -10,8 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from brain.search.engine import execute, plan_recall
+from brain.search.scoring import word_similarity, word_trigrams
 from brain.search.types import recall_settings
-from brain.search.vocabulary import word_similarity, word_trigrams
 from tests.brain.search.test_recall import ids, remember
 
 
@@ -25,8 +25,8 @@ def lexical_plan(tenant, query, mode="lexical", **config):
         with_embedding=False,
         config={**recall_settings(), **config},
     )
-    hits = execute(plan)
-    return plan, hits
+    result = execute(plan)
+    return result.plan, result.hits
 
 
 @pytest.fixture
