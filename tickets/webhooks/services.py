@@ -19,6 +19,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from config.celery import enqueue_after_commit
 from tickets.tenancy.models import Tenant
 
 from .models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
@@ -85,8 +86,6 @@ def sign(secret: str, timestamp: int, body: bytes) -> str:
 def webhook_event_publish(*, tenant_id: int, event: str, data: dict[str, Any]) -> list[int]:
     """Record a delivery of `event` to each of the tenant's active endpoints that subscribed to it, and
     enqueue each after the commit. Only this tenant's endpoints are considered. Returns the delivery ids."""
-    from .tasks import deliver_webhook
-
     endpoints = [
         e for e in WebhookEndpoint.objects.for_tenant(tenant_id).filter(is_active=True) if event in e.events
     ]
@@ -111,7 +110,8 @@ def webhook_event_publish(*, tenant_id: int, event: str, data: dict[str, Any]) -
             for endpoint in endpoints
         ]
         ids = [d.pk for d in deliveries]
-        transaction.on_commit(lambda: [deliver_webhook.delay(tenant_id, i) for i in ids])
+        for delivery_id in ids:
+            enqueue_after_commit("tickets.deliver_webhook", tenant_id, delivery_id)
     return ids
 
 
