@@ -216,6 +216,19 @@ def test_mcp_over_http_needs_a_valid_bearer_key(product_url, tenant):
     assert rest.json()["slug"] == tenant.slug
 
 
+@pytest.mark.parametrize("token", ["brn_x_y\u00e9", "\uff42\uff52\uff4e_abc_def"])
+def test_mcp_over_http_refuses_a_key_with_a_non_ascii_character_as_rest_does(product_url, tenant, token):
+    """Issue 29: a Bearer token with a non-ASCII character (an é suffix, a full-width key) answered 500 on /mcp
+    (the key is re-sent in-process as a header and failed to encode); REST answers 401 to the same header."""
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {token}".encode()}
+    answer = httpx.post(f"{product_url}/mcp", json=ping, headers=headers)
+    assert answer.status_code == 401
+    assert answer.json()["error"]["code"] == "authentication_failed"
+    rest = httpx.get(f"{product_url}/api/v1/tenant", headers={"Authorization": f"Bearer {token}".encode()})
+    assert rest.status_code == 401 and rest.json()["error"]["code"] == answer.json()["error"]["code"]
+
+
 def test_mcp_over_stdio_with_the_commands_key(tenant, other_tenant):
     agent, memory_id, theirs = setup(tenant, other_tenant)
     key = key_of(tenant)
