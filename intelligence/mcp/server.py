@@ -13,6 +13,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from brain.api import MAX_ASK_LIMIT, MAX_SEARCH_LIMIT
+
 from .rest_client import ApiError, api_call
 
 INSTRUCTIONS = (
@@ -86,7 +88,7 @@ async def get_context(
 
 async def search(
     query: Annotated[str, Field(min_length=1)],
-    limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT)] = 10,
     scope_kind: Literal["tenant", "agent", "app", "conversation"] | None = None,
     scope_ids: list[str] | None = None,
     ctx: Context | None = None,
@@ -99,7 +101,7 @@ async def search(
 
 async def ask(
     question: Annotated[str, Field(min_length=1)],
-    limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    limit: Annotated[int, Field(ge=1, le=MAX_ASK_LIMIT)] = 10,
     ctx: Context | None = None,
 ) -> dict[str, Any]:
     """An answer written only from the memories retrieved for the question, citing them as [mem:ID]."""

@@ -239,3 +239,15 @@ def test_mcp_over_stdio_with_the_commands_key(tenant, other_tenant):
             await refusals(client, agent.pk, theirs.pk)
 
     asyncio.run(main())
+
+
+def test_the_mcp_search_and_ask_tools_offer_the_limits_the_api_takes():
+    """Issue 29: the MCP search tool advertised a limit up to 100 while the API caps it at 50 (ask: 20)."""
+    from brain.rest.serializers.search import AskRequestSerializer, SearchRequestSerializer
+    from intelligence.mcp.server import build_server
+
+    tools = {tool.name: tool for tool in asyncio.run(build_server().list_tools())}
+    for name, serializer in (("search", SearchRequestSerializer), ("ask", AskRequestSerializer)):
+        offered = tools[name].input_schema["properties"]["limit"]
+        taken = serializer().fields["limit"]
+        assert (offered["minimum"], offered["maximum"]) == (taken.min_value, taken.max_value)
