@@ -34,11 +34,13 @@ class RatingField(serializers.Field):
     """The JSON number 1 or -1 and nothing else: not the string "1", not true, not 1.0, not null (issue 26:
     a choice field compared the text of the value, so "1" passed)."""
 
-    default_error_messages = {
-        "invalid": RATING_HELP + ", not {input}.",
-        "required": RATING_HELP + ".",
-        "null": RATING_HELP + ", not null.",
-    }
+    def __init__(self, **kwargs):
+        messages = {
+            "invalid": RATING_HELP + ", not {input}.",
+            "required": RATING_HELP + ".",
+            "null": RATING_HELP + ", not null.",
+        }
+        super().__init__(error_messages=messages, **kwargs)
 
     def to_internal_value(self, data):
         if type(data) is not int or data not in feedback.RATINGS:
