@@ -238,6 +238,7 @@ def test_ten_verdict_keys_on_one_trace_move_a_memory_by_at_most_one_delta_and_sa
     assert bodies[0]["unmoved_memory_ids"] == [] and bodies[0]["message"] == "Applied."
     for body in bodies[1:]:
         assert body["unmoved_memory_ids"] == [rule]
+        assert body["message"].startswith("Recorded, nothing moved.")
         assert "already moved them by one full delta" in body["message"]
         (nudge,) = [n for n in body["nudges"] if n["memory_id"] == rule]
         assert nudge["applied_share"] == 0.0 and nudge["reason"] == "verdict_trace_spent"

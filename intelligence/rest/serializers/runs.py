@@ -109,7 +109,9 @@ def _verdict_message(result: brain_api.VerdictResult) -> str:
             f"{len(ungraded)} Client Brain memor{'y' if len(ungraded) == 1 else 'ies'} recorded without moving:"
             " Client Brain memories are not graded by outcomes"
         )
-    return "Applied." + "".join(f" {note}." for note in notes)
+    # Recorded, not applied: a verdict that found every memory spent or ungraded moved nothing at all.
+    head = "Recorded, nothing moved." if result.nudges and len(unmoved) == len(result.nudges) else "Applied."
+    return head + "".join(f" {note}." for note in notes)
 
 
 def verdict_result_data(result: brain_api.VerdictResult) -> dict:
