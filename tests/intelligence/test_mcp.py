@@ -158,6 +158,11 @@ async def refusals(client: Client, agent_id: int, other_agent_id: int) -> None:
     assert "rating" in error_text(
         await client.call_tool("rate_conversation", {"conversation_id": 1, "rating": 5})
     )
+    # Issue 26: a rating is the JSON number 1 or -1; the SDK's validation turned true and 1.0 into 1.
+    for rating in ("1", 0, 2, 1.0, None, True):
+        assert "send the JSON number 1 or -1" in error_text(
+            await client.call_tool("rate_conversation", {"conversation_id": 1, "rating": rating})
+        )
     assert "question" in error_text(await client.call_tool("ask", {}))
     # The gate refuses: the tool says why.
     refused = error_text(
