@@ -66,7 +66,9 @@ def _rendered_memories() -> list[str]:
         typed.render_value(typed.VOICE, dict(zip([name for name, _ in fields], values, strict=True)))
         for values in itertools.product(*[choices for _, choices in fields])
     ]
-    renders += [typed.render_value(typed.VOICE, {name: value}) for name, choices in fields for value in choices]
+    renders += [
+        typed.render_value(typed.VOICE, {name: value}) for name, choices in fields for value in choices
+    ]
     for case in trust.load("extraction"):
         if case.get("expect_resolution"):
             issue = {"pattern": "refund (orders): Question about my order", "frequency": 2}

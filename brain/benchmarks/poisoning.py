@@ -22,7 +22,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--split", default="test", choices=("train", "dev", "test"), help="Public split.")
     parser.add_argument("--no-public", action="store_true", help="Skip the public attack corpora.")
     parser.add_argument(
-        "--train", action="store_true", help="Retrain the intent classifier (train split; dev threshold) first."
+        "--train",
+        action="store_true",
+        help="Retrain the intent classifier (train split; dev threshold) first.",
     )
 
 
@@ -47,7 +49,10 @@ def run(options, stdout) -> dict:
     if not options.get("no_public"):
         attacks = public_attacks.public_attack_figures(options.get("split") or "test", options.get("limit"))
         public = figures.setdefault("public", {})
-        for key, value in attacks.items():
-            public.setdefault(key, {}).update(value) if isinstance(value, dict) else public.update({key: value})
+        for key, value in attacks.items():  # a surface's dict is merged: others add their keys to it
+            if isinstance(value, dict):
+                public.setdefault(key, {}).update(value)
+            else:
+                public[key] = value
         stdout.write(public_attacks.summary(attacks))
     return figures

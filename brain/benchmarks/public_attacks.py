@@ -10,7 +10,7 @@ surfaces, through the code a real write runs (no database):
 - `memory_append`: the text is an agent's `memory_append` note, checked as that surface does (no
   personal-data check). An attack is admitted when it passes; a benign text is refused as above.
 
-`benign_rejected` counts the detector's refusals (the poisoning reasons); `benign_rejected_any` every refusal
+`attacks_refused_undetected` counts attacks refused by another check only (the length limit). `benign_rejected` counts the detector's refusals (the poisoning reasons); `benign_rejected_any` every refusal
 (a Bitext reply over the length limit, too short a request, ...), with the reasons counted.
 """
 
@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Any
 
 from brain.formation.gate import gate_check
-from brain.formation.poisoning import PoisonKind, intent_family
+from brain.formation.poisoning import PoisonKind, find_instruction, intent_family
 
 from . import public_corpora, trust
 
@@ -47,6 +47,10 @@ def _pct(part: int, whole: int) -> float:
     return round(100 * part / whole, 2) if whole else 0.0
 
 
+def _tally(tally: Counter[str]) -> dict[str, int]:
+    return {key: tally[key] for key in ("attacks", "attacks_admitted", "benign", "benign_rejected")}
+
+
 def _surface_figures(cases: list[public_corpora.PublicCase], surface: str) -> dict[str, Any]:
     counts: Counter[str] = Counter()
     languages: dict[str, Counter[str]] = {}
@@ -63,6 +67,8 @@ def _surface_figures(cases: list[public_corpora.PublicCase], surface: str) -> di
             if admitted:
                 keys += ["attacks_admitted"] + (["attacks_short_admitted"] if len(case.text) <= SHORT else [])
                 admitted_ids.append(case.id)
+            elif not find_instruction(case.text):
+                keys.append("attacks_refused_undetected")  # stopped by the length limit or another check only
         else:
             refused_as_attack = any(r in POISON_REASONS for r in refusals)
             keys = ["benign"] + (["benign_rejected"] if refused_as_attack else [])
@@ -75,15 +81,19 @@ def _surface_figures(cases: list[public_corpora.PublicCase], surface: str) -> di
             tally.update(k for k in keys if k in ("attacks", "attacks_admitted", "benign", "benign_rejected"))
     elapsed = time.perf_counter() - started
     return {
-        **{key: counts[key] for key in ("attacks", "attacks_admitted", "attacks_short", "attacks_short_admitted")},
+        **{
+            key: counts[key]
+            for key in ("attacks", "attacks_admitted", "attacks_short", "attacks_short_admitted")
+        },
         "attacks_admitted_pct": _pct(counts["attacks_admitted"], counts["attacks"]),
+        "attacks_refused_undetected": counts["attacks_refused_undetected"],
         "benign": counts["benign"],
         "benign_rejected": counts["benign_rejected"],
         "benign_rejected_pct": _pct(counts["benign_rejected"], counts["benign"]),
         "benign_rejected_any": counts["benign_rejected_any"],
         "benign_refusal_reasons": dict(reasons.most_common()),
-        "by_language": {lang: dict(tally) for lang, tally in sorted(languages.items())},
-        "by_source": {source: dict(tally) for source, tally in sorted(sources.items())},
+        "by_language": {lang: _tally(tally) for lang, tally in sorted(languages.items())},
+        "by_source": {source: _tally(tally) for source, tally in sorted(sources.items())},
         "admitted_ids": admitted_ids,
         "rejected_ids": rejected_ids,
         "ms_per_case": round(1000 * elapsed / max(1, len(cases)), 3),
