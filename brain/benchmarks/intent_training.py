@@ -126,7 +126,7 @@ def train(stdout) -> dict:
     _attacks, in_house_benign = in_house_texts()
     best = None
     for c in C_GRID:
-        fitted = LogisticRegression(C=c, max_iter=2000, solver="liblinear").fit(
+        fitted = LogisticRegression(C=c, max_iter=2000, solver="liblinear", random_state=0).fit(
             matrix, labels, sample_weight=sample_weight
         )
         # The shipped resolution: float16, as save_model() stores it.

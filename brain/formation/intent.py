@@ -11,10 +11,10 @@ language written with letters:
 - two of the gate's signals: the text names the model (AI, assistant, prompt...), and it speaks to a "you".
 
 Hashes are computed with fixed arithmetic (not Python's salted `hash()`), presence is binary and the vector
-is L2-normalised, so the same text gets the same score in every process. The weights
-(`intent_model.npz`, beside this module) are trained by `manage.py brain_bench poisoning --train` on the train
-split of the public corpora and the in-house corpora; the threshold is chosen on the dev split. They are
-loaded once per process.
+is L2-normalised, so the same text gets the same score in every process. The weights (`intent_model.npz`,
+beside this module, loaded once per process) are trained by `manage.py brain_bench poisoning --train` on the
+train split of the public corpora and the in-house benign texts (`brain/benchmarks/intent_training.py`); the
+threshold is chosen on the dev split.
 """
 
 from __future__ import annotations
