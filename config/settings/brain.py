@@ -147,6 +147,11 @@ BRAIN_LLM_DAILY_LIMITS = {
 BRAIN_WEBHOOK_MAX_ATTEMPTS = env_int("BRAIN_WEBHOOK_MAX_ATTEMPTS", 6)
 BRAIN_WEBHOOK_RETRY_BACKOFF = env_int("BRAIN_WEBHOOK_RETRY_BACKOFF", 30)
 BRAIN_WEBHOOK_TIMEOUT = env_int("BRAIN_WEBHOOK_TIMEOUT", 10)
+
+# MCP over HTTP: a GET's stream that sends nothing for this long is closed; a key holds at most this many open
+# in one web process.
+BRAIN_MCP_STREAM_IDLE_SECONDS = env_int("BRAIN_MCP_STREAM_IDLE_SECONDS", 300)
+BRAIN_MCP_STREAMS_PER_KEY = env_int("BRAIN_MCP_STREAMS_PER_KEY", 4)
 BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = env_str("BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "") == "1"
 
 # --- Recall (brain/search/) --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import os
 import socket
 import sys
 import threading
+import time
 
 import httpx
 import httpx2
@@ -256,3 +257,44 @@ def test_the_mcp_search_and_ask_tools_offer_the_limits_the_api_takes():
         offered = tools[name].input_schema["properties"]["limit"]
         taken = serializer().fields["limit"]
         assert (offered["minimum"], offered["maximum"]) == (taken.min_value, taken.max_value)
+
+
+def _open_stream(product_url: str, key: str) -> httpx.Response:
+    client = httpx.Client(timeout=httpx.Timeout(10.0))
+    request = client.build_request(
+        "GET", f"{product_url}/mcp", headers={"Accept": "text/event-stream", "Authorization": f"Bearer {key}"}
+    )
+    return client.send(request, stream=True)
+
+
+def test_an_idle_mcp_stream_is_closed_after_the_documented_time(product_url, tenant, settings):
+    """Issue 29: GET /mcp kept a stream open with no bound."""
+    settings.BRAIN_MCP_STREAM_IDLE_SECONDS = 1
+    started = time.monotonic()
+    stream = _open_stream(product_url, key_of(tenant))
+    assert stream.status_code == 200
+    stream.read()  # returns once the server ends the stream
+    assert time.monotonic() - started < 6
+    stream.close()
+
+
+def test_the_open_mcp_streams_of_one_key_are_bounded(product_url, tenant, settings):
+    settings.BRAIN_MCP_STREAM_IDLE_SECONDS = 30
+    settings.BRAIN_MCP_STREAMS_PER_KEY = 2
+    key = key_of(tenant)
+    first, second = _open_stream(product_url, key), _open_stream(product_url, key)
+    try:
+        third = _open_stream(product_url, key)
+        assert third.status_code == 429
+        third.read()
+        assert "streams" in third.json()["error"]["message"]
+        another_key = _open_stream(product_url, key_of(tenant, name="another"))
+        assert another_key.status_code == 200  # the bound is per key
+        another_key.close()
+    finally:
+        first.close()
+        second.close()
+    time.sleep(0.5)
+    again = _open_stream(product_url, key)  # a closed stream frees its place
+    assert again.status_code == 200
+    again.close()
