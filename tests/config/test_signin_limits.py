@@ -74,3 +74,34 @@ def test_the_admin_sign_in_is_limited_too(client, alice):
         client.post(reverse("admin:login"), {"username": "alice", "password": f"wrong-{i}"})
     response = client.post(reverse("admin:login"), {"username": "alice", "password": PASSWORD})
     assert response.status_code == 429
+
+
+def sign_in_via(client, username, password, peer, forwarded):
+    return client.post(
+        reverse("login"),
+        {"username": username, "password": password},
+        REMOTE_ADDR=peer,
+        HTTP_X_FORWARDED_FOR=forwarded,
+    )
+
+
+def test_behind_a_trusted_proxy_the_lock_out_counts_the_forwarded_client_address(client, alice, settings):
+    """Issue 29: behind a proxy every sign-in has the proxy's address, so one client locked everybody out."""
+    settings.TRUSTED_PROXIES = ["10.9.9.9"]
+    for i in range(LIMIT):
+        sign_in_via(client, f"guess-{i}", "wrong", peer="10.9.9.9", forwarded="203.0.113.7")
+    assert sign_in_via(client, "alice", PASSWORD, "10.9.9.9", "203.0.113.7").status_code == 429
+    # Another client behind the same proxy is not locked out.
+    assert signed_in(sign_in_via(client, "alice", PASSWORD, "10.9.9.9", "198.51.100.4"))
+
+
+def test_a_forwarded_address_from_an_untrusted_peer_is_ignored(client, alice, settings):
+    """A client that sends its own X-Forwarded-For (a new address per try) is still counted by its own."""
+    settings.TRUSTED_PROXIES = ["10.9.9.9"]
+    for i in range(LIMIT):
+        sign_in_via(client, f"guess-{i}", "wrong", peer="192.0.2.50", forwarded=f"203.0.113.{i}")
+    assert sign_in_via(client, "alice", PASSWORD, "192.0.2.50", "198.51.100.4").status_code == 429
+    # Through the trusted proxy, a chain the client started itself counts the address the proxy saw.
+    for i in range(LIMIT):
+        sign_in_via(client, f"other-{i}", "wrong", peer="10.9.9.9", forwarded=f"6.6.6.{i}, 198.51.100.77")
+    assert sign_in_via(client, "alice", PASSWORD, "10.9.9.9", "1.1.1.1, 198.51.100.77").status_code == 429

@@ -1,4 +1,7 @@
-"""What a locked-out sign-in sees (django-axes calls this; config/settings/signin.py sets the limits)."""
+"""What a locked-out sign-in sees, and whose address a sign-in counts against (django-axes calls both;
+config/settings/signin.py sets the limits)."""
+
+import ipaddress
 
 from axes.helpers import get_cool_off
 from django.conf import settings
@@ -27,3 +30,29 @@ def signin_locked_out(request: HttpRequest, original_response=None, credentials=
         "next": request.POST.get("next", ""),
     }
     return render(request, "registration/login.html", context, status=429)
+
+
+def _address(value: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(value.strip()))
+    except ValueError:
+        return None
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """The address a sign-in is counted against: the direct peer (REMOTE_ADDR), unless that peer is one of
+    TRUSTED_PROXIES (DJANGO_TRUSTED_PROXIES); then X-Forwarded-For is read from the right, past the trusted
+    proxies, and the first address no trusted proxy holds is the client's. A forwarded header from any other
+    peer is ignored (anyone can send one), and so is whatever a client wrote to the left of the address its
+    proxy saw."""
+    peer = request.META.get("REMOTE_ADDR")
+    trusted = set(settings.TRUSTED_PROXIES)
+    if not trusted or peer not in trusted:
+        return peer
+    for hop in reversed(request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")):
+        address = _address(hop)
+        if address is None:
+            break  # a malformed hop: nothing to its left can be trusted
+        if address not in trusted:
+            return address
+    return peer
