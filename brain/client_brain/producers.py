@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from django.db import transaction
+from django.utils.crypto import salted_hmac
 
 from brain.activity import memories_record_activity
 from brain.formation.personal_data import strip_salutation
@@ -449,15 +450,19 @@ def _identified(evidence: TicketEvidence, items: list, provider_name: str) -> li
             candidate_from_item(evidence, item, provider_name) if typed.is_typed(memory_type, value) else None
         )
         # Identified by what it is, not by its position: a second extraction may list the same items in
-        # another order (the answer of an LLM, or of code iterating a set in another process).
-        base = (
-            candidate.key
-            if candidate is not None
-            else "untyped:" + json.dumps(item, sort_keys=True, default=str)
+        # another order (the answer of an LLM, or of code iterating a set in another process). The attempt
+        # records the identity whatever the outcome, so it is a keyed hash: the key of a business fact is
+        # made of the fact's words, and a refused fact's words are not kept (brain.formation.refusals).
+        base = _identity(
+            candidate.key if candidate is not None else json.dumps(item, sort_keys=True, default=str)
         )
         seen[base] = seen.get(base, 0) + 1
         entries.append((f"{base}#{seen[base]}", memory_type, candidate))
     return entries
+
+
+def _identity(what: str) -> str:
+    return salted_hmac("brain.client_brain.candidate", what, algorithm="sha256").hexdigest()[:24]
 
 
 def _record_activity(tenant_id: int, memory_ids: list[int]) -> None:
@@ -473,7 +478,8 @@ def _candidate_outcome(memory_type: Any, candidate: MemoryCandidate | None, outc
         return CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
     return CandidateOutcome(
         type=candidate.type,
-        key=candidate.key,
+        # A refused candidate's key may be made of its words: the attempt keeps only its family ("fact").
+        key=candidate.key if outcome.result != "rejected" else candidate.key.split(":", 1)[0],
         result=outcome.result,
         memory_id=outcome.memory_id,
         reason=outcome.reason,

@@ -27,7 +27,7 @@ from ..memory_state import states_read_once
 from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
 from .evidence import COMPETING_REASON, outweighs, turned_against
-from .gate import PERSONAL_DATA_SURFACES, gate_check, redact
+from .gate import PERSONAL_DATA_SURFACES, gate_check
 from .judge import (
     LIVE_STATUSES,
     Neighbour,
@@ -39,6 +39,7 @@ from .judge import (
     recent_note_duplicate,
 )
 from .personal_data import may_hold_contact, published_contacts
+from .refusals import refusal_record
 from .text import normalise
 from .writes import (
     Reinforcements,
@@ -93,15 +94,15 @@ def _reject(candidate: MemoryCandidate, reason: str, detail: str = "") -> Promot
         actor=candidate.actor,
         surface=candidate.surface,
         reason=reason,
-        # Redacted: a rejected secret must not be kept in the history either.
-        after={
-            "text": redact(candidate.text or "")[:500],
-            "type": candidate.type,
-            "key": candidate.key,
-            "scope_kind": candidate.scope_kind,
-            "scope_id": candidate.scope_id,
-            "detail": detail,
-        },
+        # A hash and a redacted excerpt, never the text: it may hold personal data or an attack payload.
+        after=refusal_record(
+            candidate.text or "",
+            detail=detail,
+            memory_type=candidate.type,
+            key=candidate.key,
+            scope_kind=candidate.scope_kind,
+            scope_id=candidate.scope_id,
+        ),
     )
     return PromoteOutcome(result="rejected", memory_id=None, reason=reason, detail={"gate_detail": detail})
 
