@@ -25,6 +25,7 @@ from django.db import transaction
 from django.utils.crypto import salted_hmac
 
 from brain.activity import memories_record_activity
+from brain.formation.evidence import customer_ref
 from brain.formation.personal_data import strip_salutation
 from brain.models import BrainScopeKind, MemorySource, WriteSurface
 from brain.providers import ProviderError, get_provider, register_task
@@ -47,6 +48,8 @@ class TicketEvidence:
     `classification`: the latest one ({category, intent, labels, confidence}) or None.
     `latest_reply`: the latest outbound non-note message ({body, author, sent_at}) or None.
     `approvals`: approval evidence ({proposed_action, kind, decision, decided_by, decided_at}), oldest first.
+    `customer`: who asked (the helpdesk's requester), "" when unknown. It never reaches extraction nor a
+    memory: provenance keeps a keyed hash of it, to count the different customers behind a policy.
     """
 
     tenant_id: int
@@ -57,12 +60,13 @@ class TicketEvidence:
     classification: dict[str, Any] | None = None
     latest_reply: dict[str, Any] | None = None
     approvals: list[dict[str, Any]] = field(default_factory=list)
+    customer: str = ""
 
     def payload(self) -> dict[str, Any]:
         """What the extraction task sees (and an LLM provider receives): the evidence without tenant or row
         ids and without who wrote the reply or decided an approval, which no memory needs."""
         data = asdict(self)
-        for private in ("tenant_id", "ticket_id"):
+        for private in ("tenant_id", "ticket_id", "customer"):
             data.pop(private)
         if data["latest_reply"]:
             data["latest_reply"].pop("author", None)
@@ -362,10 +366,17 @@ def candidate_from_item(
                 "external_id": evidence.external_id,
                 "provider": provider_name,
             }
+            | _customer(evidence)
         ],
         actor=LEARNER_ACTOR,
         source_texts=_untrusted_texts(evidence),
     )
+
+
+def _customer(evidence: TicketEvidence) -> dict[str, str]:
+    """The ticket's customer as provenance keeps it: a keyed hash (evidence.customer_ref), none when unknown."""
+    ref = customer_ref(evidence.tenant_id, evidence.customer)
+    return {"customer": ref} if ref else {}
 
 
 def _untrusted_texts(evidence: TicketEvidence) -> list[str]:
