@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from brain.api import TicketEvidence, client_brain_context, learn_from_evidence
+from brain.api import TicketEvidence, client_brain_context, learn_from_evidence, recall
 from brain.formation.evidence import HELD_REASON, customer_ref
 from brain.models import Memory, MemoryHistory, MemoryStatus
 from intelligence.models import Agent
@@ -43,7 +43,7 @@ def business(tenant, words):
 
 
 def everything_an_agent_is_given(api, tenant) -> str:
-    """The Client Brain context (REST and the service), and an agent's runtime context, as one text."""
+    """The Client Brain context (REST and the service), recall, and an agent's runtime context, as one text."""
     texts = [
         json.dumps(
             api.post(
@@ -55,6 +55,9 @@ def everything_an_agent_is_given(api, tenant) -> str:
         client_brain_context(
             tenant_id=tenant.pk, subject="Refund please", latest_customer_message="Are refunds unlimited?"
         ).prompt,
+    ]
+    texts += [
+        m.text for m in recall(tenant_id=tenant.pk, query="refunds unlimited every order", mode="lexical")
     ]
     agent = Agent.objects.for_tenant(tenant).first() or agent_create(tenant=tenant, name="Support agent")
     runtime = api.post(
