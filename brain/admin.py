@@ -26,6 +26,7 @@ from .models import (
     MemoryHistory,
     MemoryStatus,
     ProviderSpend,
+    VerdictSpend,
 )
 
 
@@ -242,6 +243,19 @@ class AppliedVerdictAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_display = ["applied_at", "tenant", "trace", "verdict_key", "verdict", "actor"]
     list_filter = ["tenant", "verdict"]
     search_fields = ["trace", "verdict_key"]
+    list_select_related = ["tenant"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(VerdictSpend)
+class VerdictSpendAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    """What each trace's verdicts have moved each memory by, as a share of one delta (at most 1)."""
+
+    list_display = ["trace", "memory_id", "spent", "last_applied", "tenant"]
+    list_filter = ["tenant"]
+    search_fields = ["trace"]
     list_select_related = ["tenant"]
 
     def has_delete_permission(self, request, obj=None) -> bool:

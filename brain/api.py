@@ -79,6 +79,10 @@ from brain.prompting import canonical_tags, quote  # noqa: E402,F401
 # Errors of the configured LLM provider.
 from brain.providers import BudgetExhausted, ProviderError, spend_scope  # noqa: E402,F401
 
+# The REST API's caps on how many memories a search or an ask returns: other surfaces (the MCP tools) offer
+# the same range.
+from brain.rest.serializers.search import MAX_ASK_LIMIT, MAX_SEARCH_LIMIT  # noqa: E402,F401
+
 # Recall: hybrid retrieval with explanations (brain/search/, the retrieval engine).
 from brain.search import RecalledMemory, RecallInputError, Reranker, recall, recall_scores  # noqa: E402,F401
 

@@ -364,6 +364,37 @@ class AppliedVerdict(models.Model):
         return f"{self.verdict} on {self.trace}" + (f" ({self.verdict_key})" if self.verdict_key else "")
 
 
+class VerdictSpend(models.Model):
+    """How far one trace's verdicts have moved one memory, as a share of one full delta (brain/verdicts.py).
+
+    A trace moves a memory by at most one delta in total, whatever number of verdict keys arrives for it
+    (issue 26): every verdict spends from this row (a cited memory its whole delta, one merely present its
+    partial credit), and a verdict that finds it spent is recorded but moves nothing. One row per (tenant,
+    trace, memory), written by one upsert that waits for a concurrent verdict on the same pair, so two
+    verdicts arriving at once cannot both spend it. `memory_id` is not a foreign key: a row outliving its
+    memory is harmless (ids are not reused) and a memory's deletion need not look here.
+    """
+
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
+    trace = models.CharField(max_length=64)
+    memory_id = models.BigIntegerField()
+    # Share of one delta moved so far, in [0, 1]; `last_applied` is what the latest verdict moved.
+    spent = models.FloatField()
+    last_applied = models.FloatField()
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "trace", "memory_id"], name="verdictspend_tenant_trace_memory"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.trace} on memory {self.memory_id}: {self.spent:.2f} of one delta"
+
+
 class ProviderSpend(models.Model):
     """A tenant's LLM spend on one day: provider calls and tokens (issue 15, per-tenant cost limits).
 

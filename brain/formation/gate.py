@@ -20,7 +20,7 @@ from django.conf import settings
 from brain.prompting import canonical_tags
 
 from .personal_data import find_card_number, find_personal_data, redact_card_numbers, redact_contacts
-from .poisoning import find_instruction
+from .poisoning import find_instruction, rule_family
 from .text import content_tokens, normalise, numbers_conflict, sentences
 
 # Where a customer's personal data is refused: the producers that learn from customers' own words (tickets,
@@ -50,6 +50,7 @@ class GateReason:
     WIDENING_DIRECTIVE = "widening_directive"
     HIDDEN_TEXT = "hidden_text"
     ENCODED_PAYLOAD = "encoded_payload"
+    INSTRUCTION_INTENT = "instruction_intent"
     # A customer's personal data (brain/formation/personal_data.py); the detail names its kind.
     PERSONAL_DATA = "personal_data"
 
@@ -289,7 +290,12 @@ def gate_check(
 
 
 def _instruction_verdict(raw: str, source_texts: Sequence[str]) -> GateVerdict | None:
-    poison = find_instruction(raw)
+    # With source texts, the candidate is the product's rendering of what was extracted from them (a typed
+    # memory's "formality: formal; tone: professional"), a text the intent classifier was not trained on: the
+    # phrase rules read it, the classifier reads what the untrusted party wrote.
+    # A secret is refused under its own reason (the classifier reads "The admin password: ..." as addressed
+    # to the model too).
+    poison = rule_family(raw) if any(source_texts) or find_secret(raw) else find_instruction(raw)
     if poison:
         return GateVerdict(False, poison, "an instruction aimed at the model")
     for source in source_texts:
@@ -330,7 +336,9 @@ def _shape_verdict(raw: str, stripped: str) -> GateVerdict | None:
     for pattern in _TOOL_CALL_PATTERNS:
         if pattern.search(stripped):
             return GateVerdict(False, GateReason.TOOL_CALL, "a raw tool or function call")
-    if _NARRATION.match(stripped):
+    # A question is not the agent narrating its process ("I need to override the default shipping option and
+    # choose express, how?" is a customer's).
+    if _NARRATION.match(stripped) and not stripped.endswith("?"):
         return GateVerdict(
             False, GateReason.PROCESS_NARRATION, "first-person narration of the agent's process"
         )

@@ -65,6 +65,10 @@ def mcp_http_app():
                     send, 401, "not_authenticated", "Send the key as 'Authorization: Bearer <key>'."
                 )
                 return
+            if not key.isascii():
+                # No key holds such a character; re-sent as a header it could not even be encoded.
+                await _refuse(send, 401, "authentication_failed", "Invalid API key.")
+                return
             try:
                 await api_call(key, "GET", "/tenant")
             except ApiError as exc:

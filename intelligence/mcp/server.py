@@ -6,12 +6,15 @@ one server never share a tenant); on stdio, the key the command was started with
 
 from __future__ import annotations
 
+import json
 from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import Field, PlainValidator, WithJsonSchema
+
+from brain.api import MAX_ASK_LIMIT, MAX_SEARCH_LIMIT
 
 from .rest_client import ApiError, api_call
 
@@ -86,7 +89,7 @@ async def get_context(
 
 async def search(
     query: Annotated[str, Field(min_length=1)],
-    limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT)] = 10,
     scope_kind: Literal["tenant", "agent", "app", "conversation"] | None = None,
     scope_ids: list[str] | None = None,
     ctx: Context | None = None,
@@ -99,7 +102,7 @@ async def search(
 
 async def ask(
     question: Annotated[str, Field(min_length=1)],
-    limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    limit: Annotated[int, Field(ge=1, le=MAX_ASK_LIMIT)] = 10,
     ctx: Context | None = None,
 ) -> dict[str, Any]:
     """An answer written only from the memories retrieved for the question, citing them as [mem:ID]."""
@@ -131,9 +134,31 @@ async def record_lesson(
     return await _call(ctx, "POST", "/brain/lessons", json=body)
 
 
+def _rating(value: Any) -> int:
+    # The JSON number itself: pydantic's lax int would have turned true and 1.0 into 1 (issue 26). The same words
+    # as the REST endpoint's 400.
+    if type(value) is not int or value not in (1, -1):
+        shown = (
+            json.dumps(value)[:40]
+            if isinstance(value, str | int | float | bool | None)
+            else type(value).__name__
+        )
+        raise ValueError(
+            f"Must be 1 (thumbs up) or -1 (thumbs down): send the JSON number 1 or -1, not {shown}."
+        )
+    return value
+
+
+Rating = Annotated[
+    Any,
+    PlainValidator(_rating),
+    WithJsonSchema({"type": "integer", "enum": [1, -1], "description": "1 (thumbs up) or -1 (thumbs down)."}),
+]
+
+
 async def rate_conversation(
     conversation_id: Annotated[int, Field(description="The Brain's conversation id (get_context's).")],
-    rating: Literal[1, -1],
+    rating: Rating,
     comment: Annotated[str | None, Field(max_length=2000)] = None,
     ctx: Context | None = None,
 ) -> dict[str, Any]:

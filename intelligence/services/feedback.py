@@ -1,6 +1,7 @@
 """Operator feedback on conversations and runs (spec: Feedback Loop): the signal that drives suggestions.
 
-A rating is 1 or -1 with an optional comment (at most COMMENT_MAX_CHARS); the server stamps `feedback_at`.
+A rating is the integer 1 or -1 (not True, 1.0 or "1") with an optional comment (at most COMMENT_MAX_CHARS);
+the server stamps `feedback_at`.
 Re-rating replaces the record's current rating and keeps every earlier one in `FeedbackHistory`. After the
 rating commits, the suggestion task is enqueued when the agent's threshold of new ratings is reached
 (`intelligence.services.suggestions.suggestions_enqueue_if_due`).
@@ -25,7 +26,8 @@ RATINGS = (1, -1)
 
 def _clean_feedback(rating, comment) -> tuple[int, str]:
     errors = {}
-    if isinstance(rating, bool) or rating not in RATINGS:
+    # The integer itself: 1.0 == 1 and True == 1 in Python, but neither is a rating (issue 26).
+    if type(rating) is not int or rating not in RATINGS:
         errors["rating"] = "Must be 1 (thumbs up) or -1 (thumbs down)."
     comment = "" if comment is None else comment
     if not isinstance(comment, str):

@@ -20,6 +20,13 @@ def agent_memory(tenant, text="Never promise refunds before billing confirms.", 
     )  # fmt: skip
 
 
+def tenant_fact(tenant, confidence=0.7):
+    """A tenant-scoped memory of another surface than Client Brain (a fact): graded, never archived."""
+    return Memory.objects.create(
+        tenant=tenant, scope_kind="tenant", type="fact", text="Acme ships from Lyon.", confidence=confidence
+    )
+
+
 def client_brain_row(tenant, confidence=0.7):
     return Memory.objects.create(
         tenant=tenant,
@@ -108,9 +115,9 @@ def test_the_same_trace_name_in_another_tenant_is_its_own_verdict(tenant, other_
     ],
 )
 def test_confidence_stays_finite_in_zero_to_one(tenant, stored, outcome, expected):
-    row = client_brain_row(
-        tenant, confidence=stored
-    )  # a tenant row: never archived, so only the number moves
+    # A tenant row of another surface: never archived, so only the number moves. (Client Brain rows, used here
+    # before issue 26, no longer move at all.)
+    row = tenant_fact(tenant, confidence=stored)
     result = verdict(tenant, [row], outcome, response=f"[mem:{row.pk}]")
     value = confidence(row)
     assert math.isfinite(value) and 0.0 <= value <= 1.0
@@ -129,14 +136,18 @@ def test_below_the_floor_an_agent_memory_is_archived_and_history_says_why(tenant
     assert archived.after["trace"] == "run:3" and archived.after["floor"] == FLOOR
 
 
-def test_client_brain_rows_move_in_confidence_but_are_never_archived_while_pruning_is_suspended(tenant):
+def test_client_brain_rows_are_recorded_not_graded_and_never_archived(tenant):
+    """Issue 26 changed this test: Client Brain rows used to move in confidence (here down to 0.0)."""
     row = client_brain_row(tenant, confidence=FLOOR + 0.01)
     for n in range(5):
         verdict(tenant, [row], "fail", response=f"[mem:{row.pk}]", trace=f"trace:{n}")
     kept = Memory.objects.all_tenants().get(pk=row.pk)
     assert kept.status == "active"
-    assert kept.confidence == 0.0
+    assert kept.confidence == FLOOR + 0.01
     assert not MemoryHistory.objects.for_tenant(tenant).filter(memory=row, action="archived").exists()
+    assert (
+        MemoryHistory.objects.for_tenant(tenant).filter(memory=row, reason="verdict_not_graded").count() == 5
+    )
 
 
 def test_a_draft_or_superseded_memory_moves_but_keeps_its_status(tenant):
@@ -175,3 +186,132 @@ def test_a_verdict_costs_two_statements_whatever_the_number_of_memories(
     with django_assert_max_num_queries(4):
         result = verdict(tenant, memories, "pass", response=" ".join(f"[mem:{m.pk}]" for m in memories[:5]))
     assert len(result.nudges) == 40
+
+
+# --- Issue 26, section 3: a trace moves a memory by at most one delta; Client Brain rows are not graded ----------
+
+
+def test_ten_verdict_keys_on_one_trace_move_a_memory_by_at_most_one_delta(tenant):
+    """Issue 26: ten keys on one trace took a row from 0.9 to 0.4. Every verdict is recorded; one moves."""
+    memory = agent_memory(tenant, confidence=0.9)
+    results = [
+        verdict(tenant, [memory], "fail", response=f"[mem:{memory.pk}]", trace="trace:7", verdict_key=f"k{n}")
+        for n in range(10)
+    ]
+    assert confidence(memory) == pytest.approx(0.9 - DELTA)
+    assert all(r.applied for r in results)
+    assert [n.applied_share for r in results for n in r.nudges] == [1.0] + [0.0] * 9
+    assert all(n.reason == "verdict_trace_spent" for r in results[1:] for n in r.nudges)
+    assert all(r.unmoved_memory_ids == (memory.pk,) for r in results[1:])
+    assert AppliedVerdict.objects.for_tenant(tenant).filter(trace="trace:7").count() == 10
+    history = MemoryHistory.objects.for_tenant(tenant).filter(memory=memory, action="verdict")
+    assert history.count() == 10
+    assert sorted(h.after["applied_share"] for h in history) == [0.0] * 9 + [1.0]
+
+
+def test_partial_credit_spends_the_same_one_delta_and_pass_and_fail_count_alike(tenant):
+    """The total movement one trace causes on one memory, over all its verdicts, is at most DELTA."""
+    present = agent_memory(tenant, confidence=0.7)
+    shares = [
+        verdict(tenant, [present], "fail", trace="run:4", verdict_key=f"k{n}").nudges[0].applied_share
+        for n in range(4)
+    ]
+    assert shares == pytest.approx([PARTIAL, PARTIAL, 1 - 2 * PARTIAL, 0.0])
+    assert confidence(present) == pytest.approx(0.7 - DELTA)
+    swung = agent_memory(tenant, "Always greet the customer by name.", confidence=0.7)
+    verdict(tenant, [swung], "pass", response=f"[mem:{swung.pk}]", trace="run:5", verdict_key="a")
+    undone = verdict(tenant, [swung], "fail", response=f"[mem:{swung.pk}]", trace="run:5", verdict_key="b")
+    assert confidence(swung) == pytest.approx(0.7 + DELTA)
+    assert undone.nudges[0].confidence_after == pytest.approx(0.7 + DELTA)
+    # Another trace has its own delta.
+    verdict(tenant, [swung], "fail", response=f"[mem:{swung.pk}]", trace="run:6")
+    assert confidence(swung) == pytest.approx(0.7)
+
+
+def test_a_client_brain_row_injected_into_failed_runs_keeps_its_confidence_and_is_still_recalled(tenant):
+    """Issue 26: two failed verdicts took a row out of recall. Client Brain rows are not graded by outcomes
+    (client_brain.txt: no learning from response ratings, no automatic forgetting; DESIGN.md decision 15):
+    the verdict is recorded in the row's history and counted on the dashboard."""
+    from django.test import Client
+
+    from brain.api import client_brain_context
+    from brain.client_brain.dashboard import client_brain_stats
+    from tests.conftest import make_member
+    from tickets.tenancy.models import Role
+
+    from .factories import fact
+
+    row = fact(tenant, "We ship from Lyon", confidence=0.55)
+    results = [
+        verdict(tenant, [row], "fail", response=f"Shipped [mem:{row.pk}].", trace=f"run:{n}") for n in (1, 2)
+    ]
+    stored = Memory.objects.all_tenants().get(pk=row.pk)
+    assert (stored.confidence, stored.status) == (0.55, "active")
+    assert f"[mem:{row.pk}]" in client_brain_context(tenant_id=tenant.pk, subject="Lyon shipping").prompt
+    for result in results:
+        (nudge,) = result.nudges
+        assert nudge.applied_share == 0.0 and nudge.reason == "verdict_not_graded"
+        assert result.ungraded_memory_ids == (row.pk,)
+    entries = MemoryHistory.objects.for_tenant(tenant).filter(memory=row, action="verdict")
+    assert sorted(e.after["trace"] for e in entries) == ["run:1", "run:2"]
+    assert all(e.after["graded"] is False and e.after["confidence"] == 0.55 for e in entries)
+    assert client_brain_stats(tenant_id=tenant.pk).verdicts_recorded == 2
+    viewer = Client()
+    viewer.force_login(make_member(tenant, Role.VIEWER))
+    html = viewer.get("/insights/analytics/client-brain/").content.decode()
+    assert 'data-testid="verdicts-recorded">2<' in html
+
+
+def test_an_agent_memory_beside_a_client_brain_row_is_still_graded(tenant):
+    row, rule = client_brain_row(tenant, confidence=0.7), agent_memory(tenant, confidence=0.7)
+    result = verdict(tenant, [row, rule], "pass", response=f"[mem:{row.pk}] [mem:{rule.pk}]")
+    assert (confidence(row), confidence(rule)) == (0.7, pytest.approx(0.7 + DELTA))
+    assert result.ungraded_memory_ids == (row.pk,) and result.unmoved_memory_ids == (row.pk,)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_verdicts_on_one_trace_arriving_at_once_move_a_memory_by_one_delta(tenant):
+    """Both verdicts are inside their statements before either commits (the test holds the memory's row
+    lock until both wait): only one may move it."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from tickets.tenancy.wall import tenant_scope
+
+    memory = agent_memory(tenant, confidence=0.9)
+    errors: list[BaseException] = []
+
+    def work(key: str) -> None:
+        try:
+            with tenant_scope(tenant.pk):
+                verdict(
+                    tenant, [memory], "fail", response=f"[mem:{memory.pk}]", trace="trace:8", verdict_key=key
+                )
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(key,)) for key in ("a", "b")]
+    with transaction.atomic():
+        Memory.objects.all_tenants().select_for_update().get(pk=memory.pk)
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 30
+        with connection.cursor() as cursor:
+            while time.monotonic() < deadline:
+                cursor.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    " AND datname = current_database() AND pid <> pg_backend_pid()"
+                )
+                if cursor.fetchone()[0] >= 2:
+                    break
+                time.sleep(0.05)
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert confidence(memory) == pytest.approx(0.9 - DELTA)
+    history = MemoryHistory.objects.all_tenants().filter(memory=memory, action="verdict")
+    assert sorted(h.after["applied_share"] for h in history) == [0.0, 1.0]

@@ -288,6 +288,23 @@ def throttled(settings):
     _throttle(settings, "100000/min")
 
 
+def test_a_rating_other_than_the_number_1_or_minus_1_is_the_servers_400(live_server, tenant):
+    """Issue 26: the string "1" was taken as a rating. The client sends what it is given; the server says what
+    to send."""
+    with Brain(live_server.url, operator_key(tenant)) as brain:
+        agent = brain.create_agent(name="Support")
+        context = brain.agent_context(agent["id"], conversation="Hello", conversation_id="c-1")
+        conversation_id = context["conversation"]["id"]
+        for rating in ("1", 0, 2, 1.0, None, True):
+            with pytest.raises(brain_client.InvalidRequest) as refused:
+                brain.rate_conversation(conversation_id, rating)
+            assert refused.value.status == 400, rating
+            assert "send the JSON number 1 or -1" in " ".join(refused.value.fields["rating"]), rating
+    from intelligence.models import Conversation
+
+    assert Conversation.objects.all_tenants().get(pk=conversation_id).feedback_rating is None
+
+
 def test_429_is_retried_after_the_servers_retry_after(live_server, tenant, throttled):
     waits: list[float] = []
 

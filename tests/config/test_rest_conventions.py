@@ -99,3 +99,61 @@ def test_interactive_docs_are_served_without_internet(client):
     assert "drf_spectacular_sidecar" in html or "/static/" in html
     assert "cdn" not in html.lower()
     assert client.get(reverse("schema")).status_code == 200
+
+
+def _wsgi_post_chunked(application, path: str, body: bytes, key: str) -> tuple[str, bytes]:
+    """POST `body` as a WSGI server hands over a chunked request (gunicorn decodes the chunks): no
+    CONTENT_LENGTH, Transfer-Encoding: chunked, the body readable from wsgi.input until its end."""
+    import io
+    from wsgiref.util import setup_testing_defaults
+
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": path,
+        "CONTENT_TYPE": "application/json",
+        "HTTP_TRANSFER_ENCODING": "chunked",
+        "HTTP_AUTHORIZATION": f"Bearer {key}",
+        "wsgi.input": io.BytesIO(body),
+    }
+    setup_testing_defaults(environ)
+    environ.pop("CONTENT_LENGTH", None)
+    status = {}
+    # As Django's test client does: the test's transaction keeps its connection across the request.
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    try:
+        chunks = application(environ, lambda line, headers, exc_info=None: status.setdefault("line", line))
+        content = b"".join(chunks)
+    finally:
+        for signal in (request_started, request_finished):
+            signal.connect(close_old_connections)
+    return status["line"], content
+
+
+def test_a_chunked_body_without_content_length_is_read_up_to_the_size_limit(tenant, api_key, settings):
+    """Issue 29: a request body sent chunked (no Content-Length) was read as empty (a 400)."""
+    import json
+
+    from django.core.handlers.wsgi import WSGIHandler
+
+    from config.parsers import chunked_bodies
+
+    path = reverse("brain-search")
+    body = json.dumps({"query": "refund policy"}).encode()
+    # Django alone reads no byte of a body without a length: the request looks empty.
+    line, content = _wsgi_post_chunked(WSGIHandler(), path, body, api_key)
+    assert line.startswith("400"), content
+
+    application = chunked_bodies(WSGIHandler())
+    line, content = _wsgi_post_chunked(
+        application, path, json.dumps({"query": "refund policy"}).encode(), api_key
+    )
+    assert line.startswith("200"), content
+    assert "results" in json.loads(content)
+
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    line, content = _wsgi_post_chunked(application, path, json.dumps({"query": "x" * 5000}).encode(), api_key)
+    assert line.startswith("413"), content

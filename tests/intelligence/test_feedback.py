@@ -22,7 +22,7 @@ def agent(tenant):
     return make_agent(tenant)
 
 
-@pytest.mark.parametrize("rating", [0, 2, -2, True, "1", None])
+@pytest.mark.parametrize("rating", [0, 2, -2, True, "1", None, 1.0, -1.0, "-1"])
 def test_feedback_rating_is_1_or_minus_1_only(agent, rating):
     record = conversation(agent)
     with pytest.raises(ValidationError) as exc:
@@ -125,3 +125,25 @@ def test_rest_feedback_on_another_tenants_records_is_a_404_and_changes_nothing(o
 
 def test_rest_feedback_on_a_missing_record_is_a_404(api):
     assert api.post("/api/v1/conversations/999999/feedback", {"rating": 1}, format="json").status_code == 404
+
+
+NOT_A_RATING = ["1", "-1", 0, 2, 1.0, -1.0, None, True, False, [1], {"rating": 1}]
+
+
+@pytest.mark.parametrize("kind", ["conversations", "runs"])
+@pytest.mark.parametrize("rating", NOT_A_RATING, ids=repr)
+def test_rest_rating_is_the_json_number_1_or_minus_1_only(api, agent, kind, rating):
+    """Issue 26: the string "1" was taken as a rating (the choice field compared text)."""
+    record = conversation(agent) if kind == "conversations" else run(agent)
+    response = api.post(f"/api/v1/{kind}/{record.pk}/feedback", {"rating": rating}, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert "send the JSON number 1 or -1" in " ".join(error["fields"]["rating"])
+    record.refresh_from_db()
+    assert record.feedback_rating is None and feedback_history(record) == []
+
+
+def test_rest_rating_missing_says_what_to_send(api, agent):
+    response = api.post(f"/api/v1/conversations/{conversation(agent).pk}/feedback", {}, format="json")
+    assert response.status_code == 400
+    assert "send the JSON number 1 or -1" in " ".join(response.json()["error"]["fields"]["rating"])

@@ -81,7 +81,7 @@ def test_an_operator_rates_a_run(operator, agent):
     assert action_run.feedback_rating == 1
 
 
-@pytest.mark.parametrize("rating", ["", "0", "7", "up"])
+@pytest.mark.parametrize("rating", ["", "0", "7", "up", "1.0", "01", "+1", " 1", "true"])
 def test_a_bad_rating_is_refused_with_a_message(operator, agent, rating):
     convo = conversation(agent)
     url = reverse("intelligence-conversation-feedback", args=[agent.pk, convo.pk])

@@ -158,6 +158,11 @@ async def refusals(client: Client, agent_id: int, other_agent_id: int) -> None:
     assert "rating" in error_text(
         await client.call_tool("rate_conversation", {"conversation_id": 1, "rating": 5})
     )
+    # Issue 26: a rating is the JSON number 1 or -1; the SDK's validation turned true and 1.0 into 1.
+    for rating in ("1", 0, 2, 1.0, None, True):
+        assert "send the JSON number 1 or -1" in error_text(
+            await client.call_tool("rate_conversation", {"conversation_id": 1, "rating": rating})
+        )
     assert "question" in error_text(await client.call_tool("ask", {}))
     # The gate refuses: the tool says why.
     refused = error_text(
@@ -216,6 +221,19 @@ def test_mcp_over_http_needs_a_valid_bearer_key(product_url, tenant):
     assert rest.json()["slug"] == tenant.slug
 
 
+@pytest.mark.parametrize("token", ["brn_x_y\u00e9", "\uff42\uff52\uff4e_abc_def"])
+def test_mcp_over_http_refuses_a_key_with_a_non_ascii_character_as_rest_does(product_url, tenant, token):
+    """Issue 29: a Bearer token with a non-ASCII character (an é suffix, a full-width key) answered 500 on /mcp
+    (the key is re-sent in-process as a header and failed to encode); REST answers 401 to the same header."""
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {token}".encode()}
+    answer = httpx.post(f"{product_url}/mcp", json=ping, headers=headers)
+    assert answer.status_code == 401
+    assert answer.json()["error"]["code"] == "authentication_failed"
+    rest = httpx.get(f"{product_url}/api/v1/tenant", headers={"Authorization": f"Bearer {token}".encode()})
+    assert rest.status_code == 401 and rest.json()["error"]["code"] == answer.json()["error"]["code"]
+
+
 def test_mcp_over_stdio_with_the_commands_key(tenant, other_tenant):
     agent, memory_id, theirs = setup(tenant, other_tenant)
     key = key_of(tenant)
@@ -226,3 +244,15 @@ def test_mcp_over_stdio_with_the_commands_key(tenant, other_tenant):
             await refusals(client, agent.pk, theirs.pk)
 
     asyncio.run(main())
+
+
+def test_the_mcp_search_and_ask_tools_offer_the_limits_the_api_takes():
+    """Issue 29: the MCP search tool advertised a limit up to 100 while the API caps it at 50 (ask: 20)."""
+    from brain.rest.serializers.search import AskRequestSerializer, SearchRequestSerializer
+    from intelligence.mcp.server import build_server
+
+    tools = {tool.name: tool for tool in asyncio.run(build_server().list_tools())}
+    for name, serializer in (("search", SearchRequestSerializer), ("ask", AskRequestSerializer)):
+        offered = tools[name].input_schema["properties"]["limit"]
+        taken = serializer().fields["limit"]
+        assert (offered["minimum"], offered["maximum"]) == (taken.min_value, taken.max_value)

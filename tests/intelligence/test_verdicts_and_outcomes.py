@@ -218,3 +218,47 @@ def test_verdict_nudges_are_visible_on_the_memory_page(client, api, tenant):
     html = client.get(reverse("intelligence-memory", args=[agent.pk, memory])).content.decode()
     assert 'data-testid="history-verdict"' in html
     assert f"trace:{trace_id}" in html and "0.7 → 0.650" in html
+
+
+# --- Issue 26, section 3: verdicts that cannot be gamed; Client Brain rows are recorded, not graded ------------
+
+
+def test_ten_verdict_keys_on_one_trace_move_a_memory_by_at_most_one_delta_and_say_so(api, tenant):
+    agent = make_agent(tenant)
+    rule = add_memory(agent, "Never promise a refund before billing confirms it.")
+    trace_id = context(api, agent, conversation="Can I get a refund?").json()["trace_id"]
+    bodies = [
+        post_verdict(
+            api, trace_id=trace_id, verdict="fail", response_text=f"[mem:{rule}]", verdict_key=f"k{n}"
+        ).json()
+        for n in range(10)
+    ]
+    assert confidence(rule) == pytest.approx(0.65)
+    assert all(b["applied"] for b in bodies)
+    assert bodies[0]["unmoved_memory_ids"] == [] and bodies[0]["message"] == "Applied."
+    for body in bodies[1:]:
+        assert body["unmoved_memory_ids"] == [rule]
+        assert body["message"].startswith("Recorded, nothing moved.")
+        assert "already moved them by one full delta" in body["message"]
+        (nudge,) = [n for n in body["nudges"] if n["memory_id"] == rule]
+        assert nudge["applied_share"] == 0.0 and nudge["reason"] == "verdict_trace_spent"
+        assert nudge["confidence_after"] == pytest.approx(0.65)
+
+
+def test_client_brain_rows_injected_into_failed_runs_keep_their_confidence(api, tenant):
+    from tests.brain.factories import fact
+
+    agent = make_agent(tenant)
+    row = fact(tenant, "Refunds are paid within five days", confidence=0.55)
+    for n in range(2):
+        context_body = context(api, agent, conversation="When is my refund paid?").json()
+        assert row.pk in context_body["injected_memory_ids"]
+        body = post_verdict(
+            api, trace_id=context_body["trace_id"], verdict="fail", response_text=f"Five days [mem:{row.pk}]."
+        ).json()
+        assert row.pk in body["injected_memory_ids"], body
+        assert "Client Brain memory recorded without moving" in body["message"]
+        (nudge,) = [n for n in body["nudges"] if n["memory_id"] == row.pk]
+        assert (nudge["graded"], nudge["applied_share"], nudge["confidence_after"]) == (False, 0.0, 0.55)
+    assert confidence(row.pk) == 0.55
+    assert MemoryHistory.objects.for_tenant(tenant).filter(memory=row, action="verdict").count() == 2

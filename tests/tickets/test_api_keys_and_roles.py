@@ -123,3 +123,17 @@ def test_the_tenancy_base_refuses_subclasses_that_override_what_it_owns(method):
     for base in (TenantModelViewSet, TenantAPIView):
         with pytest.raises(TypeError, match=method):
             type("Leaky", (base,), {method: lambda self: None})
+
+
+@pytest.mark.parametrize("method", ["put", "patch"])
+@pytest.mark.parametrize("body", ["null", "3", "true", '"admin"', '["role"]'])
+def test_a_member_update_whose_body_is_not_an_object_is_a_400_not_a_500(tenant, method, body):
+    """Issue 29: PUT / PATCH /api/v1/members/{id} with a JSON body of null, a number or true answered 500."""
+    admin_user = make_member(tenant, Role.ADMIN)
+    other = make_member(tenant, Role.OPERATOR)
+    client = APIClient()
+    client.force_login(admin_user)
+    url = reverse("member-detail", kwargs={"pk": other.memberships.get().pk})
+    response = getattr(client, method)(url, data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert "role" in response.json()["error"]["message"]

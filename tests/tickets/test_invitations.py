@@ -232,3 +232,28 @@ def test_someone_without_a_tenant_or_an_invitation_is_told_so(client, db):
     response = client.get(reverse("home"))
     assert response.status_code == 403 and b'data-testid="no-tenant"' in response.content
     assert reverse("invitations").encode() in response.content
+
+
+def test_a_link_proves_the_address_for_its_own_invitation_only(
+    client, tenant, other_tenant, settings, invite
+):
+    """Issue 29: with the link shown to the inviting admin (no mail server), tenant B's admin invited an address
+    that tenant A had a pending admin invitation for, opened B's link, and the new account accepted A's
+    invitation: it became admin of A. The link B's admin holds proves nothing about the address."""
+    settings.BRAIN_INVITATION_LINK_SHOWN = True
+    a_admin, b_admin = Client(), Client()
+    a_admin.force_login(make_member(tenant, Role.ADMIN))
+    b_admin.force_login(make_member(other_tenant, Role.ADMIN))
+    invite(a_admin, "ceo@example.com", role="admin")
+    b_link = LINK.search(invite(b_admin, "ceo@example.com", role="viewer").content.decode()).group(0)
+
+    intruder = Client()
+    password = "a long walk to the harbour 42"
+    assert intruder.post(b_link, {"password1": password, "password2": password}).status_code == 302
+    page = intruder.get(reverse("invitations")).content.decode()
+    assert tenant.name not in page
+    a_invitation = Invitation.objects.for_tenant(tenant).get()
+    answer = intruder.post(reverse("invitation-answer", args=[a_invitation.pk]), {"action": "accept"})
+    assert answer.status_code == 404
+    assert "ceo@example.com" not in members_of(tenant)
+    assert Invitation.objects.for_tenant(tenant).get().accepted_at is None  # still waiting for its own link

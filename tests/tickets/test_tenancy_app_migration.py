@@ -76,6 +76,10 @@ def test_a_database_at_the_earlier_migrations_moves_forward_keeping_its_rows(tra
     leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
     migrate(BEFORE)
     try:
+        # The tables of the earlier migrations keep their rows; a table a later migration adds (brain 0018 on) is
+        # dropped when its migration is unapplied, and had no rows at the earlier migrations to keep.
+        earlier = set(fingerprint(tenant.pk))
+        assert earlier <= set(rows)
         assert set(_content_type_labels().values()) == {"tickets"}  # where the earlier migrations had them
         staff = get_user_model().objects.create_user("staff-before-the-move", is_staff=True)
         staff.user_permissions.add(
@@ -90,7 +94,9 @@ def test_a_database_at_the_earlier_migrations_moves_forward_keeping_its_rows(tra
         ContentType.objects.clear_cache()
         assert _content_type_labels() == MOVED
         assert get_user_model().objects.get(pk=staff.pk).has_perm("tenancy.change_apikey")
-        assert fingerprint(tenant.pk) == rows
+        assert {t: d for t, d in fingerprint(tenant.pk).items() if t in earlier} == {
+            t: rows[t] for t in earlier
+        }
         assert _schema() == schema
         assert Tenant.objects.get(slug="written-before").name == "Written before"
     finally:

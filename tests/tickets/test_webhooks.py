@@ -98,31 +98,17 @@ def test_a_learned_memory_is_delivered_signed_to_the_tenants_endpoint(tenant):
     )
 
 
-def test_a_delivery_answered_500_is_retried_until_it_succeeds(tenant):
-    with Receiver() as receiver:
-        receiver.answers = [500, 503]
-        endpoint(tenant, receiver, [WebhookEvent.MEMORY_LEARNED])
-        add_memory(make_agent(tenant), "Always greet customers by their first name.")
-    assert len(receiver.requests) == 3
-    assert len({r["headers"]["X-Brain-Delivery"] for r in receiver.requests}) == 1  # one delivery, resent
-    delivery = WebhookDelivery.objects.for_tenant(tenant).get()
-    assert (delivery.status, delivery.attempts, delivery.last_status_code) == (
-        DeliveryStatus.DELIVERED,
-        3,
-        200,
-    )
-
-
-def test_a_delivery_that_keeps_failing_is_recorded_as_failed(tenant, settings):
-    settings.BRAIN_WEBHOOK_MAX_ATTEMPTS = 2
+def test_without_a_broker_a_delivery_is_tried_once_and_never_retried_inside_the_request(tenant):
+    """Issue 29: without a broker a delivery ran in the request that caused it and was retried there (one memory
+    write with 15 endpoints took 80.8 s). Now one attempt; the retries are a worker's (below)."""
     with Receiver() as receiver:
         receiver.answers = [500] * 5
         endpoint(tenant, receiver, [WebhookEvent.MEMORY_LEARNED])
         add_memory(make_agent(tenant), "Always greet customers by their first name.")
-    assert len(receiver.requests) == 2
+    assert len(receiver.requests) == 1
     delivery = WebhookDelivery.objects.for_tenant(tenant).get()
-    assert (delivery.status, delivery.attempts, delivery.last_status_code) == (DeliveryStatus.FAILED, 2, 500)
-    assert "boom" in delivery.last_error
+    assert (delivery.status, delivery.attempts, delivery.last_status_code) == (DeliveryStatus.FAILED, 1, 500)
+    assert delivery.last_error == "HTTP 500"  # the receiver's own answer ("boom") is not kept
 
 
 def test_nothing_is_delivered_to_another_tenants_endpoint(tenant, other_tenant):
@@ -223,3 +209,97 @@ def test_a_real_worker_retries_a_failed_delivery_with_backoff(tenant, quick_retr
     assert len(receiver.requests) == 2 and all(verify(hook.secret, r) for r in receiver.requests)
     delivery = WebhookDelivery.objects.for_tenant(tenant).get()
     assert (delivery.status, delivery.attempts) == (DeliveryStatus.DELIVERED, 2)
+
+
+@pytest.fixture
+def two_attempts(monkeypatch):
+    monkeypatch.setenv("BRAIN_WEBHOOK_MAX_ATTEMPTS", "2")  # read by the worker the next fixture starts
+
+
+@pytest.mark.worker
+def test_a_real_worker_records_a_delivery_that_keeps_failing_as_failed(
+    tenant, quick_retries, two_attempts, celery_worker
+):
+    with Receiver() as receiver:
+        receiver.answers = [500] * 5
+        endpoint(tenant, receiver, [WebhookEvent.MEMORY_LEARNED])
+        add_memory(make_agent(tenant), "Always greet customers by their first name.")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            delivery = WebhookDelivery.objects.for_tenant(tenant).get()
+            if delivery.status == DeliveryStatus.FAILED:
+                break
+            time.sleep(0.2)
+    assert len(receiver.requests) == 2
+    assert (delivery.status, delivery.attempts, delivery.last_error) == (DeliveryStatus.FAILED, 2, "HTTP 500")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://169.254.169.254/latest/meta-data/",  # the cloud metadata address
+        "https://169.254.169.254/",
+        "https://10.0.0.5/hook",
+        "https://192.168.1.1:6379/",
+        "https://172.16.0.1/",
+        "https://100.64.0.1/",  # shared address space
+        "https://[fd00:ec2::254]/",
+        "https://[::ffff:10.0.0.1]/",
+        "https://0.0.0.0/",
+    ],
+)
+def test_an_endpoint_inside_a_network_is_refused_at_registration(tenant, url):
+    """Issue 29: endpoints on loopback, the metadata address, private ranges were accepted (a port scanner)."""
+    with pytest.raises(ValidationError) as refused:
+        webhook_endpoint_create(tenant=tenant, url=url, events=["memory.learned"])
+    assert "url" in refused.value.message_dict
+
+
+@pytest.mark.parametrize(
+    "url", ["https://127.0.0.1/", "https://[::1]/", "https://localhost/", "http://127.0.0.1:6379/"]
+)
+def test_loopback_is_refused_unless_the_development_setting_allows_it(tenant, settings, url):
+    settings.BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = False
+    with pytest.raises(ValidationError):
+        webhook_endpoint_create(tenant=tenant, url=url, events=["memory.learned"])
+
+
+def test_a_host_that_resolves_inward_at_delivery_is_not_contacted(tenant):
+    """DNS rebinding: a name public at registration may resolve inward later; each delivery resolves it again
+    and refuses, without a request and without retries. (The row is written directly, as such a name's would
+    be.)"""
+    from tickets.webhooks.models import WebhookEndpoint
+    from tickets.webhooks.services import NOT_PUBLIC
+
+    WebhookEndpoint.objects.create(
+        tenant=tenant, url="https://10.255.255.1:9/hook", events=["memory.learned"], secret="whsec_x"
+    )
+    started = time.monotonic()
+    add_memory(make_agent(tenant), "Always greet customers by their first name.")
+    assert time.monotonic() - started < 5  # no connection was attempted (it would wait for the timeout)
+    delivery = WebhookDelivery.objects.for_tenant(tenant).get()
+    assert (delivery.status, delivery.attempts, delivery.last_error) == (DeliveryStatus.FAILED, 1, NOT_PUBLIC)
+
+
+def test_delivery_errors_do_not_tell_what_listens_on_a_port(tenant):
+    """A closed port and a service that is not HTTP give the same error text (no port scanning)."""
+    import socket
+
+    from tickets.webhooks.services import UNREACHABLE
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    silent = socket.socket()  # accepts and closes at once, as a non-HTTP service may
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    threading.Thread(target=lambda: [silent.accept()[0].close() for _ in range(3)], daemon=True).start()
+    for target in (port, silent.getsockname()[1]):
+        webhook_endpoint_create(
+            tenant=tenant, url=f"http://127.0.0.1:{target}/hook", events=["memory.learned"]
+        )
+    add_memory(make_agent(tenant), "Always greet customers by their first name.")
+    silent.close()
+    errors = {d.last_error for d in WebhookDelivery.objects.for_tenant(tenant)}
+    assert errors == {UNREACHABLE}

@@ -197,8 +197,8 @@ def invitation_revoke(*, invitation: Invitation) -> None:
 
 @transaction.atomic
 def invitation_accept_as_new_user(*, invitation: Invitation, password: str):
-    """Create the account of the invited address (its username and e-mail are the address) with `password`,
-    and accept for it. Returns the new user, or None when an account already has this address or username:
+    """Create the account of the invited address (its username is the address; so is its e-mail, unless the
+    link was shown to the inviting admin) with `password`, and accept for it. Returns the new user, or None when an account already has this address or username:
     that account is never changed through a link; its owner signs in and accepts on the Invitations page."""
     with wall.tenant_scope(invitation.tenant_id):
         locked = _lock_pending(invitation)
@@ -208,6 +208,10 @@ def invitation_accept_as_new_user(*, invitation: Invitation, password: str):
         or User.objects.filter(username__iexact=locked.email).exists()
     ):
         return None
-    user = User.objects.create_user(username=locked.email, email=locked.email, password=password)
+    # The address is the account's e-mail only when the link reached its owner by e-mail alone: a link shown
+    # to the inviting admin proves nothing about the address, so the account could not then claim the
+    # address's other invitations (each needs its own link).
+    email = "" if settings.BRAIN_INVITATION_LINK_SHOWN else locked.email
+    user = User.objects.create_user(username=locked.email, email=email, password=password)
     invitation_accept(invitation=locked, user=user)
     return user

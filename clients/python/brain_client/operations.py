@@ -316,7 +316,8 @@ class Operations(Generic[R, I]):
 
     @operation("v1_conversations_feedback_create")
     def rate_conversation(self, conversation_id: int, rating: int, *, comment: str | None = None) -> R:
-        """rating: 1 (thumbs up) or -1 (thumbs down); a new rating replaces the current one."""
+        """rating: the number 1 (thumbs up) or -1 (thumbs down), sent as given: anything else ("1", True,
+        1.0, None) is the server's 400, raised as InvalidRequest. A new rating replaces the current one."""
         path = f"/conversations/{_seg(conversation_id)}/feedback"
         return self._send(Call("POST", path, json=_body(rating=rating, comment=comment)))
 
@@ -347,6 +348,7 @@ class Operations(Generic[R, I]):
 
     @operation("v1_runs_feedback_create")
     def rate_run(self, run_id: int, rating: int, *, comment: str | None = None) -> R:
+        """rating: the number 1 or -1, as for rate_conversation."""
         path = f"/runs/{_seg(run_id)}/feedback"
         return self._send(Call("POST", path, json=_body(rating=rating, comment=comment)))
 

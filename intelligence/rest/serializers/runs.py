@@ -93,13 +93,31 @@ class RunSerializer(serializers.ModelSerializer):
         return ProposedActionSerializer(self.context["actions"], many=True).data
 
 
+def _verdict_message(result: brain_api.VerdictResult) -> str:
+    if not result.applied:
+        return f"Already applied at {result.applied_at.isoformat()}: nothing moved this time."
+    ungraded, unmoved = result.ungraded_memory_ids, result.unmoved_memory_ids
+    spent = [i for i in unmoved if i not in ungraded]
+    notes = []
+    if spent:
+        notes.append(
+            f"{len(spent)} memor{'y' if len(spent) == 1 else 'ies'} recorded without moving: this record's "
+            "verdicts have already moved them by one full delta"
+        )
+    if ungraded:
+        notes.append(
+            f"{len(ungraded)} Client Brain memor{'y' if len(ungraded) == 1 else 'ies'} recorded without moving:"
+            " Client Brain memories are not graded by outcomes"
+        )
+    # Recorded, not applied: a verdict that found every memory spent or ungraded moved nothing at all.
+    head = "Recorded, nothing moved." if result.nudges and len(unmoved) == len(result.nudges) else "Applied."
+    return head + "".join(f" {note}." for note in notes)
+
+
 def verdict_result_data(result: brain_api.VerdictResult) -> dict:
     return {
         "applied": result.applied,
-        "message": (
-            "Applied." if result.applied
-            else f"Already applied at {result.applied_at.isoformat()}: nothing moved this time."
-        ),
+        "message": _verdict_message(result),
         "trace": result.trace,
         "verdict": result.verdict,
         "verdict_key": result.verdict_key,
@@ -109,6 +127,7 @@ def verdict_result_data(result: brain_api.VerdictResult) -> dict:
         "cited_not_injected": list(result.cited_not_injected),
         "missing_memory_ids": list(result.missing_memory_ids),
         "archived_memory_ids": list(result.archived_memory_ids),
+        "unmoved_memory_ids": list(result.unmoved_memory_ids),
         "nudges": [
             {
                 "memory_id": n.memory_id,
@@ -117,6 +136,9 @@ def verdict_result_data(result: brain_api.VerdictResult) -> dict:
                 "confidence_after": n.confidence_after,
                 "status_before": n.status_before,
                 "status_after": n.status_after,
+                "applied_share": n.applied_share,
+                "graded": n.graded,
+                "reason": n.reason,
             }
             for n in result.nudges
         ],

