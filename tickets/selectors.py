@@ -65,6 +65,7 @@ def ticket_evidence(*, ticket: Ticket) -> "TicketEvidence":
         external_id=ticket.external_id,
         subject=ticket.subject,
         status=ticket.status,
+        customer=ticket.requester,
         classification=(
             {
                 "category": classification.category,

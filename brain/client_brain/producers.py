@@ -22,8 +22,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from django.db import transaction
+from django.utils.crypto import salted_hmac
 
 from brain.activity import memories_record_activity
+from brain.formation.evidence import customer_ref
 from brain.formation.personal_data import strip_salutation
 from brain.models import BrainScopeKind, MemorySource, WriteSurface
 from brain.providers import ProviderError, get_provider, register_task
@@ -46,6 +48,8 @@ class TicketEvidence:
     `classification`: the latest one ({category, intent, labels, confidence}) or None.
     `latest_reply`: the latest outbound non-note message ({body, author, sent_at}) or None.
     `approvals`: approval evidence ({proposed_action, kind, decision, decided_by, decided_at}), oldest first.
+    `customer`: who asked (the helpdesk's requester), "" when unknown. It never reaches extraction nor a
+    memory: provenance keeps a keyed hash of it, to count the different customers behind a policy.
     """
 
     tenant_id: int
@@ -56,12 +60,13 @@ class TicketEvidence:
     classification: dict[str, Any] | None = None
     latest_reply: dict[str, Any] | None = None
     approvals: list[dict[str, Any]] = field(default_factory=list)
+    customer: str = ""
 
     def payload(self) -> dict[str, Any]:
         """What the extraction task sees (and an LLM provider receives): the evidence without tenant or row
         ids and without who wrote the reply or decided an approval, which no memory needs."""
         data = asdict(self)
-        for private in ("tenant_id", "ticket_id"):
+        for private in ("tenant_id", "ticket_id", "customer"):
             data.pop(private)
         if data["latest_reply"]:
             data["latest_reply"].pop("author", None)
@@ -361,10 +366,17 @@ def candidate_from_item(
                 "external_id": evidence.external_id,
                 "provider": provider_name,
             }
+            | _customer(evidence)
         ],
         actor=LEARNER_ACTOR,
         source_texts=_untrusted_texts(evidence),
     )
+
+
+def _customer(evidence: TicketEvidence) -> dict[str, str]:
+    """The ticket's customer as provenance keeps it: a keyed hash (evidence.customer_ref), none when unknown."""
+    ref = customer_ref(evidence.tenant_id, evidence.customer)
+    return {"customer": ref} if ref else {}
 
 
 def _untrusted_texts(evidence: TicketEvidence) -> list[str]:
@@ -449,15 +461,19 @@ def _identified(evidence: TicketEvidence, items: list, provider_name: str) -> li
             candidate_from_item(evidence, item, provider_name) if typed.is_typed(memory_type, value) else None
         )
         # Identified by what it is, not by its position: a second extraction may list the same items in
-        # another order (the answer of an LLM, or of code iterating a set in another process).
-        base = (
-            candidate.key
-            if candidate is not None
-            else "untyped:" + json.dumps(item, sort_keys=True, default=str)
+        # another order (the answer of an LLM, or of code iterating a set in another process). The attempt
+        # records the identity whatever the outcome, so it is a keyed hash: the key of a business fact is
+        # made of the fact's words, and a refused fact's words are not kept (brain.formation.refusals).
+        base = _identity(
+            candidate.key if candidate is not None else json.dumps(item, sort_keys=True, default=str)
         )
         seen[base] = seen.get(base, 0) + 1
         entries.append((f"{base}#{seen[base]}", memory_type, candidate))
     return entries
+
+
+def _identity(what: str) -> str:
+    return salted_hmac("brain.client_brain.candidate", what, algorithm="sha256").hexdigest()[:24]
 
 
 def _record_activity(tenant_id: int, memory_ids: list[int]) -> None:
@@ -473,7 +489,8 @@ def _candidate_outcome(memory_type: Any, candidate: MemoryCandidate | None, outc
         return CandidateOutcome(type=str(memory_type), key="", result="rejected", reason="untyped_shape")
     return CandidateOutcome(
         type=candidate.type,
-        key=candidate.key,
+        # A refused candidate's key may be made of its words: the attempt keeps only its family ("fact").
+        key=candidate.key if outcome.result != "rejected" else candidate.key.split(":", 1)[0],
         result=outcome.result,
         memory_id=outcome.memory_id,
         reason=outcome.reason,

@@ -13,8 +13,9 @@ from django.db import transaction
 
 from ..models import SETTABLE_STATUSES, Memory, MemoryHistory, MemoryStatus, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
-from .gate import gate_check, redact
+from .gate import gate_check
 from .judge import backstop_duplicate, duplicate_types
+from .refusals import refusal_record
 from .services import GateRejected, MemoryNotFound, MemorySuperseded, promote
 from .text import normalise
 from .writes import embed_for_write, enqueue_embedding, history_add, scope_lock, snapshot
@@ -129,7 +130,14 @@ def _record_refusal(tenant_id: int, memory: Memory, actor: str, text: str, refus
         surface=WriteSurface.OPERATOR,
         reason=refusal.reason,
         before=snapshot(memory),
-        after={"text": redact(text)[:500], "detail": refusal.detail},
+        after=refusal_record(
+            text,
+            detail=refusal.detail,
+            memory_type=memory.type,
+            key=memory.key,
+            scope_kind=memory.scope_kind,
+            scope_id=memory.scope_id,
+        ),
     )
 
 

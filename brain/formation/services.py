@@ -26,8 +26,19 @@ from django.db import transaction
 from ..memory_state import states_read_once
 from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
-from .evidence import COMPETING_REASON, outweighs, turned_against
-from .gate import PERSONAL_DATA_SURFACES, gate_check, redact
+from .evidence import (
+    COMPETING_REASON,
+    HELD_REASON,
+    held_candidate,
+    held_row,
+    hold_reason,
+    outweighed_by,
+    outweighs,
+    row_corroboration,
+    standing_value,
+    turned_against,
+)
+from .gate import PERSONAL_DATA_SURFACES, gate_check
 from .judge import (
     LIVE_STATUSES,
     Neighbour,
@@ -39,14 +50,14 @@ from .judge import (
     recent_note_duplicate,
 )
 from .personal_data import may_hold_contact, published_contacts
+from .refusals import refusal_record
+from .reinforcements import Reinforcements, reinforced, row_reinforce
 from .text import normalise
 from .writes import (
-    Reinforcements,
     embed_for_write_many,
     history_add,
-    reinforced,
+    row_activate,
     row_add,
-    row_reinforce,
     row_supersede,
     row_turn,
     scope_lock,
@@ -93,15 +104,15 @@ def _reject(candidate: MemoryCandidate, reason: str, detail: str = "") -> Promot
         actor=candidate.actor,
         surface=candidate.surface,
         reason=reason,
-        # Redacted: a rejected secret must not be kept in the history either.
-        after={
-            "text": redact(candidate.text or "")[:500],
-            "type": candidate.type,
-            "key": candidate.key,
-            "scope_kind": candidate.scope_kind,
-            "scope_id": candidate.scope_id,
-            "detail": detail,
-        },
+        # A hash and a redacted excerpt, never the text: it may hold personal data or an attack payload.
+        after=refusal_record(
+            candidate.text or "",
+            detail=detail,
+            memory_type=candidate.type,
+            key=candidate.key,
+            scope_kind=candidate.scope_kind,
+            scope_id=candidate.scope_id,
+        ),
     )
     return PromoteOutcome(result="rejected", memory_id=None, reason=reason, detail={"gate_detail": detail})
 
@@ -273,8 +284,9 @@ def _promote_locked(
         return _reinforce_and_weigh(target_id, candidate, reason or "same_fact", detail, reinforcements)
     if decision_name == "supersede":
         reinforcements.flush()
-        if outweighs(target_id, candidate):
-            # Evidence before change: one sighting does not replace what was seen many times.
+        if held_candidate(candidate) or outweighs(target_id, candidate):
+            # Evidence before change: one sighting does not replace what was seen many times, and one
+            # ticket never replaces a policy (a held value waits for corroboration, evidence.py).
             return row_add(
                 replace(candidate, status=MemoryStatus.DRAFT),
                 vector,
@@ -307,14 +319,34 @@ def _supersede_target(candidate: MemoryCandidate) -> Neighbour | None:
 def _reinforce_and_weigh(
     target_id: int, candidate: MemoryCandidate, reason: str, detail: dict, reinforcements: Reinforcements
 ) -> PromoteOutcome:
-    """Reinforce the target; when it is a competing value whose evidence now exceeds the standing
-    value's, it supersedes that value (evidence.py)."""
+    """Reinforce the target; when it is a held draft now corroborated, it becomes active; when it is a
+    competing value whose evidence now exceeds the standing value's, it supersedes that value (evidence.py)."""
     competitor = reinforcements.reinforce(target_id, candidate, reason)  # locked, as reinforced
     if reinforcements.weighing_reads_pending(competitor):
         reinforcements.flush()  # weighed against the rows as written
+    if held_row(competitor):
+        return _corroborated_or_waiting(competitor, candidate, reason, detail, reinforcements)
     standing = turned_against(competitor)
     if standing is not None:
         reinforcements.flush()  # `row_turn` reads the competitor again
+        return row_turn(competitor.pk, standing, candidate)
+    return reinforced(competitor, reason, detail)
+
+
+def _corroborated_or_waiting(
+    competitor, candidate: MemoryCandidate, reason: str, detail: dict, reinforcements: Reinforcements
+) -> PromoteOutcome:
+    """A held draft, just reinforced: active once tickets of enough customers in the learning window taught
+    it (and, when it competes with a standing value of its key, once it outweighs that value too)."""
+    support = row_corroboration(competitor)
+    detail = {**detail, "corroboration": support.as_dict()}
+    if not support.corroborated:
+        return reinforced(competitor, reason, detail)
+    reinforcements.flush()  # what follows reads and writes the rows as reinforced
+    standing = standing_value(competitor)
+    if standing is None:
+        return row_activate(competitor.pk, candidate, detail)
+    if outweighed_by(competitor, standing):
         return row_turn(competitor.pk, standing, candidate)
     return reinforced(competitor, reason, detail)
 
@@ -341,11 +373,19 @@ def _add_unless_duplicate(
             "lexical": twin.lexical,
             "token_overlap": twin.token_overlap,
         }
-        return row_reinforce(twin.id, candidate, "backstop_duplicate", detail, reinforcements)
+        return _reinforce_and_weigh(twin.id, candidate, "backstop_duplicate", detail, reinforcements)
     reinforcements.flush()
     hidden = backstop_duplicate(**scope, text=candidate.text, vector=vector, model=model) if types else None
     if hidden is not None:
         detail = {**detail, "hidden_duplicate_of": hidden.id}
+    held = hold_reason(candidate, neighbours)
+    if held is not None:
+        # One ticket never makes a policy: a grant, or a contradiction of a standing row, waits (evidence.py).
+        candidate, reason, detail = (
+            replace(candidate, status=MemoryStatus.DRAFT),
+            HELD_REASON,
+            {**detail, "held": held},
+        )
     return row_add(
         candidate,
         vector,

@@ -18,6 +18,7 @@ from django.views import View
 from brain.client_brain import typed
 from brain.client_brain.dashboard import CURRENT, STATUS_FILTERS, client_brain_page, client_brain_stats
 from brain.client_brain.insights import HISTOGRAM_BINS, client_brain_search, confidence_histogram, row_tickets
+from brain.client_brain.waiting import waiting_for_evidence
 from tickets.tenancy.charts import bar_chart
 from tickets.tenancy.ui.mixins import TenantViewMixin
 from tickets.tenancy.ui.sections import operator_ui_sections
@@ -93,5 +94,6 @@ class ClientBrainDashboardView(TenantViewMixin, View):
         if request.GET.get("partial") == "rows":
             return render(request, "client_brain/_rows.html", template_context)
         template_context["stats"] = stats = client_brain_stats(tenant_id=tenant_id)
+        template_context["waiting"] = waiting_for_evidence(tenant_id=tenant_id)
         template_context["charts"] = dashboard_charts(request.tenant, stats) if stats.stored_rows else []
         return render(request, "client_brain/dashboard.html", template_context)

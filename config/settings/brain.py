@@ -107,6 +107,11 @@ BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 6000
 BRAIN_CLIENT_BRAIN_COPILOT_LIMIT = 30
 # Rows per dashboard page (initial page and each "Load more memories").
 BRAIN_CLIENT_BRAIN_PAGE_SIZE = 100
+# One ticket never makes a policy (brain/formation/evidence.py): a learned business fact or process rule that
+# grants money, credit, access or data, or contradicts a standing row, stays a draft until tickets of this many
+# different customers within the learning window (days; a tenant overrides it with
+# Tenant.settings["client_brain_learning_window_days"]) have taught it.
+BRAIN_CLIENT_BRAIN_CORROBORATION = {"CUSTOMERS": 3, "WINDOW_DAYS": 90}
 
 # --- Intelligence runtime injection (spec: intelligence_and_learning.txt, Budget Allocation) ----------------
 # Characters; an agent overrides any of them with Agent.budget_overrides (lower-case keys).

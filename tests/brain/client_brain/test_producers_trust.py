@@ -73,7 +73,7 @@ def test_personal_data_in_a_reply_rejects_the_candidate_with_a_reason(tenant):
     assert not Memory.objects.for_tenant(tenant).filter(type="issues").exists()
     rejected = MemoryHistory.objects.for_tenant(tenant).get(action="rejected")
     assert (rejected.reason, rejected.after["detail"]) == ("personal_data", "email")
-    assert "bob@example.com" not in rejected.after["text"]  # nor is it kept in the history of the refusal
+    assert "bob@example.com" not in rejected.after["excerpt"]  # nor is it kept in the history of the refusal
 
 
 def test_the_businesss_published_support_address_stays_learnable(tenant):
