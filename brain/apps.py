@@ -6,10 +6,14 @@ class BrainConfig(AppConfig):
     verbose_name = "Brain (shared intelligence)"
 
     def ready(self) -> None:
+        from django.core import checks
+
         from tickets.tenancy.ui.sections import register_section
 
         from .client_brain import navigation
+        from .formation.pii_model import check_model
         from .rest.errors import register_errors
 
         register_errors()  # brain's domain errors in the one REST error shape (config/rest.py)
         register_section(navigation, position=20)  # "Insights · Client Brain", after the agents
+        checks.register(check_model)  # the personal-data model's packages (imports none of them)

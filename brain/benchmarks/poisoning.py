@@ -3,7 +3,8 @@
 `brain_bench poisoning [--limit N] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
 personal_data}.jsonl goes through the real write path without a database (`brain.benchmarks.trust`). Keys:
 attacks, attacks_admitted, benign, benign_rejected_pct, pii_cases, pii_admitted (and the ids of failures),
-plus the gate's mean cost per candidate in milliseconds.
+plus the gate's mean cost per candidate in milliseconds; `public` holds the figures on public data
+(public_pii.py: personal data, the test split).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 
 from brain.formation.gate import gate_check
 
-from . import trust
+from . import public_pii, trust
 
 
 def add_arguments(parser) -> None:
@@ -26,6 +27,8 @@ def run(options, stdout) -> dict:
     for text in texts:
         gate_check(text=text, published_contacts=trust.PUBLISHED)
     figures["gate_ms_per_candidate"] = round(1000 * (time.perf_counter() - started) / max(1, len(texts)), 3)
+    # Personal data on public data, its test split (public_pii.py).
+    figures.setdefault("public", {}).update(public_pii.poisoning_keys(options.get("limit"), stdout))
     stdout.write(
         f"attacks admitted {figures['attacks_admitted']}/{figures['attacks']}; benign refused "
         f"{figures['benign_rejected']}/{figures['benign']} ({figures['benign_rejected_pct']}%); personal data "

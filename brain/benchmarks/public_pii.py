@@ -415,3 +415,20 @@ def public_pii_figures(split: str = "test", limit: int | None = None) -> PublicP
     figures.ms_per_sentence = round(1000 * (time.perf_counter() - started) / max(1, checked), 3)
     return figures
 
+
+
+def poisoning_keys(limit: int | None, stdout) -> dict[str, Any]:
+    """The `public` keys `brain_bench poisoning` reports for personal data (the test split), or the reason the
+    public data could not be had."""
+    try:
+        figures = public_pii_figures("test", limit).as_dict()
+    except PublicDataUnavailable as exc:
+        stdout.write(f"public personal data: unavailable ({exc})")
+        return {"pii_unavailable": str(exc)}
+    stdout.write(
+        f"public personal data ({figures['pii_source']}, test split): admitted {figures['pii_admitted']}/"
+        f"{figures['pii_cases']} ({figures['pii_admitted_pct']}%); Bitext support sentences refused "
+        f"{figures['pii_bitext_refused']}/{figures['pii_bitext_sentences']} ({figures['pii_bitext_refused_pct']}%); "
+        f"{figures['pii_ms_per_sentence']} ms a sentence"
+    )
+    return figures

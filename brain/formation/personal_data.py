@@ -257,7 +257,7 @@ def find_personal_data(text: str, *, published: Iterable[str] = (), model: bool 
         match = pattern.search(text)
         if match and not _only_common_words(match.group(match.lastindex or 0)):
             return PersonalDataHit(PersonalDataKind.NAME, match.group().strip())
-    return _model_hit(text, published_values) if model and _worth_a_model(text) else None
+    return _model_hit(text, published_values) if model else None
 
 
 def _is_published(value: str, published_values: set[str]) -> bool:
@@ -266,19 +266,51 @@ def _is_published(value: str, published_values: set[str]) -> bool:
     return any(value in entry for entry in published_values) or (len(digits) >= 7 and digits in published_values)
 
 
-# A capitalised word past a sentence's start, or a run of digits: what a name, an address or a phone needs.
-_WORTH_A_MODEL = re.compile(rf"(?<![.!?:\n] )(?<!^)(?<![.!?:\n])\b[{_UP}][{_LOW}]|\d{{2}}")
+# What the model is asked for: names and numbered places where a capitalised word that is not a common one
+# stands past a sentence's start; phone numbers where seven digits stand.
+_CAPITALISED = re.compile(rf"(?<![.!?\n\"'(] )(?<![.!?\n\"'(])(?<!^)\b[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)?")
 
 
-def _worth_a_model(text: str) -> bool:
-    return bool(_WORTH_A_MODEL.search(text.strip()))
+def _worth_a_model(text: str) -> tuple[bool, bool]:
+    """(names, phones): whether `text` could hold a name or numbered place, a phone number."""
+    text = text.strip()
+    # The pipeline reads English: on another language its "names" are any capitalised words.
+    names = bool(_ENGLISH.search(text)) and any(not _not_a_name(m.group()) for m in _CAPITALISED.finditer(text))
+    phones = any(
+        len(re.sub(r"\D", "", match.group())) >= pii_model.PHONE_MIN_DIGITS for match in _DIGIT_RUN.finditer(text)
+    )
+    return names, phones
+
+
+_ENGLISH = re.compile(
+    r"\b(?i:the|is|are|to|and|of|for|we|you|our|your|it|with|be|can|my|at|by|from|this|that|please|has|have|"
+    r"he|she|they|his|her|their|me|would|could|should|what|how|who)\b|\bI\b"
+)
+# What follows a product or brand named after a person: "The Baker collection", "Sarah's Kitchen".
+_NAMED_PRODUCT = re.compile(
+    rf"(?:'s)?[ \t]+(?i:collection|range|series|line|edition|model|brand|bundle|set|kit|blend|roast|recipe|"
+    rf"cookbook|book|album|store|shop|café|cafe|restaurant|hotel|gallery|award|prize|method)\b|'s[ \t]+[{_UP}]"
+)
+_DIGIT_RUN = re.compile(r"[+(]?\d[\d \t().-]{5,}\d")
+
+
+def _names_a_product(text: str, name: str) -> bool:
+    at = text.find(name)
+    return at >= 0 and bool(
+        _NAMED_PRODUCT.match(text, at + len(name)) or re.search(rf"[{_UP}][{_LOW}]+'s[ \t]+$", text[:at])
+    )
 
 
 def _model_hit(text: str, published_values: set[str]) -> PersonalDataHit | None:
-    for finding in pii_model.model_findings(text):
+    names, phones = _worth_a_model(text)
+    if not (names or phones):
+        return None
+    for finding in pii_model.model_findings(text, names=names, phones=phones):
         if _is_published(finding.value, published_values):
             continue
-        if finding.kind == PersonalDataKind.NAME and _only_common_words(finding.value):
+        if finding.kind == PersonalDataKind.NAME and (
+            _not_a_name(finding.value) or _names_a_product(text, finding.value)
+        ):
             continue
         if finding.kind == PersonalDataKind.PHONE and (
             _BUSINESS_LINE.match(finding.value) or _DATE_LIKE.match(finding.value)
@@ -289,13 +321,17 @@ def _model_hit(text: str, published_values: set[str]) -> PersonalDataHit | None:
 
 
 def _only_common_words(value: str) -> bool:
-    """True for what only looks like a name: capitalised common words ("Thanks Again"), or a label of the
-    support desk's own vocabulary ("Order History", "Customer Support Phone")."""
+    """True for what only looks like a name: capitalised common words ("Thanks Again")."""
     words = re.findall(rf"[{_UP}{_LOW}]+", value)
-    return bool(words) and (
-        all(w.capitalize() in _CAPITALISED_COMMON or w.lower() in _NOT_A_NAME for w in words)
-        or any(w.lower() in _SUPPORT_WORDS for w in words)
-        or (len(words[0]) >= 9 and words[0].endswith("ly"))  # "Understandably, you ..."
+    return bool(words) and all(w.capitalize() in _CAPITALISED_COMMON or w.lower() in _NOT_A_NAME for w in words)
+
+
+def _not_a_name(value: str) -> bool:
+    """What the model takes for a name and is not: common words, a label of the support desk's own vocabulary
+    ("Order History", "Customer Support Phone"), an adverb ("Understandably, you ...")."""
+    words = re.findall(rf"[{_UP}{_LOW}]+", value)
+    return _only_common_words(value) or any(
+        w.lower() in _SUPPORT_WORDS or (len(w) >= 9 and w.endswith("ly")) for w in words
     )
 
 
@@ -304,7 +340,7 @@ _SUPPORT_WORDS = frozenset(
     change chat checkout contact customer delivery department desk details download edit email exchange fees
     form help history information invoice invoices item items live manager menu method methods modify newsletter
     number option options order orders page password pay payment payments phone policy portal preferences debit
-    credit wallet wallets situations
+    credit wallet wallets situations visa mastercard amex maestro paypal klarna
     profile purchase purchases refund refunds request return returns review save section service services
     settings shipping status submit subscription support team terms tracking update website""".split()
 )
