@@ -156,7 +156,7 @@ _NAMES = (
         _I,
     ),
     re.compile(rf"\b(?:my|his|her|the\s+customer's|their)\s+name\s+is\s+{_NAME}", _I),
-    re.compile(rf"\b(?i:customer|client|caller|user|member|subscriber|buyer)\s+{_NAME}\s+{_NAME}\b"),
+    re.compile(rf"\b(?i:customer|client|caller|user|member|subscriber|buyer)\s+({_NAME}\s+{_NAME})\b"),
     re.compile(
         rf"\b(?:spoke|talked|spoken|chatted)\s+(?:to|with)\s+{_NAME}\b(?!\s+(?:team|support|department))"
     ),
@@ -255,7 +255,9 @@ def find_personal_data(text: str, *, published: Iterable[str] = (), model: bool 
                 return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
     for pattern in _NAMES:
         match = pattern.search(text)
-        if match and not _only_common_words(match.group(match.lastindex or 0)):
+        # A pattern with a group names where the name stands; only there may a desk label be mistaken for one.
+        not_a_name = _not_a_name if match and match.lastindex else _only_common_words
+        if match and not not_a_name(match.group(match.lastindex or 0)):
             return PersonalDataHit(PersonalDataKind.NAME, match.group().strip())
     return _model_hit(text, published_values) if model else None
 
