@@ -108,7 +108,9 @@ def _raw_data() -> tuple[tuple[str, ...], tuple[dict, ...], tuple[str, ...], tup
             return wheel.read(_RAW + name).decode("utf-8", errors="replace")
 
         templates = tuple(line.strip() for line in text("templates.txt").splitlines())
-        identities = tuple(csv.DictReader(io.StringIO(text("FakeNameGenerator.com_3000.csv").lstrip("\ufeff"))))
+        identities = tuple(
+            csv.DictReader(io.StringIO(text("FakeNameGenerator.com_3000.csv").lstrip("\ufeff")))
+        )
         organisations = tuple(
             line.strip() for line in text("companies_and_organizations.csv").splitlines()[1:] if line.strip()
         )
@@ -199,7 +201,9 @@ def _value(name: str, person: dict, rng: random.Random) -> str:
         "age": lambda: person["Age"],
         "year": lambda: str(rng.randrange(1950, 2024)),
         "date_of_birth": lambda: person["Birthday"],
-        "date_time": lambda: f"{rng.choice(_WEEKDAYS)} {rng.randrange(1, 28)} March {rng.randrange(1990, 2024)}",
+        "date_time": lambda: (
+            f"{rng.choice(_WEEKDAYS)} {rng.randrange(1, 28)} March {rng.randrange(1990, 2024)}"
+        ),
         "day_of_week": lambda: rng.choice(_WEEKDAYS),
         "ssn": lambda: _digits(rng, "###-##-####"),
         "us_driver_license": lambda: _digits(rng, "D###-####-####"),
@@ -286,7 +290,9 @@ def sentences(split: str, limit: int | None = None) -> list[Sentence]:
 # --- Bitext replies as benign support text --------------------------------------------------------------------
 
 # Slots that stand for a customer's own detail: a reply holding one is not benign text once filled.
-_PERSONAL_SLOT = re.compile(r"anonymi[sz]ed|person name|client (?:first |last )?name|^\d+$|order number|tracking", re.I)
+_PERSONAL_SLOT = re.compile(
+    r"anonymi[sz]ed|person name|client (?:first |last )?name|^\d+$|order number|tracking", re.I
+)
 _SLOT = re.compile(r"\{\{\s*([^}]+?)\s*\}\}|\[([A-Z][^\]]{2,40})\]")
 _BUSINESS_SLOTS = (
     (re.compile(r"phone", re.I), "+44 20 7946 0000"),
@@ -414,7 +420,6 @@ def public_pii_figures(split: str = "test", limit: int | None = None) -> PublicP
             figures.refused_examples.append(f"bitext ({hit.kind} {hit.value!r}): {text}")
     figures.ms_per_sentence = round(1000 * (time.perf_counter() - started) / max(1, checked), 3)
     return figures
-
 
 
 def poisoning_keys(limit: int | None, stdout) -> dict[str, Any]:

@@ -142,6 +142,8 @@ def _iban_ok(value: str) -> bool:
     compact = value.replace(" ", "")
     digits = "".join(str(int(ch, 36)) for ch in compact[4:] + compact[:4])
     return 15 <= len(compact) <= 34 and int(digits) % 97 == 1
+
+
 _TITLE = r"(?:[Mm]r|[Mm]rs|[Mm]s|Miss|Mx|Dr|Prof|Sir|Madam)\.?"
 # A word after a salutation that is not a name: "Hi there", "Dear customer", "Thanks again".
 _NOT_A_NAME = frozenset(
@@ -224,7 +226,9 @@ def _phone_candidates(text: str) -> Iterable[str]:
             yield value
 
 
-def find_personal_data(text: str, *, published: Iterable[str] = (), model: bool = True) -> PersonalDataHit | None:
+def find_personal_data(
+    text: str, *, published: Iterable[str] = (), model: bool = True
+) -> PersonalDataHit | None:
     """The first customer personal detail in `text`, or None. Deterministic; no database, no network.
 
     `published`: the business's own published contact details, which are not personal data. `model`: ask the
@@ -265,21 +269,28 @@ def find_personal_data(text: str, *, published: Iterable[str] = (), model: bool 
 def _is_published(value: str, published_values: set[str]) -> bool:
     value = value.lower().strip(" .,")
     digits = re.sub(r"\D", "", value)
-    return any(value in entry for entry in published_values) or (len(digits) >= 7 and digits in published_values)
+    return any(value in entry for entry in published_values) or (
+        len(digits) >= 7 and digits in published_values
+    )
 
 
 # What the model is asked for: names and numbered places where a capitalised word that is not a common one
 # stands past a sentence's start; phone numbers where seven digits stand.
-_CAPITALISED = re.compile(rf"(?<![.!?\n\"'(] )(?<![.!?\n\"'(])(?<!^)\b[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)?")
+_CAPITALISED = re.compile(
+    rf"(?<![.!?\n\"'(] )(?<![.!?\n\"'(])(?<!^)\b[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)?"
+)
 
 
 def _worth_a_model(text: str) -> tuple[bool, bool]:
     """(names, phones): whether `text` could hold a name or numbered place, a phone number."""
     text = text.strip()
     # The pipeline reads English: on another language its "names" are any capitalised words.
-    names = bool(_ENGLISH.search(text)) and any(not _not_a_name(m.group()) for m in _CAPITALISED.finditer(text))
+    names = bool(_ENGLISH.search(text)) and any(
+        not _not_a_name(m.group()) for m in _CAPITALISED.finditer(text)
+    )
     phones = any(
-        len(re.sub(r"\D", "", match.group())) >= pii_model.PHONE_MIN_DIGITS for match in _DIGIT_RUN.finditer(text)
+        len(re.sub(r"\D", "", match.group())) >= pii_model.PHONE_MIN_DIGITS
+        for match in _DIGIT_RUN.finditer(text)
     )
     return names, phones
 
@@ -325,7 +336,9 @@ def _model_hit(text: str, published_values: set[str]) -> PersonalDataHit | None:
 def _only_common_words(value: str) -> bool:
     """True for what only looks like a name: capitalised common words ("Thanks Again")."""
     words = re.findall(rf"[{_UP}{_LOW}]+", value)
-    return bool(words) and all(w.capitalize() in _CAPITALISED_COMMON or w.lower() in _NOT_A_NAME for w in words)
+    return bool(words) and all(
+        w.capitalize() in _CAPITALISED_COMMON or w.lower() in _NOT_A_NAME for w in words
+    )
 
 
 def _not_a_name(value: str) -> bool:

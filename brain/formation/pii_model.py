@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
 
@@ -35,7 +37,8 @@ PHONE_REGIONS = (
 _PLACE_LABELS = frozenset({"PERSON", "GPE", "LOC", "FAC", "NORP"})
 # A number that measures or counts, not a house number: "Windows 11", "24/7", "30 days", "9am".
 _NOT_A_HOUSE_NUMBER = re.compile(
-    r"\s*(?:%|/|:|\.\d|,\d|(?:am|pm|h|hrs?|hours?|days?|weeks?|months?|years?|minutes?|mins?|x|st|nd|rd|th)\b)", re.I
+    r"\s*(?:%|/|:|\.\d|,\d|(?:am|pm|h|hrs?|hours?|days?|weeks?|months?|years?|minutes?|mins?|x|st|nd|rd|th)\b)",
+    re.I,
 )
 
 _lock = threading.Lock()
@@ -61,10 +64,29 @@ class _Analyzer:
     phones: object
 
 
+@contextmanager
+def _hidden(*modules: str):
+    """Make `modules` unimportable for the block (an import of them raises ImportError), unless already loaded.
+
+    spaCy's thinc and Presidio import torch and transformers whenever they are installed (the embeddings
+    extra installs them) and fall back cleanly without: the recognisers here use neither, and importing them
+    costs seconds and hundreds of megabytes in every worker process."""
+    hidden = [name for name in modules if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, False) is None:
+                del sys.modules[name]
+
+
 def _build() -> _Analyzer:
-    import spacy
-    from presidio_analyzer.nlp_engine import SpacyNlpEngine
-    from presidio_analyzer.predefined_recognizers import PhoneRecognizer, SpacyRecognizer
+    with _hidden("torch", "transformers"):
+        import spacy
+        from presidio_analyzer.nlp_engine import SpacyNlpEngine
+        from presidio_analyzer.predefined_recognizers import PhoneRecognizer, SpacyRecognizer
 
     # Presidio logs every unmapped spaCy label of every text at warning level.
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
@@ -105,6 +127,13 @@ PERSON_MIN_SCORE = 0.5
 PHONE_MIN_DIGITS = 7
 
 
+_BRACKETS = str.maketrans(dict.fromkeys("()[]{}<>【】「」『』〔〕", " "))
+# A number announced as an order, invoice or reference number is not a phone number (patterns decide on it).
+_ANNOUNCED_NUMBER = re.compile(
+    r"\b(?i:order|invoice|ticket|reference|ref|tracking|account|booking|purchase|bill|case)\b[^.!?\n]{0,20}$"
+)
+
+
 def model_findings(text: str, *, names: bool = True, phones: bool = True) -> list[Finding]:
     """What the analyzer finds in `text` (empty without a model): with `names`, the entity recogniser's names
     and numbered places; with `phones`, numbers valid in one of `PHONE_REGIONS`. Each costs milliseconds: the
@@ -116,14 +145,22 @@ def model_findings(text: str, *, names: bool = True, phones: bool = True) -> lis
     if phones:
         for result in engine.phones.analyze(text, ["PHONE_NUMBER"], None):
             value = text[result.start : result.end]
-            if result.score >= PHONE_MIN_SCORE and len(re.sub(r"\D", "", value)) >= PHONE_MIN_DIGITS:
+            if (
+                result.score >= PHONE_MIN_SCORE
+                and len(re.sub(r"\D", "", value)) >= PHONE_MIN_DIGITS
+                and not _ANNOUNCED_NUMBER.search(text[: result.start])
+            ):
                 findings.append(Finding("phone", value))
     if names:
+        # Brackets around a word, and runs of blanks, make the small pipeline read it as a name ("ships from
+        # (Lyon)"): it reads the text without them.
+        text = " ".join(text.translate(_BRACKETS).split())
         artifacts = engine.nlp_engine.process_text(text, "en")
         for result in engine.names.analyze(text, ["PERSON"], artifacts):
             value = text[result.start : result.end]
-            # A product code is no name: "Our stores stock EN417 canisters".
-            if result.score >= PERSON_MIN_SCORE and not re.search(r"\d", value):
+            # A product code is no name ("Our stores stock EN417 canisters"), nor a lower-case word the small
+            # pipeline tags now and then ("(voicemail)").
+            if result.score >= PERSON_MIN_SCORE and not re.search(r"\d", value) and value != value.lower():
                 findings.append(Finding("name", value))
         findings += _numbered_places(text, artifacts.tokens)
     return findings
