@@ -35,6 +35,7 @@ from typing import Any
 
 from django.conf import settings
 
+from brain.formation import pii_model
 from brain.formation.gate import gate_check
 from brain.formation.personal_data import find_personal_data
 
@@ -388,6 +389,11 @@ class PublicPiiFigures:
 def public_pii_figures(split: str = "test", limit: int | None = None) -> PublicPiiFigures:
     """What the Client Brain's gate admits of `split`'s personal-data sentences, and what it refuses of its
     benign ones (the evaluator's sentences without personal data, and Bitext's replies)."""
+    with pii_model.used():  # as the worker filters
+        return _figures(split, limit)
+
+
+def _figures(split: str, limit: int | None) -> PublicPiiFigures:
     figures = PublicPiiFigures(split=split)
     started, checked = time.perf_counter(), 0
     for sentence in sentences(split, limit):

@@ -11,11 +11,11 @@ street address), and a detail found there is not personal.
 Two layers. Patterns first, cheap and certain: names where support text puts them (after a salutation or a
 title, in "my name is", before a possessive order or account), street addresses with a street word of
 many languages or a house number beside a place, phone layouts, e-mail, card, IBAN and order numbers.
-Then, for a text patterns let through and that could still hold one (a capitalised word past a
-sentence's start, or digits), the model (pii_model.py: Presidio's analyzer over spaCy) — names in any
+Then, for a text patterns let through and that could still hold one (a capitalised uncommon word past a
+sentence's start in English text, seven digits in a phone layout), the model (pii_model.py: Presidio's analyzer over spaCy) — names in any
 position and culture, phone numbers valid in a customer's country, numbered places. The model runs only
-in the worker (the surfaces of gate.PERSONAL_DATA_SURFACES) and is loaded there on first use; without it
-the patterns stand alone.
+in a Celery worker, where the surfaces of gate.PERSONAL_DATA_SURFACES learn, and is loaded there on first
+use; in a request, or without its packages, the patterns stand alone.
 """
 
 from __future__ import annotations
@@ -227,12 +227,12 @@ def _phone_candidates(text: str) -> Iterable[str]:
 
 
 def find_personal_data(
-    text: str, *, published: Iterable[str] = (), model: bool = True
+    text: str, *, published: Iterable[str] = (), model: bool | None = None
 ) -> PersonalDataHit | None:
     """The first customer personal detail in `text`, or None. Deterministic; no database, no network.
 
     `published`: the business's own published contact details, which are not personal data. `model`: ask the
-    named-entity model (pii_model.py) when patterns find nothing; off, patterns alone decide.
+    named-entity model (pii_model.py) when patterns find nothing; None: where the process uses it (a worker).
     """
     if not text:
         return None
@@ -263,7 +263,7 @@ def find_personal_data(
         not_a_name = _not_a_name if match and match.lastindex else _only_common_words
         if match and not not_a_name(match.group(match.lastindex or 0)):
             return PersonalDataHit(PersonalDataKind.NAME, match.group().strip())
-    return _model_hit(text, published_values) if model else None
+    return _model_hit(text, published_values) if (pii_model.in_use() if model is None else model) else None
 
 
 def _is_published(value: str, published_values: set[str]) -> bool:

