@@ -55,9 +55,11 @@ def in_use() -> bool:
     return _use["here"]
 
 
-def in_use_here(*_args, **_kwargs) -> None:
-    """Let this process ask the model (connected to Celery's worker start signals; benchmarks call it)."""
-    _use["here"] = True
+def in_use_here(sender=None, task=None, **_kwargs) -> None:
+    """Let this process ask the model: connected to a worker process's start and to each task it runs (any
+    pool); an eager task runs inside a request and changes nothing."""
+    if task is None or not getattr(task.request, "is_eager", False):
+        _use["here"] = True
 
 
 @contextmanager

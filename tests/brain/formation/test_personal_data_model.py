@@ -140,11 +140,23 @@ def test_a_request_leaves_the_model_alone(fresh_model_state):
     assert "engine" not in pii_model._state
 
 
-def test_a_worker_process_uses_the_model():
-    from celery.signals import worker_process_init
+class _Task:
+    def __init__(self, *, eager: bool):
+        self.request = type("Request", (), {"is_eager": eager})()
+
+
+def test_a_worker_process_uses_the_model_and_an_eager_task_does_not():
+    from celery.signals import task_prerun, worker_process_init
 
     with pii_model.used(False):
+        eager = _Task(eager=True)
+        task_prerun.send(sender=eager, task=eager, task_id="t")
+        assert not pii_model.in_use()
         worker_process_init.send(sender=None)
+        assert pii_model.in_use()
+    with pii_model.used(False):
+        queued = _Task(eager=False)
+        task_prerun.send(sender=queued, task=queued, task_id="t")
         assert pii_model.in_use()
 
 
