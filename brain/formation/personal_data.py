@@ -275,9 +275,10 @@ def _is_published(value: str, published_values: set[str]) -> bool:
 
 
 # What the model is asked for: names and numbered places where a capitalised word that is not a common one
-# stands past a sentence's start; phone numbers where seven digits stand.
+# stands past a sentence's start (a colon starts one: "Issue: Calls dropping ..."); phone numbers where seven
+# digits stand.
 _CAPITALISED = re.compile(
-    rf"(?<![.!?\n\"'(] )(?<![.!?\n\"'(])(?<!^)\b[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)?"
+    rf"(?<![.!?:\n\"'(] )(?<![.!?:\n\"'(])(?<!^)\b[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)?"
 )
 
 
