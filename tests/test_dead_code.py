@@ -49,6 +49,8 @@ FRAMEWORK_NAMES = {
     "INSTRUCTION", "SUGGESTED", "SUGGESTION", "VERDICT", "POSITIVE", "NEGATIVE",
     # torch.nn.Module.forward (the ONNX export traces it); onnxruntime's SessionOptions; Celery's app state.
     "forward", "inter_op_num_threads", "execution_mode", "_pool", "_producer_pool", "_backend_cache",
+    # Presidio's SpacyNlpEngine reads the pipelines it is handed (brain/formation/pii_model.py).
+    "nlp",
 }  # fmt: skip
 IGNORE_DECORATORS = [
     "@admin.register",

@@ -8,10 +8,14 @@ publishes itself stay learnable: `published` lists them (Tenant.settings["publis
 addresses, phone numbers, a domain such as "acme.test" or "@acme.test" for every address of it, or a
 street address), and a detail found there is not personal.
 
-Patterns, not a named-entity model, on this hot path: promote() runs the filter once per candidate and a
-model costs milliseconds per call (the README's benchmark section has the comparison on the corpus).
-Names are found where support text puts them: after a salutation or a title, in "my name is", before a
-possessive order or account.
+Two layers. Patterns first, cheap and certain: names where support text puts them (after a salutation or a
+title, in "my name is", before a possessive order or account), street addresses with a street word of
+many languages or a house number beside a place, phone layouts, e-mail, card, IBAN and order numbers.
+Then, for a text patterns let through and that could still hold one (a capitalised uncommon word past a
+sentence's start in English text, seven digits in a phone layout), the model (pii_model.py: Presidio's analyzer over spaCy) — names in any
+position and culture, phone numbers valid in a customer's country, numbered places. The model runs only
+in a Celery worker, where the surfaces of gate.PERSONAL_DATA_SURFACES learn, and is loaded there on first
+use; in a request, or without its packages, the patterns stand alone.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from . import pii_model
 
 
 class PersonalDataKind:
@@ -31,6 +37,9 @@ class PersonalDataKind:
 
 
 _I = re.IGNORECASE
+# Upper and lower case letters of the Latin, Greek and Cyrillic alphabets: "Ægir", "Señores", "Νάξου".
+_UP = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĖĘĚĞĢĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŘŚŞŠŢŤŪŮŰŲŸŹŻŽΆΈ-ΏΑ-ΩА-ЯЁ"
+_LOW = "a-zß-öø-ÿāăąćčďđēėęěğģīįıķĺļľłńņňōőœŕřśşšţťūůűųźżžά-ώа-яё"
 
 _CARD_CANDIDATE = re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])")
 
@@ -87,17 +96,55 @@ _CARD_TAIL = re.compile(
 )
 _STREET_SUFFIX = (
     r"(?i:street|st|road|rd|avenue|ave|lane|ln|drive|dr|boulevard|blvd|way|court|ct|place|pl|terrace|close|crescent|"
-    r"square|sq|parkway|pkwy|highway|hwy|gardens|grove|mews|row|walk|hill)"
+    r"square|sq|parkway|pkwy|highway|hwy|gardens|grove|mews|row|walk|hill|parade|circuit|circle|esplanade|"
+    r"promenade|alley|trail|heights|str)"
 )
 _STREET = re.compile(
-    rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][a-z]+\s+){{1,3}}{_STREET_SUFFIX}\b\.?"
+    rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[{_UP}][{_LOW}]+\s+){{1,3}}{_STREET_SUFFIX}\b\.?"
     r"|\b(?i:apt|apartment|flat|suite|unit)\s*#?\s*\d+[A-Za-z]?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"  # UK postcode
     r"|\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|"
     r"PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY)\s+\d{5}(?:-\d{4})?\b"
 )
-_NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
-_TITLE = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam)\.?"
+_NAME = rf"[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)?"
+# Street addresses of other countries: a street word in the name ("Jakobstrasse 89", "Kaarikatu 32",
+# "Søndre Havnevej 42"), a street word before it ("Rua Vasco Gama 100", "82 rue Beauvau", "ul. Zamkowa 33"),
+# a post-office box.
+_STREET_WORD = (  # a word of its own too: "Linzer Strasse 32"
+    r"straße|strasse|gasse|allee|platz|straat|gracht|plein|dreef|singel|gatan|vägen|veien|vegen|katu|kuja|"
+    r"polku|utca|ulica|iela|tänav|stígur|vegur|braut|bakke|gade|laan|kade|damm|ufer|körút|sokak|cadde"
+)
+_STREET_END = r"weg|vej|tie|väg|gata|vei|veg|str\.?|gate|krt\.?|tee|vegi|gränd|stræde"  # only inside a word
+_STREET_BEFORE = (
+    r"Rue|Avenue|Av\.|Avda\.|Avenida|Calle|C/|Carrer|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|R\.?|Travessa|"
+    r"Praça|Boulevard|Bd\.?|Chemin|Place|Allée|Impasse|Quai|Route|Plaza|Paseo|Camino|Ulica|ul\.|Na|Odos|Ctra\.|"
+    r"Carretera|Laan|Rambla|Travesía"
+)
+_HOUSE_NUMBER = r"[ \t]+\d{1,5}[a-zA-Z]?\b(?![%/:.,]\d)"
+_STREETS_ABROAD = re.compile(
+    rf"\b[{_UP}][{_LOW}]*(?:[ -][{_UP}]?[{_LOW}]*)?(?i:{_STREET_WORD}){_HOUSE_NUMBER}"
+    rf"|\b[{_UP}][{_LOW}]{{2,}}(?:{_STREET_END}){_HOUSE_NUMBER}"
+    rf"|\b(?:{_STREET_BEFORE})[ \t]+(?:(?:de|del|de la|di|da|do|dos|das|du|des|la|le|van|von|[{_UP}][{_LOW}.]*)"
+    rf"[ \t]+){{0,4}}(?:[{_UP}][{_LOW}.]*){_HOUSE_NUMBER}"
+    rf"|(?<![/.:-])\b\d{{1,5}}[a-zA-Z]?,?[ \t]+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|impasse|quai|via|"
+    rf"calle|rua)[ \t]+[{_UP}]"
+    # A house number after a word that says an address follows: "meet you at Woudtzicht 1".
+    rf"|\b(?i:address(?:es)?|lives?|lived|living|moved|located|meet(?:\s+(?:me|you))?|sent|send|deliver(?:ed)?|"
+    rf"side\s+of|corner\s+of|enter\s+on)\b(?:[ \t:,]+[a-z']+){{0,4}}[ \t:,]+(?:[{_UP}][{_LOW}]+[ \t]+){{1,4}}\d{{1,5}}[a-zA-Z]?\b"
+    r"(?![%/:.,]\d|\s*(?i:am|pm|h|hours?|days?|weeks?|months?|years?|minutes?|%))"
+    r"|\b(?:P\.?[ \t]?O\.?[ \t]?Box|Post(?:box|boks|fach)|Apartado|Caixa Postal)[ \t]*\d+"
+)
+# An IBAN without the word: country, check digits and a mod-97 valid account ("GB87 NWBK 6033 5284 6393 56").
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b")
+
+
+def _iban_ok(value: str) -> bool:
+    compact = value.replace(" ", "")
+    digits = "".join(str(int(ch, 36)) for ch in compact[4:] + compact[:4])
+    return 15 <= len(compact) <= 34 and int(digits) % 97 == 1
+
+
+_TITLE = r"(?:[Mm]r|[Mm]rs|[Mm]s|Miss|Mx|Dr|Prof|Sir|Madam)\.?"
 # A word after a salutation that is not a name: "Hi there", "Dear customer", "Thanks again".
 _NOT_A_NAME = frozenset(
     """there all everyone team folks guys customer customers sir madam friend friends again so very for you
@@ -111,20 +158,29 @@ _NAMES = (
         _I,
     ),
     re.compile(rf"\b(?:my|his|her|the\s+customer's|their)\s+name\s+is\s+{_NAME}", _I),
-    re.compile(rf"\b(?i:customer|client|caller|user|member|subscriber|buyer)\s+{_NAME}\s+{_NAME}\b"),
+    re.compile(rf"\b(?i:customer|client|caller|user|member|subscriber|buyer)\s+({_NAME}\s+{_NAME})\b"),
     re.compile(
         rf"\b(?:spoke|talked|spoken|chatted)\s+(?:to|with)\s+{_NAME}\b(?!\s+(?:team|support|department))"
     ),
     re.compile(
         rf"\b{_NAME}\s+{_NAME}'s\s+(?:order|account|parcel|package|refund|booking|subscription|card|address)\b"
     ),
-    re.compile(rf"(?:^|[.!?]\s+),?\s*{_NAME}\s*,\s+(?:your|you|we|i|thanks|thank|please|sorry)\b"),
+    re.compile(
+        rf"(?:^|[.!?]\s+),?\s*({_NAME})\s*,\s+(?:your|you|we|i|thanks|thank|please|sorry|can|could|would|will)\b"
+    ),
+    # A name a customer gives or asks about: "my kid Emma", "call me Sam", "last name? Reyna".
+    re.compile(
+        rf"\b(?i:(?:kid|son|daughter|wife|husband|partner|child|mother|father|brother|sister)(?:'s\s+name)?"
+        rf"|call\s+me|(?:first|last|maiden|full|sur)\s*name(?:\s+is|\s*[?:])?)\s+({_NAME})"
+    ),
 )
 _CAPITALISED_COMMON = frozenset(
     """Hi Hello Hey Dear Thanks Thank Cheers Sorry Our We You Your The This That Please Customers Customer
     Orders Order Refunds Refund Returns Shipping Delivery Support Team Monday Tuesday Wednesday Thursday Friday
     Saturday Sunday January February March April May June July August September October November December
-    Acme Note Also Yes No Okay Ok Great Sure Just Any All Every Each Good Morning Afternoon Evening""".split()
+    Acme Note Also Yes No Okay Ok Great Sure Just Any All Every Each Good Morning Afternoon Evening Firstly
+    Secondly Thirdly Lastly Finally First Next Then Now Here There Once Additionally Alternatively Otherwise
+    However Meanwhile Unfortunately Rest Remember Again Absolutely Certainly Of Course Well""".split()
 )
 
 
@@ -170,10 +226,13 @@ def _phone_candidates(text: str) -> Iterable[str]:
             yield value
 
 
-def find_personal_data(text: str, *, published: Iterable[str] = ()) -> PersonalDataHit | None:
+def find_personal_data(
+    text: str, *, published: Iterable[str] = (), model: bool | None = None
+) -> PersonalDataHit | None:
     """The first customer personal detail in `text`, or None. Deterministic; no database, no network.
 
-    `published`: the business's own published contact details, which are not personal data.
+    `published`: the business's own published contact details, which are not personal data. `model`: ask the
+    named-entity model (pii_model.py) when patterns find nothing; None: where the process uses it (a worker).
     """
     if not text:
         return None
@@ -184,6 +243,9 @@ def find_personal_data(text: str, *, published: Iterable[str] = ()) -> PersonalD
     card = find_card_number(text) or _CARD_TAIL.search(text)
     if card:
         return PersonalDataHit(PersonalDataKind.CARD_NUMBER, card if isinstance(card, str) else card.group())
+    iban = next((m.group() for m in _IBAN.finditer(text) if _iban_ok(m.group())), None)
+    if iban:
+        return PersonalDataHit(PersonalDataKind.CARD_NUMBER, iban)
     for value in _phone_candidates(text):
         if re.sub(r"\D", "", value) not in published_values:
             return PersonalDataHit(PersonalDataKind.PHONE, value)
@@ -191,21 +253,113 @@ def find_personal_data(text: str, *, published: Iterable[str] = ()) -> PersonalD
         for match in pattern.finditer(text):
             if match.group().lower() not in published_values:
                 return PersonalDataHit(PersonalDataKind.ORDER_NUMBER, match.group())
-    for match in _STREET.finditer(text):
-        if not any(match.group().lower().rstrip(".") in value for value in published_values):
-            return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
+    for pattern in (_STREET, _STREETS_ABROAD):
+        for match in pattern.finditer(text):
+            if not _is_published(match.group(), published_values):
+                return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
     for pattern in _NAMES:
         match = pattern.search(text)
-        if match and not _only_common_words(match.group(match.lastindex or 0)):
+        # A pattern with a group names where the name stands; only there may a desk label be mistaken for one.
+        not_a_name = _not_a_name if match and match.lastindex else _only_common_words
+        if match and not not_a_name(match.group(match.lastindex or 0)):
             return PersonalDataHit(PersonalDataKind.NAME, match.group().strip())
+    return _model_hit(text, published_values) if (pii_model.in_use() if model is None else model) else None
+
+
+def _is_published(value: str, published_values: set[str]) -> bool:
+    value = value.lower().strip(" .,")
+    digits = re.sub(r"\D", "", value)
+    return any(value in entry for entry in published_values) or (
+        len(digits) >= 7 and digits in published_values
+    )
+
+
+# What the model is asked for: names and numbered places where a capitalised word that is not a common one
+# stands past a sentence's start (a colon starts one: "Issue: Calls dropping ..."); phone numbers where seven
+# digits stand.
+_CAPITALISED = re.compile(
+    rf"(?<![.!?:\n\"'(] )(?<![.!?:\n\"'(])(?<!^)\b[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)?"
+)
+
+
+def _worth_a_model(text: str) -> tuple[bool, bool]:
+    """(names, phones): whether `text` could hold a name or numbered place, a phone number."""
+    text = text.strip()
+    # The pipeline reads English: on another language its "names" are any capitalised words.
+    names = bool(_ENGLISH.search(text)) and any(
+        not _not_a_name(m.group()) for m in _CAPITALISED.finditer(text)
+    )
+    phones = any(
+        len(re.sub(r"\D", "", match.group())) >= pii_model.PHONE_MIN_DIGITS
+        for match in _DIGIT_RUN.finditer(text)
+    )
+    return names, phones
+
+
+_ENGLISH = re.compile(
+    r"\b(?i:the|is|are|to|and|of|for|we|you|our|your|it|with|be|can|my|at|by|from|this|that|please|has|have|"
+    r"he|she|they|his|her|their|me|would|could|should|what|how|who)\b|\bI\b"
+)
+# What follows a product or brand named after a person: "The Baker collection", "Sarah's Kitchen".
+_NAMED_PRODUCT = re.compile(
+    rf"(?:'s)?[ \t]+(?i:collection|range|series|line|edition|model|brand|bundle|set|kit|blend|roast|recipe|"
+    rf"cookbook|book|album|store|shop|café|cafe|restaurant|hotel|gallery|award|prize|method)\b|'s[ \t]+[{_UP}]"
+)
+_DIGIT_RUN = re.compile(r"[+(]?\d[\d \t().-]{5,}\d")
+
+
+def _names_a_product(text: str, name: str) -> bool:
+    at = text.find(name)
+    return at >= 0 and bool(
+        _NAMED_PRODUCT.match(text, at + len(name)) or re.search(rf"[{_UP}][{_LOW}]+'s[ \t]+$", text[:at])
+    )
+
+
+def _model_hit(text: str, published_values: set[str]) -> PersonalDataHit | None:
+    names, phones = _worth_a_model(text)
+    if not (names or phones):
+        return None
+    for finding in pii_model.model_findings(text, names=names, phones=phones):
+        if _is_published(finding.value, published_values):
+            continue
+        if finding.kind == PersonalDataKind.NAME and (
+            _not_a_name(finding.value) or _names_a_product(text, finding.value)
+        ):
+            continue
+        if finding.kind == PersonalDataKind.PHONE and (
+            _BUSINESS_LINE.match(finding.value) or _DATE_LIKE.match(finding.value)
+        ):
+            continue
+        return PersonalDataHit(finding.kind, finding.value)
     return None
 
 
 def _only_common_words(value: str) -> bool:
-    words = re.findall(r"[A-Za-z]+", value)
+    """True for what only looks like a name: capitalised common words ("Thanks Again")."""
+    words = re.findall(rf"[{_UP}{_LOW}]+", value)
     return bool(words) and all(
         w.capitalize() in _CAPITALISED_COMMON or w.lower() in _NOT_A_NAME for w in words
     )
+
+
+def _not_a_name(value: str) -> bool:
+    """What the model takes for a name and is not: common words, a label of the support desk's own vocabulary
+    ("Order History", "Customer Support Phone"), an adverb ("Understandably, you ...")."""
+    words = re.findall(rf"[{_UP}{_LOW}]+", value)
+    return _only_common_words(value) or any(
+        w.lower() in _SUPPORT_WORDS or (len(w) >= 9 and w.endswith("ly")) for w in words
+    )
+
+
+_SUPPORT_WORDS = frozenset(
+    """account accounts address app assistance billing bills button cancel cancellation card cart center centre
+    change chat checkout contact customer delivery department desk details download edit email exchange fees
+    form help history information invoice invoices item items live manager menu method methods modify newsletter
+    number option options order orders page password pay payment payments phone policy portal preferences debit
+    credit wallet wallets situations visa mastercard amex maestro paypal klarna
+    profile purchase purchases refund refunds request return returns review save section service services
+    settings shipping status submit subscription support team terms tracking update website""".split()
+)
 
 
 def redact_contacts(text: str) -> str:
