@@ -97,3 +97,10 @@ def vector_from_send(sent: bytes | memoryview) -> np.ndarray:
     """A vector from pgvector's binary form (`vector_send`): two bytes of dimensions, two unused, then
     big-endian float4s: the stored floats exactly."""
     return np.frombuffer(sent, dtype=">f4", offset=4).astype(np.float32)
+
+
+def vectors_from_send(sent: Sequence[bytes | memoryview]) -> np.ndarray:
+    """The rows of a matrix from vectors of one length (one model's) in pgvector's binary form, parsed in one
+    call, each as `vector_from_send` reads it."""
+    joined = np.frombuffer(b"".join(sent), dtype=">f4").reshape(len(sent), -1)
+    return joined[:, 1:].astype(np.float32)  # the first float4's bytes are the dimensions and the unused two

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 from django.db import connection
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
@@ -43,8 +42,8 @@ from ..scoped import (
     order_key,
 )
 from ..scoring import mean_similarity, tier_ranks, vector_norms
-from ..sql import hits_by_id, tsquery_literal, vector_from_send, vector_literal, where
-from ..types import SearchResult
+from ..sql import hit_select, tsquery_literal, vector_literal, vectors_from_send, where
+from ..types import Hit, SearchResult
 from .base import SearchBackend, ranked_hits, scores_only
 
 # Every candidate row, whichever tier found it: (tier, id, confidence, created_at, then what scoring needs:
@@ -137,8 +136,14 @@ def _vector_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
 _CANDIDATES = {"fts": _fts_candidates, "trigram": _trigram_candidates, "vector": _vector_candidates}
 
 
+# The candidate columns scoring reads; with `plan.details` the row's columns follow them (`hit_select`).
+_SCORING_COLUMNS = 9
+
+
 def candidate_statement(plan: RecallPlan) -> tuple[str, dict]:
-    """The candidates of the plan's tiers as one statement, and its parameters."""
+    """The candidates of the plan's tiers as one statement, and its parameters. With `plan.details` each
+    candidate carries the memory's columns too (a primary-key join), so the rows found need no second
+    statement."""
     condition, params = where(plan.filters)
     params.update(query=plan.query, pool=plan.pool)
     parts = [
@@ -146,7 +151,11 @@ def candidate_statement(plan: RecallPlan) -> tuple[str, dict]:
         for tier in ("fts", "trigram", "vector")
         if tier in plan.tiers
     ]
-    return "\nUNION ALL\n".join(parts), params
+    union = "\nUNION ALL\n".join(parts)
+    if not plan.details:
+        return union, params
+    columns = hit_select((), plan.with_embedding)
+    return f"SELECT c.*, {columns} FROM ({union}) c JOIN brain_memory m ON m.id = c.id", params
 
 
 def set_local(cursor, plan: RecallPlan) -> None:
@@ -210,7 +219,7 @@ def _bm25_scores(plan: RecallPlan, found: list[tuple]) -> list[tuple[float, int]
 def _cosine_scores(plan: RecallPlan, found: list[tuple]) -> list[tuple[float, int]]:
     if not found:
         return []
-    matrix = np.stack([vector_from_send(c[5]) for c in found])
+    matrix = vectors_from_send([c[5] for c in found])
     similarity = scoring.cosine_similarities(matrix, vector_norms(matrix), plan.query_vector())
     return [(float(score), c[0]) for score, c in zip(similarity, found, strict=True)]
 
@@ -223,32 +232,39 @@ class PostgresBackend(SearchBackend):
         return True
 
     def search(self, cursor, plan: RecallPlan) -> SearchResult:
-        tiers, known = self._candidates(cursor, plan)
+        tiers, known, columns = self._candidates(cursor, plan)
         strategy = plan.strategy if "vector" in plan.tiers else None
         if strategy == "hnsw" and len(tiers["vector"]) < plan.pool:
             # Fewer than `pool` rows: either the filters leave no more, or the walk stopped
             # (`HNSW_MAX_SCAN_TUPLES`) before it found them, as for a tenant or scope small beside the
             # table. Either way the rows are few, so the exact scan is cheap; where it finds other rows
             # than the walk, its rows serve the tier, and every result's explanation says "exact".
-            exact, exact_known = self._candidates(cursor, replace(plan, tiers=("vector",), strategy="exact"))
+            exact, exact_known, exact_columns = self._candidates(
+                cursor, replace(plan, tiers=("vector",), strategy="exact")
+            )
             if set(exact["vector"]) != set(tiers["vector"]):
                 tiers["vector"], strategy = exact["vector"], "exact"
                 known |= exact_known
+                columns |= exact_columns
         fields = ranked_hits(tiers, known)
         if not fields:
             return SearchResult([], strategy)
         if not plan.details:
             return SearchResult(scores_only(fields, known), strategy)
-        hits = hits_by_id(
-            cursor, filters=plan.filters, ids=list(fields), with_embedding=plan.with_embedding, ranks=fields
-        )
+        hits = [Hit._make(columns[memory_id])._replace(**found) for memory_id, found in fields.items()]
         return SearchResult(hits, strategy)
 
-    def _candidates(self, cursor, plan: RecallPlan) -> tuple[dict[str, dict], dict[int, tuple]]:
+    def _candidates(
+        self, cursor, plan: RecallPlan
+    ) -> tuple[dict[str, dict], dict[int, tuple], dict[int, tuple]]:
+        """Each tier's scored candidates, their (confidence, created_at), and with `plan.details` their
+        columns in `Hit`'s order."""
         sql, params = candidate_statement(plan)
         set_local(cursor, plan)
         cursor.execute(sql, params)
-        return _scored(plan, cursor.fetchall())
+        rows = cursor.fetchall()
+        columns = {row[1]: row[_SCORING_COLUMNS:] for row in rows} if plan.details else {}
+        return (*_scored(plan, [row[:_SCORING_COLUMNS] for row in rows]), columns)
 
     def window(self, plan: ContainmentPlan) -> Window:
         """The window read from the stored rows, every call (the in-memory backend caches it)."""

@@ -145,3 +145,24 @@ def test_vectors_travel_exactly_as_pgvector_stores_them():
     expected = values.astype(np.float32)
     assert np.array_equal(np.asarray(stored, dtype=np.float32), expected)
     assert np.array_equal(vector_from_send(sent), expected)
+
+
+@pytest.mark.django_db
+def test_many_vectors_parse_at_once_as_each_parses_alone():
+    """The PostgreSQL backend reads its vector candidates' vectors in one call (`vectors_from_send`)."""
+    from brain.search.sql import vector_from_send, vector_literal, vectors_from_send
+
+    rng = np.random.default_rng(12)
+    rows = [rng.normal(0, 0.1, 384) for _ in range(5)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT vector_send(v::vector) FROM unnest(%s::text[]) AS v", [[vector_literal(r) for r in rows]]
+        )
+        sent = [row[0] for row in cursor.fetchall()]
+    together = vectors_from_send(sent)
+    assert together.dtype == np.float32
+    assert np.array_equal(together, np.stack([vector_from_send(one) for one in sent]))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT vector_send('[1,2,3]'::vector)")
+        (three,) = cursor.fetchone()
+    assert np.array_equal(vectors_from_send([three, three]), np.array([[1, 2, 3]] * 2, dtype=np.float32))
