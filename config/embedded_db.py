@@ -14,14 +14,17 @@ unprivileged OS user `embedded_postgres` (PostgreSQL refuses to run as root).
 It is private to the server's OS user and the application's: the socket folder is theirs alone (0700; root,
 the application's user when it runs as root, passes by privilege), and every connection authenticates with a
 password (scram-sha-256, no `trust` line in pg_hba.conf). Three roles with generated passwords, kept in the
-data folder (`brain_roles.json`, mode 0600): the superuser (server start-up only: roles, databases,
-extensions), the migration role that owns the schema (`migrate`) and the runtime role the application
-connects as (no superuser, no BYPASSRLS, owns nothing; row-level security applies to it). A data folder made
-before this is converted in place on the next start.
+data folder (mode 0600): the superuser's in `brain_superuser.json`, read only to prepare the server (roles,
+databases, extensions, the LEAKPROOF marks: `prepare()`, which `migrate`, `embedded_db start` and the test
+run's set-up call), and in `brain_roles.json` the migration role that owns the schema (`migrate`) and the
+runtime role the application connects as (no superuser, no BYPASSRLS, owns nothing; row-level security
+applies to it). A running web process or worker reads only the latter. A data folder made before this is
+converted in place when it is next prepared.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import importlib.util
@@ -43,6 +46,7 @@ SUPERUSER = "postgres"
 MIGRATION_ROLE = "brain_owner"
 RUNTIME_ROLE = "brain_app"
 ROLES_FILE = "brain_roles.json"
+SUPERUSER_FILE = "brain_superuser.json"
 # Written last when a folder is secured: its presence says pg_hba.conf has no trust line left.
 HBA_MARKER = "# brain: every connection authenticates with scram-sha-256"
 HBA_RULES = f"""{HBA_MARKER}
@@ -165,25 +169,33 @@ def _start_lock(server: EmbeddedServer):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def ensure_running(data_dir: str | os.PathLike, database: str | None = None) -> EmbeddedServer:
+def ensure_running(data_dir: str | os.PathLike) -> EmbeddedServer:
     """Initialise (first time), start (if stopped) and return the server for `data_dir`.
 
-    Idempotent and safe to call from many processes at once; cheap when the server already runs.
-    When `database` is given it is created if missing.
+    Idempotent and safe to call from many processes at once; cheap when the server already runs (then it
+    reads no password at all).
     """
     server = server_for(data_dir)
     if is_running(server) and is_private(server):
-        if database:
-            _ensure_database(server, database)
         return server
-    if not is_running(server) or not is_private(server):
-        with _start_lock(server):
-            if not is_running(server):
-                _init_and_start(server)
-            if not is_private(server):
-                _make_private(server)
-    if database:
-        _ensure_database(server, database)
+    with _start_lock(server):
+        if not is_running(server):
+            _init_and_start(server)
+        if not is_private(server):
+            _make_private(server)
+    return server
+
+
+def prepare(data_dir: str | os.PathLike, database: str) -> EmbeddedServer:
+    """What needs the superuser, done before the application runs: the server running and private, the
+    superuser's password in a file of its own, `database` created and its operators marked LEAKPROOF."""
+    server = ensure_running(data_dir)
+    with _start_lock(server):
+        roles = role_passwords(server)
+        if SUPERUSER in roles:  # a folder from before the superuser's password had a file of its own
+            _write_roles_file(server, roles)
+    _ensure_database(server, database)
+    mark_leakproof(server, database)
     return server
 
 
@@ -256,14 +268,8 @@ def _init_and_start(server: EmbeddedServer) -> None:
         time.sleep(0.1)
 
 
-_databases_seen: set[tuple[Path, str]] = set()  # per process: one check per database, not one per connection
-
-
 def _ensure_database(server: EmbeddedServer, database: str) -> None:
     from psycopg import errors, sql
-
-    if (server.data_dir, database) in _databases_seen:
-        return
 
     with superuser_connection(server) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
@@ -276,30 +282,20 @@ def _ensure_database(server: EmbeddedServer, database: str) -> None:
                 )
             except (errors.DuplicateDatabase, errors.UniqueViolation):
                 pass  # another process created it at the same moment
-    _databases_seen.add((server.data_dir, database))
 
 
-_leakproof_seen: set[tuple[Path, str]] = set()  # per process: databases whose operators are marked
-
-
-def ensure_leakproof(server: EmbeddedServer, database: str) -> None:
+def mark_leakproof(server: EmbeddedServer, database: str, conn=None) -> None:
     """The lexical tiers' operators declared LEAKPROOF in `database` (tickets/tenancy/wall.py,
-    LEAKPROOF_FUNCTIONS), so that their GIN indexes serve them under the tenant wall; once per process and
-    database, on its first connection. (Not in template1: a session there would make another process's CREATE DATABASE fail.)"""
-    from psycopg import Error
-
+    LEAKPROOF_FUNCTIONS), so that their GIN indexes serve them under the tenant wall. Part of preparing a
+    database (`conn`: a superuser session already open on it)."""
     from tickets.tenancy import wall
 
-    if (server.data_dir, database) in _leakproof_seen:
-        return
-    try:
-        with superuser_connection(server, database) as conn, conn.cursor() as cursor:
+    with contextlib.ExitStack() as stack:
+        conn = conn or stack.enter_context(superuser_connection(server, database))
+        with conn.cursor() as cursor:
             missing = wall.not_leakproof(cursor)
             if missing:
                 cursor.execute(wall.leakproof_statements(missing))
-    except Error:
-        return  # not created yet, or another process altering them at once: the next connection checks again
-    _leakproof_seen.add((server.data_dir, database))
 
 
 def stop(data_dir: str | os.PathLike) -> bool:
@@ -338,24 +334,39 @@ def _chown_to_server_user(path: Path) -> None:
         shutil.chown(path, _run_as(), _run_as())
 
 
-def _write_roles_file(server: EmbeddedServer, passwords: dict[str, str]) -> None:
-    path = server.data_dir / ROLES_FILE
+def _write_private_json(path: Path, value: dict) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
-        json.dump(passwords, out)
+        json.dump(value, out)
     path.chmod(0o600)
     _chown_to_server_user(path)
 
 
-def role_passwords(server: EmbeddedServer) -> dict[str, str]:
-    """The generated passwords of the three roles ({} for a folder not yet converted)."""
+def _write_roles_file(server: EmbeddedServer, passwords: dict[str, str]) -> None:
+    """The superuser's password in its file, the two application roles' in theirs (written last)."""
+    passwords = dict(passwords)
+    _write_private_json(server.data_dir / SUPERUSER_FILE, {SUPERUSER: passwords.pop(SUPERUSER)})
+    _write_private_json(server.data_dir / ROLES_FILE, passwords)
+
+
+def _read_json(path: Path) -> dict[str, str]:
     try:
-        return json.loads((server.data_dir / ROLES_FILE).read_text())
+        return json.loads(path.read_text())
     except FileNotFoundError:
         return {}
 
 
+def role_passwords(server: EmbeddedServer) -> dict[str, str]:
+    """The generated passwords of the migration and runtime roles ({} for a folder not yet converted)."""
+    return _read_json(server.data_dir / ROLES_FILE)
+
+
 def password_for(server: EmbeddedServer, role: str) -> str:
+    """A role's password; the superuser's is read from its own file (or an older folder's roles file)."""
+    if role == SUPERUSER:
+        return _read_json(server.data_dir / SUPERUSER_FILE).get(SUPERUSER) or role_passwords(server).get(
+            role, ""
+        )
     return role_passwords(server).get(role, "")
 
 
@@ -397,7 +408,9 @@ def _make_private(server: EmbeddedServer) -> None:
     connect as the superuser the first time; pg_hba.conf is rewritten last.
     """
     _make_socket_dir_private(server)
-    passwords = role_passwords(server) or _new_passwords()
+    passwords = {**role_passwords(server), SUPERUSER: password_for(server, SUPERUSER)}
+    if not all(passwords.values()) or len(passwords) < 3:
+        passwords = _new_passwords()
     _write_roles_file(server, passwords)
     with superuser_connection(server) as conn:
         _ensure_roles(conn, passwords)
@@ -415,6 +428,7 @@ def _make_private(server: EmbeddedServer) -> None:
         trigram_costs = importlib.import_module("brain.migrations.0006_trigram_operator_cost")
         for function in trigram_costs.FUNCTIONS:
             conn.execute(f"ALTER FUNCTION {function} COST 100")
+        mark_leakproof(server, "template1", conn)  # every database created later has the marks
     for database in databases:
         with superuser_connection(server, database) as conn:
             _give_to_migration_role(conn, database)

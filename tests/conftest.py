@@ -41,8 +41,8 @@ def _tenant_wall_for_test_code(request):
     in_request = []
 
     def bypass_on_driver(wrapper):  # on the driver's connection: not one of a request's queries
-        wrapper.connection.execute("SELECT set_config('brain.bypass', 'on', false)")
         wrapper.brain_bypass = True
+        wall.session_opened(wrapper, "test code")
 
     def request_starts(**kwargs):
         if threading.get_ident() == test_thread:

@@ -6,9 +6,13 @@ migration role that owns the schema. `migration_role(connection)` switches a con
 
 With DATABASE_URL unset it also starts the embedded server on first connection and takes the roles'
 passwords from its data folder. Starting lazily (rather than at settings import) keeps commands that never
-touch the database, like `manage.py help` or `check --deploy`, free of a server start.
+touch the database, like `manage.py help` or `check --deploy`, free of a server start. What needs the
+server's superuser (creating the database, the LEAKPROOF marks) is done when the database is prepared
+(`migrate`, `embedded_db start`, the test run's set-up), never on a running process's connection.
 """
 
+import hashlib
+import hmac
 from contextlib import contextmanager
 
 from django.db.backends.postgresql import base, creation
@@ -35,16 +39,28 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def get_new_connection(self, conn_params):
         data_dir = self.settings_dict.get("EMBEDDED_DATA_DIR")
         if data_dir:
-            # EMBEDDED_DATABASE names the product's database, created on first use; the test run's
-            # database is created by Django's test runner as usual.
-            server = embedded_db.ensure_running(data_dir, database=self.settings_dict["EMBEDDED_DATABASE"])
-            embedded_db.ensure_leakproof(server, conn_params.get("dbname") or "postgres")
+            # The database was prepared (created, marked) by `migrate` or the test run's set-up.
+            server = embedded_db.ensure_running(data_dir)
             conn_params = {**conn_params, "password": embedded_db.password_for(server, conn_params["user"])}
-        # A session opened again inside a tenant scope or a bypass starts in it (tickets/tenancy/wall.py).
+        # A session opened again inside a tenant scope starts in it (tickets/tenancy/wall.py).
         options = wall.session_options(self)
         if options:
             conn_params = {**conn_params, "options": f"{conn_params.get('options', '')} {options}".strip()}
         return super().get_new_connection(conn_params)
+
+    def init_connection_state(self):
+        super().init_connection_state()
+        wall.session_opened(self)  # ... and inside a bypass, the wall is lowered again on the new session
+
+    def wall_key(self) -> str:
+        """The key that lowers the tenant wall for a session (tickets/tenancy/wall.py): BRAIN_WALL_KEY, else
+        derived from the migration role's password (one role: its password), so that every process of a
+        deployment derives the same key and the database keeps only its hash."""
+        explicit = self.settings_dict.get("WALL_KEY")
+        if explicit:
+            return explicit
+        password = driver_params(self.settings_dict, migration=True)["password"] or ""
+        return hmac.new(password.encode(), b"brain tenant wall", hashlib.sha256).hexdigest()
 
 
 @contextmanager

@@ -59,6 +59,8 @@ else:
     _default = embedded_database(EMBEDDED_PGDATA, env_str("BRAIN_DB_NAME", "brain"))
 
 _default["RUNTIME_USER"] = _default["USER"]
+# The key that lowers the tenant wall (tickets/tenancy/wall.py); unset, derived from the migration role's password.
+_default["WALL_KEY"] = env_str("BRAIN_WALL_KEY")
 _default["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
 _default["CONN_HEALTH_CHECKS"] = True
 # Tests run several suites side by side on one server; BRAIN_TEST_DB_NAME keeps their databases apart.

@@ -48,7 +48,7 @@ def test_a_server_without_pgvector_gets_an_error_naming_it():
 START_AND_PRINT_PID = """
 import sys
 from config import embedded_db
-server = embedded_db.ensure_running(sys.argv[1], database="brain")
+server = embedded_db.prepare(sys.argv[1], "brain")
 print(int((server.data_dir / "postmaster.pid").read_text().splitlines()[0]))
 """
 
@@ -90,7 +90,7 @@ def test_concurrent_starts_share_one_server_and_stop_cleanly():
         _assert_private(server)
         _make_it_as_old_versions_did(server)
         assert not embedded_db.is_private(server)
-        embedded_db.ensure_running(data_dir, database="brain")  # converted in place, while running
+        embedded_db.prepare(data_dir, "brain")  # converted in place, while running
         _assert_private(server)
         assert embedded_db.stop(data_dir) is True
         assert not embedded_db.is_running(server)
@@ -177,3 +177,37 @@ def test_the_running_embedded_server_is_private(db):
     if not connection.settings_dict.get("EMBEDDED_DATA_DIR"):
         pytest.skip("DATABASE_URL is set: no embedded server")
     _assert_private(embedded_db.server_for(connection.settings_dict["EMBEDDED_DATA_DIR"]))
+
+
+CONNECT_AND_LIST_ROLES = """
+import django, psycopg
+users = []
+connect = psycopg.connect
+psycopg.connect = lambda *a, **kw: users.append(kw.get("user")) or connect(*a, **kw)
+django.setup()
+from django.db import connection
+with connection.cursor() as cursor:
+    cursor.execute("SELECT current_user")
+    print(cursor.fetchone()[0], sorted(set(users)))
+"""
+
+
+@pytest.mark.skipif(
+    not os.environ.get("BRAIN_PGDATA") and bool(os.environ.get("DATABASE_URL")), reason="embedded only"
+)
+def test_a_running_process_connects_without_the_superuser(db):
+    """Issue 29, item 9: the web process applied the LEAKPROOF marks (and created its database) with the
+    superuser's password on its first connection; now `migrate` prepares the database, and a running
+    process reads only its own roles' passwords."""
+    server = embedded_db.server_for(connection.settings_dict["EMBEDDED_DATA_DIR"])
+    result = subprocess.run(
+        [sys.executable, "-c", CONNECT_AND_LIST_ROLES],
+        cwd=REPO,
+        env={**os.environ, "BRAIN_DB_NAME": connection.settings_dict["NAME"]},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split(maxsplit=1) == [embedded_db.RUNTIME_ROLE, f"['{embedded_db.RUNTIME_ROLE}']\n"]
+    assert embedded_db.SUPERUSER not in embedded_db.role_passwords(server)  # not in the file it reads

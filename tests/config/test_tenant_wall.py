@@ -102,9 +102,9 @@ def test_every_statement_of_an_api_request_runs_as_its_tenant_without_the_bypass
         response = client.get("/api/v1/tickets")
     assert response.status_code == 200
     (lookup,) = [i for i, (sql, *_) in enumerate(seen) if wall.KEY_LOOKUP_FUNCTION in sql]
-    assert seen[lookup][1:] == (str(tenant.pk), "off")  # the lookup's own statement set the tenant
+    assert seen[lookup][1:] == (str(tenant.pk), "")  # the lookup's own statement set the tenant
     handler = [state for sql, *state in seen[lookup + 1 :] if "set_config" not in sql]
-    assert handler and set(map(tuple, handler)) == {(str(tenant.pk), "off")}
+    assert handler and set(map(tuple, handler)) == {(str(tenant.pk), "")}
 
 
 def test_a_pooled_connection_keeps_no_tenant_after_the_request(tenant, api_key):

@@ -12,10 +12,17 @@ Who sets the tenant:
 A request's setting is cleared when the request finishes (`request_finished`), so a pooled connection
 (CONN_MAX_AGE) never carries one tenant into the next request.
 
-The explicit, audited bypass: `tenant_bypass(reason)` sets `brain.bypass` for a block and logs the reason.
-The admin (staff work across tenants), `migrate`, cross-tenant tasks and maintenance commands use it. The
-two reads made before a tenant is known, the key lookup and a user's memberships (sign-in, the switcher),
-go through SQL functions that hold the bypass for their own read only.
+The explicit, audited bypass: `tenant_bypass(reason)` lowers the wall for a block and logs the reason. The
+admin (staff work across tenants), `migrate`, cross-tenant tasks and maintenance commands use it. The
+runtime role cannot lower it by itself (issue 29): the policy honours no setting the role can write, only a
+pass that the wall's function `brain_wall_lower(key, reason)` opens for the calling session alone when it is
+given the wall key (`DatabaseWrapper.wall_key()`: BRAIN_WALL_KEY, else derived from the migration role's
+password — the database stores only its hash). The pass's token is kept in the session's `brain.bypass`
+setting; its hash and the session's process id are kept in the schema `brain_wall`, which the runtime role
+cannot read or write, and every lowering is logged there with its reason. A token copied into another
+session opens nothing; `brain_wall_raise()` spends it. The two reads made before a tenant is known, the key
+lookup and a user's memberships (sign-in, the switcher), go through SECURITY DEFINER functions that hold a
+standing pass for their own read only.
 
 The tenancy app's ready() (tickets/tenancy/apps.py) connects the signal handlers below and registers the
 database check `brain.W001` (check_leakproof).
@@ -34,9 +41,13 @@ logger = logging.getLogger("brain.tenant_wall")
 TENANT_SETTING = "brain.tenant_id"
 BYPASS_SETTING = "brain.bypass"
 POLICY = "tenant_wall"
+WALL_SCHEMA = "brain_wall"
+# A row is the session's tenant's, or every row while the session holds a pass. The pass is looked up only
+# when the setting is not empty (an initplan runs when first needed): the hot path pays a string compare.
 POLICY_CONDITION = (
     f"tenant_id = (SELECT NULLIF(current_setting('{TENANT_SETTING}', true), '')::bigint)"
-    f" OR (SELECT current_setting('{BYPASS_SETTING}', true)) = 'on'"
+    f" OR ((SELECT coalesce(current_setting('{BYPASS_SETTING}', true), '')) <> ''"
+    " AND (SELECT brain_wall_open()))"
 )
 # The operators the lexical tiers ask their GIN indexes with (full text's `@@`, pg_trgm's `<%` / `%>` / `%`).
 # Under a row-level security policy PostgreSQL uses a condition of the query as an index condition only when
@@ -57,17 +68,73 @@ KEY_LOOKUP_FUNCTION = "brain_api_key_by_prefix"
 MEMBERSHIPS_FUNCTION = "brain_memberships_of_user"
 
 
+# The pass's token: two random UUIDs (244 random bits); the database keeps its SHA-256 only.
+_TOKEN_HASH = "sha256(convert_to({value}, 'UTF8'))"
+_DEFINER = "SECURITY DEFINER SET search_path = pg_catalog, pg_temp"
+
+WALL_SQL = [
+    f"CREATE SCHEMA IF NOT EXISTS {WALL_SCHEMA}",
+    f"REVOKE ALL ON SCHEMA {WALL_SCHEMA} FROM PUBLIC",
+    # key_hash: the wall key's hash; standing: the lookup functions' token (its pass has no session).
+    f"""CREATE TABLE IF NOT EXISTS {WALL_SCHEMA}.key (
+        id int PRIMARY KEY CHECK (id = 1), key_hash bytea NOT NULL, standing text NOT NULL)""",
+    f"""CREATE TABLE IF NOT EXISTS {WALL_SCHEMA}.pass (
+        token_hash bytea PRIMARY KEY, pid int, opened_at timestamptz NOT NULL DEFAULT now(),
+        reason text NOT NULL)""",
+    f"CREATE INDEX IF NOT EXISTS pass_pid ON {WALL_SCHEMA}.pass (pid)",
+    f"""CREATE TABLE IF NOT EXISTS {WALL_SCHEMA}.log (
+        id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), pid int NOT NULL,
+        role name NOT NULL, reason text NOT NULL)""",
+    f"CREATE INDEX IF NOT EXISTS log_at ON {WALL_SCHEMA}.log (at)",
+    # The policy's question: does this session hold a pass (its own, or the standing one)?
+    f"""CREATE OR REPLACE FUNCTION brain_wall_open() RETURNS boolean
+    LANGUAGE sql STABLE {_DEFINER} AS $$
+        SELECT EXISTS (SELECT 1 FROM {WALL_SCHEMA}.pass p
+            WHERE p.token_hash = {_TOKEN_HASH.format(value=f"current_setting('{BYPASS_SETTING}', true)")}
+              AND (p.pid IS NULL OR p.pid = pg_backend_pid()))
+    $$""",
+    # A pass for this session: with the wall key (or as the schema's owner, who could drop the policy), and a
+    # reason, logged. Passes of sessions that ended without raising the wall are dropped on the way.
+    f"""CREATE OR REPLACE FUNCTION brain_wall_lower(wall_key text, reason text) RETURNS void
+    LANGUAGE plpgsql VOLATILE {_DEFINER} AS $$
+    DECLARE token text := gen_random_uuid()::text || gen_random_uuid()::text;
+    BEGIN
+        IF coalesce(btrim(reason), '') = '' THEN
+            RAISE EXCEPTION 'the tenant wall is lowered only with a reason';
+        END IF;
+        IF session_user <> (SELECT nspowner::regrole::name FROM pg_namespace WHERE nspname = '{WALL_SCHEMA}')
+           AND NOT EXISTS (SELECT 1 FROM {WALL_SCHEMA}.key
+                           WHERE key_hash = {_TOKEN_HASH.format(value="wall_key")}) THEN
+            RAISE EXCEPTION 'wrong tenant wall key' USING ERRCODE = 'invalid_password';
+        END IF;
+        DELETE FROM {WALL_SCHEMA}.pass WHERE pid = pg_backend_pid()
+            OR pid NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL);
+        INSERT INTO {WALL_SCHEMA}.pass (token_hash, pid, reason)
+            VALUES ({_TOKEN_HASH.format(value="token")}, pg_backend_pid(), left(reason, 500));
+        INSERT INTO {WALL_SCHEMA}.log (pid, role, reason) VALUES (pg_backend_pid(), session_user, left(reason, 500));
+        DELETE FROM {WALL_SCHEMA}.log WHERE at < now() - interval '90 days';
+        PERFORM set_config('{BYPASS_SETTING}', token, false);
+    END $$""",
+    f"""CREATE OR REPLACE FUNCTION brain_wall_raise() RETURNS void
+    LANGUAGE plpgsql VOLATILE {_DEFINER} AS $$
+    BEGIN
+        DELETE FROM {WALL_SCHEMA}.pass WHERE pid = pg_backend_pid();
+        PERFORM set_config('{BYPASS_SETTING}', '', false);
+    END $$""",
+]
+
+
 def _lookup_function_sql(name: str, table: str, column: str, argument_type: str) -> str:
-    """A function reading `table`'s rows by `column` with the bypass held for its own read only: for the two
-    reads made before a tenant is known."""
+    """A function reading `table`'s rows by `column` with the standing pass held for its own read only: for
+    the two reads made before a tenant is known. It runs as the schema's owner, who alone reads the token."""
     return f"""
 DROP FUNCTION IF EXISTS {name}({argument_type});
-CREATE FUNCTION {name}(wanted {argument_type}) RETURNS SETOF {table}
-LANGUAGE plpgsql AS $$
+CREATE FUNCTION {name}(wanted {argument_type}) RETURNS SETOF public.{table}
+LANGUAGE plpgsql {_DEFINER} AS $$
 DECLARE previous text := coalesce(current_setting('{BYPASS_SETTING}', true), '');
 BEGIN
-    PERFORM set_config('{BYPASS_SETTING}', 'on', true);
-    RETURN QUERY SELECT * FROM {table} WHERE {column} = wanted;
+    PERFORM set_config('{BYPASS_SETTING}', (SELECT standing FROM {WALL_SCHEMA}.key), true);
+    RETURN QUERY SELECT * FROM public.{table} WHERE {column} = wanted;
     PERFORM set_config('{BYPASS_SETTING}', previous, true);
 END $$
 """
@@ -79,6 +146,21 @@ LOOKUP_FUNCTIONS_SQL = [
         MEMBERSHIPS_FUNCTION, "tickets_membership", "user_id", "integer"
     ),  # sign-in, switcher
 ]
+
+
+def _key_install(cursor, wall_key: str) -> None:
+    """The wall key's hash (replaced when the key changes) and the standing pass (made once)."""
+    cursor.execute(
+        f"""INSERT INTO {WALL_SCHEMA}.key (id, key_hash, standing)
+            VALUES (1, {_TOKEN_HASH.format(value="%s")}, gen_random_uuid()::text || gen_random_uuid()::text)
+            ON CONFLICT (id) DO UPDATE SET key_hash = EXCLUDED.key_hash""",
+        [wall_key],
+    )
+    cursor.execute(
+        f"""INSERT INTO {WALL_SCHEMA}.pass (token_hash, pid, reason)
+            SELECT {_TOKEN_HASH.format(value="standing")}, NULL, 'the lookup functions (key, memberships)'
+            FROM {WALL_SCHEMA}.key ON CONFLICT DO NOTHING"""
+    )
 
 
 # --- Installing the wall (runs as the migration role: `migrate` and post_migrate) -------------------------
@@ -98,7 +180,8 @@ def tenant_tables(cursor) -> list[str]:
 
 
 def wall_install(connection) -> list[str]:
-    """Idempotent: the policy on every tenant table, the key lookup function, the runtime role's grants.
+    """Idempotent: the wall's schema and functions, the policy on every tenant table, the lookup functions,
+    the runtime role's grants.
 
     Returns the tenant tables. Needs the schema's owner (the migration role).
     """
@@ -106,8 +189,12 @@ def wall_install(connection) -> list[str]:
         tables = tenant_tables(cursor)
         cursor.execute("SELECT tablename FROM pg_policies WHERE policyname = %s", [POLICY])
         have_policy = {row[0] for row in cursor.fetchall()}
+        for statement in WALL_SQL:
+            cursor.execute(statement)
+        _key_install(cursor, connection.wall_key())
         for table in tables:
-            if table in have_policy:
+            if table in have_policy:  # the condition as this version writes it
+                cursor.execute(f'ALTER POLICY {POLICY} ON "{table}" USING ({POLICY_CONDITION})')
                 continue
             cursor.execute(f'ALTER TABLE "{table}" ENABLE ROW LEVEL SECURITY')
             cursor.execute(f'ALTER TABLE "{table}" FORCE ROW LEVEL SECURITY')
@@ -179,18 +266,47 @@ def wall_install_after_migrate(sender, using=DEFAULT_DB_ALIAS, **kwargs) -> None
 # --- The tenant of a session ------------------------------------------------------------------------------
 # A connection wrapper (one per thread and alias) remembers the tenant and bypass its session should have
 # (`brain_tenant_id`, `brain_bypass`); a session the backend opens again mid-block starts in that state
-# (config/db_backend passes it as startup options), so a reconnect never loses the tenant or the bypass.
+# (config/db_backend passes the tenant as a startup option and lowers the wall again on the new session), so
+# a reconnect never loses the tenant or the bypass.
 
 
 def session_options(connection) -> str:
-    """libpq startup options for a new session of this wrapper: its tenant and bypass, if any."""
-    options = []
+    """libpq startup options for a new session of this wrapper: its tenant, if any."""
     tenant_id = getattr(connection, "brain_tenant_id", None)
-    if tenant_id is not None:
-        options.append(f"-c {TENANT_SETTING}={int(tenant_id)}")
+    return f"-c {TENANT_SETTING}={int(tenant_id)}" if tenant_id is not None else ""
+
+
+def _wall_functions_installed(connection, cursor) -> bool:
+    """Whether this database has the wall's functions (not while `migrate` builds a new one: then it has no
+    policy either). Remembered per connection wrapper and database once they are there."""
+    database = connection.settings_dict["NAME"]
+    if getattr(connection, "brain_wall_installed", None) == database:
+        return True
+    cursor.execute("SELECT to_regprocedure('brain_wall_lower(text,text)') IS NOT NULL")
+    if cursor.fetchone()[0]:
+        connection.brain_wall_installed = database
+        return True
+    return False
+
+
+def _lower_or_raise(connection, cursor, lower: bool, reason: str) -> None:
+    """One statement on `cursor` (a driver's or Django's, of `connection`'s session)."""
+    if not _wall_functions_installed(connection, cursor):
+        # A database `migrate` is still building or upgrading: a policy written before issue 29, if any,
+        # honours the setting itself.
+        cursor.execute("SELECT set_config(%s, %s, false)", [BYPASS_SETTING, "on" if lower else ""])
+    elif lower:
+        cursor.execute("SELECT brain_wall_lower(%s, %s)", [connection.wall_key(), reason])
+    else:
+        cursor.execute("SELECT brain_wall_raise()")
+
+
+def session_opened(connection, reason: str = "a session opened again inside a bypass") -> None:
+    """config/db_backend, on a new session of a wrapper inside a bypass: the wall lowered again there (on the
+    driver's connection: not one of a request's queries)."""
     if getattr(connection, "brain_bypass", False):
-        options.append(f"-c {BYPASS_SETTING}=on")
-    return " ".join(options)
+        with connection.connection.cursor() as cursor:
+            _lower_or_raise(connection, cursor, True, reason)
 
 
 def _set(connection, name: str, value: str) -> None:
@@ -214,19 +330,20 @@ def tenant_noted(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS) -> Non
 def session_reset(*, using: str = DEFAULT_DB_ALIAS) -> None:
     """Clear the tenant and the bypass if this process set either (one statement on an open connection)."""
     connection = connections[using]
-    had_state = getattr(connection, "brain_tenant_id", None) is not None or getattr(
-        connection, "brain_bypass", False
-    )
+    had_tenant = getattr(connection, "brain_tenant_id", None) is not None
+    had_bypass = getattr(connection, "brain_bypass", False)
     connection.brain_tenant_id = None
     connection.brain_bypass = False
-    if not had_state or connection.connection is None:
+    if not (had_tenant or had_bypass) or connection.connection is None:
         return
     try:
         # Connection upkeep, sent on the driver's connection as Django's own health check is: not one of
         # the request's queries (query-count guards measure the handler's).
-        connection.connection.execute(
-            "SELECT set_config(%s, '', false), set_config(%s, 'off', false)", [TENANT_SETTING, BYPASS_SETTING]
-        )
+        with connection.connection.cursor() as cursor:
+            if had_tenant:
+                cursor.execute("SELECT set_config(%s, '', false)", [TENANT_SETTING])
+            if had_bypass:
+                _lower_or_raise(connection, cursor, False, "")
     except Exception:  # noqa: BLE001 - a connection that cannot be reset must not be reused
         logger.exception("could not clear the tenant of a connection; closing it")
         connection.close()
@@ -251,14 +368,16 @@ def tenant_scope(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS):
 
 
 def bypass_set(on: bool, reason: str, *, using: str = DEFAULT_DB_ALIAS, level: int = logging.INFO) -> None:
-    """Turn the session's bypass on (logged with its reason) or off. Prefer `tenant_bypass` for a block."""
+    """Lower the wall for the session (logged with its reason, here and in the database) or raise it again.
+    Prefer `tenant_bypass` for a block."""
     connection = connections[using]
     if on:
         logger.log(level, "tenant wall bypassed: %s", reason)
     connection.brain_bypass = on
-    # A closed connection is left closed: the backend opens the next session in this state (startup options).
+    # A closed connection is left closed: the backend lowers the wall on the next session (session_opened).
     if connection.connection is not None:
-        _set(connection, BYPASS_SETTING, "on" if on else "off")
+        with connection.cursor() as cursor:
+            _lower_or_raise(connection, cursor, on, reason)
 
 
 @contextmanager

@@ -18,7 +18,7 @@ class Command(BaseCommand):
         if not data_dir:
             raise CommandError("DATABASE_URL is set: the embedded PostgreSQL is not in use.")
         if action == "start":
-            server = embedded_db.ensure_running(data_dir, database=db["EMBEDDED_DATABASE"])
+            server = embedded_db.prepare(data_dir, db["EMBEDDED_DATABASE"])
             self.stdout.write(
                 self.style.SUCCESS(f"Running: data {server.data_dir}, socket {server.socket_dir}")
             )
