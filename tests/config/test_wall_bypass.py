@@ -114,3 +114,38 @@ def test_a_lowering_needs_a_reason(db):
     with pytest.raises(DatabaseError, match="reason"), transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SELECT brain_wall_lower(%s, '')", [connection.wall_key()])
+
+
+OLD_CONDITION = (
+    "tenant_id = (SELECT NULLIF(current_setting('brain.tenant_id', true), '')::bigint)"
+    " OR (SELECT current_setting('brain.bypass', true)) = 'on'"
+)
+
+
+def test_a_database_from_before_the_pass_is_upgraded_by_migrate(planted):
+    """A database walled before issue 29 (the policy honouring the setting, no wall functions): `migrate`
+    runs with the old setting's bypass and leaves the new policy, the functions and a working pass."""
+    from django.core.management import call_command
+
+    from config.db_backend.base import migration_role
+
+    a, _ = planted
+    with migration_role(connection), connection.cursor() as cursor:
+        for table in tenant_tables():
+            cursor.execute(f'ALTER POLICY {wall.POLICY} ON "{table}" USING ({OLD_CONDITION})')
+        cursor.execute("DROP FUNCTION brain_wall_open, brain_wall_lower, brain_wall_raise CASCADE")
+        cursor.execute(f"DROP SCHEMA {wall.WALL_SCHEMA} CASCADE")
+    connection.brain_wall_installed = None
+    call_command("migrate", verbosity=0, interactive=False)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_policies WHERE policyname = %s AND qual LIKE %s",
+            [wall.POLICY, "%brain_wall_open%"],
+        )
+        assert cursor.fetchone()[0] == len(tenant_tables())
+    with _runtime_session() as session, session.cursor() as cursor:
+        cursor.execute("SELECT set_config('brain.bypass', 'on', false)")
+        assert _foreign_rows(cursor, a.pk) == {}
+    wall.bypass_set(True, "after the upgrade")
+    with connection.cursor() as cursor:
+        assert _foreign_rows(cursor, a.pk)

@@ -260,7 +260,10 @@ def check_leakproof(app_configs=None, databases=None, **kwargs) -> list:
 def wall_install_after_migrate(sender, using=DEFAULT_DB_ALIAS, **kwargs) -> None:
     """post_migrate: tables a later migration adds get the policy and the grants without a migration of their own."""
     if sender.name == "brain":  # once per migrate (post_migrate is sent per app)
-        wall_install(connections[using])
+        connection = connections[using]
+        wall_install(connection)
+        # A database upgraded from before the pass: `migrate`'s bypass was the old setting until now.
+        session_opened(connection, "migrate")
 
 
 # --- The tenant of a session ------------------------------------------------------------------------------
