@@ -98,7 +98,7 @@ from brain.suggestions import (  # noqa: E402,F401
 # What a write surface hands to promote(), and what promote() answers (brain/types.py).
 from brain.types import MemoryCandidate, PromoteOutcome  # noqa: E402,F401
 
-# Evaluator verdicts grade the confidence of the memories injected into a trace (brain/verdicts.py).
+# Evaluator verdicts grade the confidence of the memories a judged record's traces injected (brain/verdicts.py).
 from brain.verdicts import (  # noqa: E402,F401
     VERDICTS,
     VerdictInputError,

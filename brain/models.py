@@ -334,11 +334,12 @@ class AgentMemory(Memory):
 
 
 class AppliedVerdict(models.Model):
-    """An evaluator verdict applied to the memories injected into one trace (brain/verdicts.py).
+    """An evaluator verdict applied to the memories injected into one judged record (brain/verdicts.py).
 
     Unique per (tenant, trace, verdict key): applying the same verdict again finds this row and moves
-    nothing. `trace` names what was judged as the caller knows it ("trace:12", "run:5", ...); brain does not
-    resolve it. The id lists are what the verdict saw, kept so a repeat can say what the first one did.
+    nothing. `trace` names the judged record as the caller knows it (a trace "trace:12", a run "run:5", a
+    conversation "conversation:3"); brain does not resolve it. The id lists are what the verdict saw (the
+    union over the record's traces), kept so a repeat can say what the first one did.
     """
 
     tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
@@ -365,14 +366,18 @@ class AppliedVerdict(models.Model):
 
 
 class VerdictSpend(models.Model):
-    """How far one trace's verdicts have moved one memory, as a share of one full delta (brain/verdicts.py).
+    """How far the verdicts on one context trace have moved one memory it injected, as a share of one full
+    delta (brain/verdicts.py).
 
-    A trace moves a memory by at most one delta in total, whatever number of verdict keys arrives for it
-    (issue 26): every verdict spends from this row (a cited memory its whole delta, one merely present its
-    partial credit), and a verdict that finds it spent is recorded but moves nothing. One row per (tenant,
-    trace, memory), written by one upsert that waits for a concurrent verdict on the same pair, so two
+    A trace moves a memory by at most one delta in total, whatever number of verdict keys arrives for it and
+    whatever record it is judged through (issue 26): `trace` is always the underlying trace ("trace:12"), never
+    the judged run or conversation. Every verdict whose judged record holds the trace spends from this row
+    (a cited memory its whole delta, one merely present its partial credit; a record of several traces moves
+    the memory by the least left on them and charges each), and a verdict that finds it spent is recorded but
+    moves nothing. One row per (tenant, trace, memory), written only under the memory's row lock, so two
     verdicts arriving at once cannot both spend it. `memory_id` is not a foreign key: a row outliving its
-    memory is harmless (ids are not reused) and a memory's deletion need not look here.
+    memory is harmless (ids are not reused) and a memory's deletion need not look here. Rows keyed by a run or
+    a conversation (before intelligence 0008) were carried over to their traces by that migration.
     """
 
     tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)

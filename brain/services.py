@@ -6,7 +6,8 @@ itself, and the other apps go through the facade (`brain.api`), never here.
 - formation/ (services.py, edits.py): `promote()` / `promote_many()`, the only way a memory is written (gate,
   judge, duplicate backstop), and the operator edits `memory_update`, `memory_set_status`, `memory_supersede`;
 - client_brain/producers.py: `learn_from_evidence`, a resolved ticket's evidence → typed memories → promote();
-- verdicts.py: `apply_evaluator_verdict`, a verdict on a trace nudges the confidence of what it injected;
+- verdicts.py: `apply_evaluator_verdict`, a verdict on a trace, run or conversation nudges the confidence of what
+  its traces injected, at most one delta per trace and memory;
 - activity.py: `memories_record_activity`, the recorded activity of memories put in a prompt;
 - embedding.py: `embedding_enqueue`, rows' vectors computed in Celery after commit.
 """

@@ -256,10 +256,10 @@ class _Verdicts:
         started = time.perf_counter()
         result = apply_evaluator_verdict(
             tenant_id=tenant.pk,
-            trace=f"trace:{trace_id}",
+            judged=f"trace:{trace_id}",
             verdict="fail" if failed else "pass",
             response_text=response,
-            injected_memory_ids=injected,
+            injected_by_trace={f"trace:{trace_id}": injected},
         )
         self.seconds += time.perf_counter() - started
         self.count += 1

@@ -178,7 +178,8 @@ async def report_verdict(
     ctx: Context | None = None,
 ) -> dict[str, Any]:
     """Report a pass/fail verdict on a context trace, run or conversation: the memories injected there move
-    in confidence (more when cited with [mem:ID])."""
+    in confidence (more when cited with [mem:ID]), by at most one step per trace in all, whichever way that
+    trace is judged; further verdicts are recorded without moving anything."""
     body = _body(
         verdict=verdict,
         trace_id=trace_id,

@@ -12,7 +12,10 @@ proposed action (section 4: approved / rejected), matured outcomes and evaluator
 - Evaluating an outcome: an action run's recorded `outcome` (success / failure, posted by the agent or the
   helpdesk) becomes a `pass` / `fail` verdict through `brain.api.apply_evaluator_verdict` — the function
   `POST /api/v1/verdicts` calls — once the agent's "evaluate outcomes after" delay has passed since the run
-  started. A beat task picks the matured runs; before the delay nothing is judged.
+  started. A beat task picks the matured runs; before the delay nothing is judged. Every verdict names the
+  judged record (`trace:` / `run:` / `conversation:<pk>`) and, for each of its context traces (`trace:<pk>`,
+  the same name in every record), the memories it injected: brain spends one delta per trace and memory, so
+  a trace judged alone, through its run and through its conversation moves a memory once (issue 26).
 """
 
 from __future__ import annotations
@@ -320,8 +323,10 @@ def run_outcome_record(*, run: AgentRun, outcome: str) -> AgentRun:
     return run
 
 
-def _injected_ids(traces) -> list[int]:
-    return list(dict.fromkeys(i for t in traces for i in t.injected_memory_ids))
+def _trace_ref(trace_id: int) -> str:
+    """The name of one context trace in every verdict (brain spends its one delta per memory under this name,
+    whether the trace is judged alone or through its run or conversation)."""
+    return f"trace:{trace_id}"
 
 
 def verdict_apply(
@@ -336,10 +341,12 @@ def verdict_apply(
     conversation: Conversation | None = None,
 ) -> brain_api.VerdictResult:
     """Resolve what was judged — one trace, or every trace of a run / conversation — into plain values and
-    apply the verdict through brain. Without `response_text`, a run's or conversation's stored responses
-    are read for citations. Idempotent per (judged record, verdict key)."""
+    apply the verdict through brain: the judged record's ref and, per underlying trace, the memories it
+    injected, so that a trace moves a memory by at most one delta whichever records it is judged through.
+    Without `response_text`, a run's or conversation's stored responses are read for citations. Idempotent
+    per (judged record, verdict key)."""
     if trace is not None:
-        ref, traces, stored = f"trace:{trace.pk}", [trace], ""
+        ref, traces, stored = _trace_ref(trace.pk), [trace], ""
     elif run is not None:
         ref, traces, stored = (
             f"run:{run.pk}",
@@ -354,10 +361,10 @@ def verdict_apply(
         raise ValidationError("Name the trace, run or conversation the verdict is about.")
     return brain_api.apply_evaluator_verdict(
         tenant_id=tenant_id,
-        trace=ref,
+        judged=ref,
         verdict=verdict,
         response_text=response_text or stored,
-        injected_memory_ids=_injected_ids(traces),
+        injected_by_trace={_trace_ref(t.pk): t.injected_memory_ids for t in traces},
         verdict_key=verdict_key,
         actor=actor,
     )

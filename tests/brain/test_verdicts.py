@@ -5,7 +5,7 @@ import math
 import pytest
 
 from brain.api import VerdictInputError, apply_evaluator_verdict, memory_history
-from brain.models import AppliedVerdict, Memory, MemoryHistory
+from brain.models import AppliedVerdict, Memory, MemoryHistory, VerdictSpend
 from brain.verdicts import DEFAULTS
 
 pytestmark = pytest.mark.django_db
@@ -38,9 +38,10 @@ def client_brain_row(tenant, confidence=0.7):
 
 
 def verdict(tenant, memories, verdict="pass", response="", trace="trace:1", **kwargs):
+    """A verdict on one trace (judged alone: its own one underlying trace)."""
     return apply_evaluator_verdict(
-        tenant_id=tenant.pk, trace=trace, verdict=verdict, response_text=response,
-        injected_memory_ids=[m.pk if hasattr(m, "pk") else m for m in memories], **kwargs,
+        tenant_id=tenant.pk, judged=trace, verdict=verdict, response_text=response,
+        injected_by_trace={trace: [m.pk if hasattr(m, "pk") else m for m in memories]}, **kwargs,
     )  # fmt: skip
 
 
@@ -175,6 +176,18 @@ def test_bad_input_is_refused_before_anything_moves(tenant):
         verdict(tenant, [memory], "maybe")
     with pytest.raises(VerdictInputError, match="trace"):
         verdict(tenant, [memory], trace=" ")
+    with pytest.raises(VerdictInputError, match="underlying trace"):
+        judged_verdict(tenant, "run:1", {"trace:1": [memory], "": [memory]})
+    with pytest.raises(VerdictInputError, match="underlying trace"):
+        judged_verdict(tenant, "run:1", {"t" * 65: [memory]})
+    with pytest.raises(VerdictInputError, match="injected_by_trace"):
+        apply_evaluator_verdict(
+            tenant_id=tenant.pk,
+            judged="run:1",
+            verdict="pass",
+            response_text="",
+            injected_by_trace=[memory.pk],
+        )
     assert confidence(memory) == 0.7 and not AppliedVerdict.objects.for_tenant(tenant).exists()
 
 
@@ -269,10 +282,17 @@ def test_an_agent_memory_beside_a_client_brain_row_is_still_graded(tenant):
     assert result.ungraded_memory_ids == (row.pk,) and result.unmoved_memory_ids == (row.pk,)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_two_verdicts_on_one_trace_arriving_at_once_move_a_memory_by_one_delta(tenant):
-    """Both verdicts are inside their statements before either commits (the test holds the memory's row
-    lock until both wait): only one may move it."""
+def judged_verdict(tenant, judged, injected_by_trace, verdict="fail", response="", **kwargs):
+    """A verdict on a record made of several traces (a run, a conversation), as intelligence names them."""
+    return apply_evaluator_verdict(
+        tenant_id=tenant.pk, judged=judged, verdict=verdict, response_text=response,
+        injected_by_trace={t: [m.pk for m in ms] for t, ms in injected_by_trace.items()}, **kwargs,
+    )  # fmt: skip
+
+
+def at_once(memory, calls) -> None:
+    """Run `calls` in threads, each inside its statements before any commits: the test holds the memory's row
+    lock until every one of them waits on a lock."""
     import threading
     import time
 
@@ -280,21 +300,18 @@ def test_two_verdicts_on_one_trace_arriving_at_once_move_a_memory_by_one_delta(t
 
     from tickets.tenancy.wall import tenant_scope
 
-    memory = agent_memory(tenant, confidence=0.9)
     errors: list[BaseException] = []
 
-    def work(key: str) -> None:
+    def work(call) -> None:
         try:
-            with tenant_scope(tenant.pk):
-                verdict(
-                    tenant, [memory], "fail", response=f"[mem:{memory.pk}]", trace="trace:8", verdict_key=key
-                )
+            with tenant_scope(memory.tenant_id):
+                call()
         except BaseException as exc:  # reported below
             errors.append(exc)
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=work, args=(key,)) for key in ("a", "b")]
+    threads = [threading.Thread(target=work, args=(call,)) for call in calls]
     with transaction.atomic():
         Memory.objects.all_tenants().select_for_update().get(pk=memory.pk)
         for thread in threads:
@@ -306,12 +323,95 @@ def test_two_verdicts_on_one_trace_arriving_at_once_move_a_memory_by_one_delta(t
                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                     " AND datname = current_database() AND pid <> pg_backend_pid()"
                 )
-                if cursor.fetchone()[0] >= 2:
+                if cursor.fetchone()[0] >= len(calls):
                     break
                 time.sleep(0.05)
     for thread in threads:
         thread.join(timeout=60)
     assert not errors, errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_verdicts_on_one_trace_arriving_at_once_move_a_memory_by_one_delta(tenant):
+    memory = agent_memory(tenant, confidence=0.9)
+    cite = f"[mem:{memory.pk}]"
+    at_once(
+        memory,
+        [
+            lambda key=key: verdict(tenant, [memory], "fail", response=cite, trace="trace:8", verdict_key=key)
+            for key in ("a", "b")
+        ],
+    )
     assert confidence(memory) == pytest.approx(0.9 - DELTA)
     history = MemoryHistory.objects.all_tenants().filter(memory=memory, action="verdict")
     assert sorted(h.after["applied_share"] for h in history) == [0.0, 1.0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_trace_judged_through_three_records_at_once_moves_a_memory_by_one_delta(tenant):
+    """The trace alone, its run and its conversation: three records, three shares before; one trace, one now."""
+    memory = agent_memory(tenant, confidence=0.9)
+    cite = f"[mem:{memory.pk}]"
+    at_once(
+        memory,
+        [
+            lambda judged=judged: judged_verdict(tenant, judged, {"trace:8": [memory]}, response=cite)
+            for judged in ("trace:8", "run:3", "conversation:4")
+        ],
+    )
+    assert confidence(memory) == pytest.approx(0.9 - DELTA)
+    history = MemoryHistory.objects.all_tenants().filter(memory=memory, action="verdict")
+    assert sorted(h.after["applied_share"] for h in history) == [0.0, 0.0, 1.0]
+    assert VerdictSpend.objects.all_tenants().get(memory_id=memory.pk).trace == "trace:8"
+
+
+# --- A record of several traces: its verdicts spend every trace's share; a trace alone finds them spent ---------
+
+
+def test_a_record_of_two_traces_charges_both_and_moves_by_the_least_left(tenant):
+    a, b = agent_memory(tenant), agent_memory(tenant, "Always greet the customer by name.")
+    run = judged_verdict(
+        tenant, "run:1", {"trace:1": [a, b], "trace:2": [a]}, "pass", response=f"[mem:{a.pk}]"
+    )
+    assert [(n.memory_id, n.applied_share) for n in run.nudges] == [
+        (a.pk, 1.0),
+        (b.pk, pytest.approx(PARTIAL)),
+    ]
+    spent = dict(
+        ((s.trace, s.memory_id), s.spent) for s in VerdictSpend.objects.for_tenant(tenant)
+    )  # a memory is charged only to the traces that injected it
+    assert spent == {
+        ("trace:1", a.pk): 1.0,
+        ("trace:2", a.pk): 1.0,
+        ("trace:1", b.pk): pytest.approx(PARTIAL),
+    }
+    alone = verdict(tenant, [a, b], "fail", response=f"[mem:{a.pk}] [mem:{b.pk}]", trace="trace:1")
+    assert [(n.applied_share, n.reason) for n in alone.nudges] == [
+        (0.0, "verdict_trace_spent"),
+        (pytest.approx(1 - PARTIAL), "verdict_cited"),
+    ]
+    assert confidence(a) == pytest.approx(0.7 + DELTA)
+    assert confidence(b) == pytest.approx(0.7 + PARTIAL * DELTA - (1 - PARTIAL) * DELTA)
+    # b's share on trace:1 is spent now: a conversation holding trace:1 and a fresh trace moves b by the least
+    # left on them, nothing, and charges nothing to the fresh trace.
+    later = judged_verdict(
+        tenant, "conversation:1", {"trace:1": [b], "trace:3": [b]}, response=f"[mem:{b.pk}]"
+    )
+    assert [(n.memory_id, n.applied_share) for n in later.nudges] == [(b.pk, 0.0)]
+    assert not VerdictSpend.objects.for_tenant(tenant).filter(trace="trace:3").exists()
+    entry = MemoryHistory.objects.for_tenant(tenant).filter(memory=b, action="verdict").latest("id")
+    assert entry.after["trace"] == "conversation:1" and entry.after["injected_by"] == ["trace:1", "trace:3"]
+
+
+def test_a_judged_record_is_still_idempotent_per_key_whatever_its_traces(tenant):
+    memory = agent_memory(tenant)
+    first = judged_verdict(tenant, "run:2", {"trace:5": [memory], "trace:6": [memory]}, verdict_key="outcome")
+    again = judged_verdict(tenant, "run:2", {"trace:5": [memory]}, verdict_key="outcome")
+    assert first.applied and not again.applied and again.judged == "run:2"
+    assert again.injected_memory_ids == (memory.pk,) and again.nudges == ()
+    assert confidence(memory) == pytest.approx(0.7 - PARTIAL * DELTA)
+
+
+def test_a_record_without_traces_is_recorded_and_moves_nothing(tenant):
+    result = judged_verdict(tenant, "conversation:9", {})
+    assert result.applied and result.nudges == () and result.injected_memory_ids == ()

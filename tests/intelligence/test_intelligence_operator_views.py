@@ -39,10 +39,10 @@ def test_memory_page_shows_injections_traces_and_history_in_words(tenant):
     second = run_context(agent, "Where is my parcel?")
     apply_evaluator_verdict(
         tenant_id=tenant.pk,
-        trace=f"trace:{second.pk}",
+        judged=f"trace:{second.pk}",
         verdict="pass",
         response_text=f"We check the order first [mem:{rule}].",
-        injected_memory_ids=[rule],
+        injected_by_trace={f"trace:{second.pk}": [rule]},
     )
     client.post(reverse("intelligence-memory-status", args=[agent.pk, rule]), {"status": "stale"})
 

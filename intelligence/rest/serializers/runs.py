@@ -101,8 +101,9 @@ def _verdict_message(result: brain_api.VerdictResult) -> str:
     notes = []
     if spent:
         notes.append(
-            f"{len(spent)} memor{'y' if len(spent) == 1 else 'ies'} recorded without moving: this record's "
-            "verdicts have already moved them by one full delta"
+            f"{len(spent)} memor{'y' if len(spent) == 1 else 'ies'} recorded without moving: verdicts on the traces "
+            "that injected them (judged alone or through their run or conversation) have already moved them by one"
+            " full delta"
         )
     if ungraded:
         notes.append(
@@ -118,7 +119,7 @@ def verdict_result_data(result: brain_api.VerdictResult) -> dict:
     return {
         "applied": result.applied,
         "message": _verdict_message(result),
-        "trace": result.trace,
+        "trace": result.judged,
         "verdict": result.verdict,
         "verdict_key": result.verdict_key,
         "applied_at": result.applied_at,

@@ -117,8 +117,9 @@ class ActionRejectView(_ActionDecisionView):
 
 class VerdictView(TenantAPIView):
     """POST {"trace_id" | "run_id" | "conversation_id", "verdict": "pass" | "fail", "response_text",
-    "verdict_key"?}: nudge the confidence of every memory injected there. 201 when applied; a repeat of the
-    same (record, verdict key) is 200 with `applied: false` and moves nothing."""
+    "verdict_key"?}: nudge the confidence of every memory injected there, by at most one delta per context
+    trace and memory over every verdict on that trace, alone or through its run or conversation (brain/verdicts.py).
+    201 when applied; a repeat of the same (record, verdict key) is 200 with `applied: false` and moves nothing."""
 
     @extend_schema(request=VerdictRequestSerializer, responses={201: OpenApiResponse(description="applied")})
     def post(self, request):
