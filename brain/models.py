@@ -158,7 +158,7 @@ class Memory(models.Model):
                 fields=["tenant", "scope_kind", "scope_id", "status"], name="memory_tenant_scope_status"
             ),
             models.Index(fields=["tenant", "type", "confidence"], name="memory_tenant_type_conf"),
-            # The lexical tiers' indexes: their keys carry the tenant (no column of statistics: 0019).
+            # The lexical tiers' indexes: their keys carry the tenant (the columns keep no statistics: 0019).
             GinIndex(fields=["tenant_lexemes"], name="memory_tenant_lexemes"),
             GinIndex(fields=["tenant_trigrams"], name="memory_tenant_trigrams"),
             # btree_gin lets the tenant lead the GIN index (the formation judge's `%`).

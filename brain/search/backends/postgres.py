@@ -3,15 +3,16 @@ brain.search.scoring; the rows after the Client Brain window through the trigram
 judge's neighbours. Its SQL generates candidates through the indexes and computes no score of ours.
 
 - `fts`: the rows matching the plan's tsquery, through the GIN index of the tenant's own lexeme keys
-  (`tenant_lexemes`, brain.search.sql), each with its length and which scored lexemes it holds (`scoring.Bm25`). A row's score depends only on those two and
-  falls with its length, so per set of held lexemes only the best `pool` rows by length (then id) can be
-  among the tier's best `pool`: only those are sent. Scored by `ts_rank_cd` (LEXICAL_SCORING), the score
+  (`tenant_lexemes`, brain.search.sql), each with its length and which scored lexemes it holds
+  (`scoring.Bm25`). A row's score depends only on those two and falls with its length, so per set of held
+  lexemes only the best `pool` rows by length (then id) can be among the tier's best `pool`: only those
+  are sent. Scored by `ts_rank_cd` (LEXICAL_SCORING), the score
   is PostgreSQL's own, and the best `pool` are sent.
 - `trigram`: per typo word, the rows whose text or key holds a similar word (pg_trgm's `word_similarity` at
   TRIGRAM_THRESHOLD, what `<%` tests), found through the GIN index of the tenant's own trigram keys
   (`tenant_trigrams`: the rows holding enough of the word's trigrams), each with its best `word_similarity`
-  per word (`scoring.mean_similarity` averages them); or, for a scope small enough, the rows and scores the scope's
-  vocabulary gave (brain.search.vocabulary), still under the filters.
+  per word (`scoring.mean_similarity` averages them); or, for a scope small enough, the rows and scores the
+  scope's vocabulary gave (brain.search.vocabulary), still under the filters.
 - `vector`: the `pool` rows nearest the query embedding by pgvector's cosine distance, over rows embedded
   by the same model, through the HNSW index with iterative scans under the filters or an exact scan
   (`VECTOR_STRATEGY`), each with its vector (`scoring.cosine_similarities`). When the walk ends with fewer
