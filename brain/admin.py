@@ -60,8 +60,8 @@ class MemoryAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
     list_select_related = ["tenant"]
     ordering = ["-updated_at", "-id"]
     actions = ["archive", "activate"]
-    # The embedding and the search vector are machinery, not something staff read; JSON shows as tables.
-    exclude = ["embedding", "search_vector", "payload", "provenance"]
+    # The embedding and the search keys are machinery, not something staff read; JSON shows as tables.
+    exclude = ["embedding", "search_vector", "tenant_lexemes", "tenant_trigrams", "payload", "provenance"]
 
     @admin.display(description="payload")
     def payload_table(self, obj: Memory):

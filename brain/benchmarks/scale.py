@@ -33,7 +33,12 @@ from brain.search import recall
 from config.db_backend.base import migration_role
 
 MODEL = "synthetic-384"
-SEARCH_INDEXES = ("memory_tenant_fts", "memory_tenant_trgm", "memory_embedding_hnsw")
+SEARCH_INDEXES = (
+    "memory_tenant_lexemes",
+    "memory_tenant_trigrams",
+    "memory_tenant_trgm",
+    "memory_embedding_hnsw",
+)
 CLUSTERS = 200
 
 

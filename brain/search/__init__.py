@@ -37,6 +37,10 @@ The backend rule (`backends.get_search_backend`), explicit:
   speed-up only; both backends give the same results (the same scorer on the same candidates), which the
   contract tests (tests/brain/search/test_backends.py) hold every backend to.
 
+PostgreSQL finds the lexical tiers' rows through keys that carry the tenant (`tenant_lexemes`,
+`tenant_trigrams`: `sql.py`, migration 0019), so the work of a tenant's search, and the plan chosen for it,
+never depend on another tenant's rows (issue 29: a search for a word another tenant used a lot was slower).
+
 Contract: read-only, tenant-scoped (every tier filters on `tenant_id`; a row of another tenant can never
 be returned), never returns a row whose confidence is NaN, infinite or outside the range. Raises
 `RecallInputError` (a `ValueError`) for input a caller must fix.

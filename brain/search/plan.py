@@ -17,7 +17,7 @@ from brain.models import SEARCH_CONFIG
 
 from .filters import Filters
 from .scoring import Bm25
-from .sql import where
+from .sql import tenant_lexemes_query, where
 from .vocabulary import TrigramTier, trigram_tier
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -69,16 +69,31 @@ _LEXEMES_PER_ENTRY = (
 )
 
 
+WORD_TRIGRAMS = BoundedDict(
+    "search-word-trigrams", bound=50_000, keyed_on="a query word (its pg_trgm trigrams never change)"
+)
+
+
 def word_lexemes(cursor, words: list[str]) -> dict[str, tuple[str, ...]]:
-    missing = [w for w in words if w not in WORD_LEXEMES]
+    """Each word's lexemes; its pg_trgm trigrams are read with them (`word_trigrams`)."""
+    missing = [w for w in words if w not in WORD_LEXEMES or w not in WORD_TRIGRAMS]
     if missing:
         cursor.execute(
-            f"SELECT w, tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', w)) FROM unnest(%s::text[]) w",
+            f"SELECT w, tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', w)), show_trgm(w)"
+            " FROM unnest(%s::text[]) w",
             [missing],
         )
-        for w, lexemes in cursor.fetchall():
+        for w, lexemes, trigrams in cursor.fetchall():
             WORD_LEXEMES[w] = tuple(lexemes or ())
+            WORD_TRIGRAMS[w] = tuple(trigrams or ())
     return {w: WORD_LEXEMES[w] for w in words}
+
+
+def word_trigrams(cursor, words: list[str]) -> dict[str, tuple[str, ...]]:
+    """Each word's trigrams as pg_trgm makes them (`show_trgm`: what the trigram keys hold)."""
+    if any(w not in WORD_TRIGRAMS for w in words):
+        word_lexemes(cursor, words)
+    return {w: WORD_TRIGRAMS[w] for w in words}
 
 
 def _read_statistics(cursor, filters: Filters, sample: int) -> ScopeStatistics:
@@ -134,11 +149,13 @@ def scope_statistics(
     counted = {}
     if missing:
         condition, params = where(filters)
+        # Through the tenant's own keys (brain.search.sql): counting reads this tenant's postings only.
+        queries = [tenant_lexemes_query(filters.tenant_id, [lexeme]) for lexeme in missing]
         cursor.execute(
             f"""SELECT ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM brain_memory m WHERE {condition}
-                  AND m.search_vector @@ to_tsquery('simple', quote_literal(u.l)) LIMIT %(sample)s) c)
-        FROM unnest(%(lexemes)s::text[]) WITH ORDINALITY u(l, o) ORDER BY u.o)""",
-            {**params, "lexemes": missing, "sample": sample},
+                  AND m.tenant_lexemes @@ u.q LIMIT %(sample)s) c)
+        FROM unnest(%(queries)s::tsquery[]) WITH ORDINALITY u(q, o) ORDER BY u.o)""",
+            {**params, "queries": queries, "sample": sample},
         )
         counted = dict(zip(missing, cursor.fetchone()[0] or [], strict=True))
         if len(known) + len(counted) <= _LEXEMES_PER_ENTRY:
@@ -167,6 +184,8 @@ class LexicalPlan:
     # (every row found: the backend keeps the first `pool`).
     trigram_ids: list[int] | None = None
     trigram_scored: list[tuple[float, int]] | None = None
+    # Each trigram word's trigrams as pg_trgm makes them (PostgreSQL finds its candidates by them).
+    word_trigrams: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def scored(self) -> list[str]:
@@ -232,6 +251,7 @@ def plan_lexical(
         statistics=stats,
         trigram_ids=tier.ids if tier else None,
         trigram_scored=tier.scored if tier else None,
+        word_trigrams=word_trigrams(cursor, tier.words if tier else trigram_words),
     )
 
 

@@ -86,6 +86,59 @@ def tsquery_literal(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
+# --- Search keys that carry the tenant (migration 0019) -------------------------------------------------------
+# The lexical tiers find rows through `tenant_lexemes` and `tenant_trigrams`, whose keys are the row's lexemes and
+# pg_trgm trigrams prefixed with its tenant: a query's keys carry the searching tenant, so the posting lists it
+# reads, and the work of reading them, are that tenant's alone. Neither column has statistics: the planner
+# prices these conditions by the query's shape, never by other tenants' rows.
+
+# Past this many trigrams of one word, the candidates' query keeps this many (a looser test: still every match).
+MAX_QUERY_TRIGRAMS = 16
+
+
+def tenant_key(tenant_id: int, token: str) -> str:
+    """A lexeme or trigram as the tenant's search keys hold it: "12:refund"."""
+    return f"{int(tenant_id)}:{token}"
+
+
+def tenant_lexemes_query(tenant_id: int, lexemes: Sequence[str], operator: str = "|") -> str:
+    """A tsquery (input text) over `tenant_lexemes`: the lexemes, each as the tenant's key, joined by `operator`."""
+    return f" {operator} ".join(tsquery_literal(tenant_key(tenant_id, lexeme)) for lexeme in lexemes)
+
+
+def least_count(size: int, threshold: float) -> int:
+    """The fewest of a word's `size` trigrams a row must hold for pg_trgm's GIN index to return it for `<%` at
+    `threshold` (its test: held / size >= threshold, divided in float4): a row with fewer cannot be a match."""
+    return next((k for k in range(size + 1) if float(np.float32(k) / np.float32(size)) >= threshold), size)
+
+
+def at_least(count: int, operands: Sequence[str], both: str = " & ", either: str = " | ") -> str:
+    """A boolean formula true when at least `count` (1..len) of `operands` hold: split in halves, at least i of
+    the first and count - i of the second, for each i (a tree of a few hundred operands for 16)."""
+    size = len(operands)
+    if count == 1 or count == size:
+        return "(" + (either if count == 1 else both).join(operands) + ")"
+    first, second = operands[: size // 2], operands[size // 2 :]
+    cases = []
+    for i in range(max(0, count - len(second)), min(count, len(first)) + 1):
+        parts = [at_least(i, first, both, either)] if i else []
+        parts += [at_least(count - i, second, both, either)] if count - i else []
+        cases.append(both.join(parts))
+    return "(" + either.join(cases) + ")"
+
+
+def trigram_candidates_query(tenant_id: int, trigrams: Sequence[str], threshold: float) -> str | None:
+    """A tsquery over `tenant_trigrams` that every row of the tenant holding a word `<%`-similar to the word of
+    `trigrams` matches (the rows holding enough of its trigrams, as pg_trgm's GIN index finds them), or None
+    when every row may match. A superset: the caller tests `word_similarity` on what it finds."""
+    keys = sorted({tsquery_literal(tenant_key(tenant_id, trigram)) for trigram in trigrams})
+    if not keys:
+        return None
+    count = least_count(len(keys), threshold) - max(len(keys) - MAX_QUERY_TRIGRAMS, 0)
+    keys = keys[:MAX_QUERY_TRIGRAMS]  # a row holding `count` of all holds count - (dropped) of these
+    return at_least(count, keys) if count > 0 else None
+
+
 def vector_literal(vector: Sequence[float]) -> str:
     """pgvector's text form of `vector`, rounded to float32 as pgvector stores it; nine significant digits
     give each float32 back exactly (formatted in one call: a literal is sent with every vector search)."""

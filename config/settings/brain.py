@@ -84,6 +84,7 @@ BRAIN_BENCHMARKS = {
     "learning": "intelligence.benchmarks.learning",
     "chaos": "tickets.benchmarks.chaos",
     "replay": "tickets.benchmarks.replay",
+    "timing-channel": "brain.benchmarks.timing_channel",
 }
 # The Bitext customer-support sample the extraction, formation and replay benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.

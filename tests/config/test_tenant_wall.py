@@ -139,8 +139,11 @@ def test_full_text_and_trigram_conditions_are_served_by_their_indexes_under_the_
     a, _ = two_planted_tenants
     wall.tenant_set(a.pk)
     statements = wall.leakproof_statements(list(wall.LEAKPROOF_FUNCTIONS))
-    full_text = _plan("SELECT id FROM brain_memory m WHERE m.search_vector @@ 'refund'::tsquery")
-    assert "memory_tenant_fts" in full_text, f"{full_text}\n(as the server's superuser: {statements})"
+    # Full text matches the tenant's own lexeme keys (migration 0019: "<tenant>:<lexeme>").
+    full_text = _plan(
+        "SELECT id FROM brain_memory m WHERE m.tenant_lexemes @@ %s::tsquery", [f"'{a.pk}:refund'"]
+    )
+    assert "memory_tenant_lexemes" in full_text, f"{full_text}\n(as the server's superuser: {statements})"
     for operator in ("<%%", "%%"):  # word_similarity, similarity (`%` doubled: the statement has a parameter)
         trigram = _plan(f"SELECT id FROM brain_memory m WHERE %s {operator} m.text", ["refnd"])
         assert "memory_tenant_trgm" in trigram, f"{operator}: {trigram}\n(as the superuser: {statements})"

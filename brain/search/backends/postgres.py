@@ -2,15 +2,17 @@
 brain.search.scoring; the rows after the Client Brain window through the trigram index; the formation
 judge's neighbours. Its SQL generates candidates through the indexes and computes no score of ours.
 
-- `fts`: the rows matching the plan's tsquery, through the GIN index led by `tenant_id`, each with its
-  length and which scored lexemes it holds (`scoring.Bm25`). A row's score depends only on those two and
-  falls with its length, so per set of held lexemes only the best `pool` rows by length (then id) can be
-  among the tier's best `pool`: only those are sent. Scored by `ts_rank_cd` (LEXICAL_SCORING), the score
+- `fts`: the rows matching the plan's tsquery, through the GIN index of the tenant's own lexeme keys
+  (`tenant_lexemes`, brain.search.sql), each with its length and which scored lexemes it holds
+  (`scoring.Bm25`). A row's score depends only on those two and falls with its length, so per set of held
+  lexemes only the best `pool` rows by length (then id) can be among the tier's best `pool`: only those
+  are sent. Scored by `ts_rank_cd` (LEXICAL_SCORING), the score
   is PostgreSQL's own, and the best `pool` are sent.
-- `trigram`: per typo word, the rows whose text or key holds a similar word (`<%`, through the trigram GIN
-  index led by `tenant_id`), each with its best pg_trgm `word_similarity` per word (`scoring.
-  mean_similarity` averages them); or, for a scope small enough, the rows and scores the scope's
-  vocabulary gave (brain.search.vocabulary), still under the filters.
+- `trigram`: per typo word, the rows whose text or key holds a similar word (pg_trgm's `word_similarity` at
+  TRIGRAM_THRESHOLD, what `<%` tests), found through the GIN index of the tenant's own trigram keys
+  (`tenant_trigrams`: the rows holding enough of the word's trigrams), each with its best `word_similarity`
+  per word (`scoring.mean_similarity` averages them); or, for a scope small enough, the rows and scores the
+  scope's vocabulary gave (brain.search.vocabulary), still under the filters.
 - `vector`: the `pool` rows nearest the query embedding by pgvector's cosine distance, over rows embedded
   by the same model, through the HNSW index with iterative scans under the filters or an exact scan
   (`VECTOR_STRATEGY`), each with its vector (`scoring.cosine_similarities`). When the walk ends with fewer
@@ -42,7 +44,15 @@ from ..scoped import (
     order_key,
 )
 from ..scoring import mean_similarity, tier_ranks, vector_norms
-from ..sql import hit_select, tsquery_literal, vector_literal, vectors_from_send, where
+from ..sql import (
+    hit_select,
+    tenant_lexemes_query,
+    trigram_candidates_query,
+    tsquery_literal,
+    vector_literal,
+    vectors_from_send,
+    where,
+)
 from ..types import Hit, SearchResult
 from .base import SearchBackend, ranked_hits, scores_only
 
@@ -60,10 +70,10 @@ def _candidate(tier: str, m: str = "m", **columns: str) -> str:
 
 def _fts_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     lexical = plan.lexical
-    params["tsq"] = (" | " if lexical.match == "or" else " & ").join(
-        map(tsquery_literal, lexical.match_lexemes)
-    )
-    source, matched = "brain_memory m", f"{condition} AND m.search_vector @@ %(tsq)s::tsquery"
+    operator = "|" if lexical.match == "or" else "&"
+    # Matched through the tenant's own keys (`tenant_lexemes`): the postings read are this tenant's only.
+    params["tsq"] = tenant_lexemes_query(plan.filters.tenant_id, lexical.match_lexemes, operator)
+    source, matched = "brain_memory m", f"{condition} AND m.tenant_lexemes @@ %(tsq)s::tsquery"
     if lexical.and_limit is not None:
         # Every lexeme is common, so every match holds the same lexemes and only its length tells
         # them apart: score at most AND_MATCH_LIMIT of them, not the tens of thousands that match.
@@ -74,7 +84,8 @@ def _fts_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
             "TRUE",
         )
     if plan.config["LEXICAL_SCORING"] != "bm25":
-        score = "ts_rank_cd(m.search_vector, %(tsq)s::tsquery)"
+        params["rank_tsq"] = f" {operator} ".join(map(tsquery_literal, lexical.match_lexemes))
+        score = "ts_rank_cd(m.search_vector, %(rank_tsq)s::tsquery)"
         return f"""(SELECT {_candidate("fts", score=score)} FROM {source} WHERE {matched}
     ORDER BY score DESC, m.id LIMIT %(pool)s)"""
     # Which of the scored lexemes (in their sorted order) each row holds, as a string of 0s and 1s.
@@ -104,13 +115,15 @@ def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     JOIN brain_memory m ON m.id = t.id WHERE {condition})"""
     words = [f"word_{i:02d}" for i in range(len(plan.lexical.trigram_words))]
     params.update(zip(words, plan.lexical.trigram_words, strict=True))
+    params["trigram_threshold"] = float(plan.config["TRIGRAM_THRESHOLD"])
     # One condition per query word, so a typo in one word still finds the memory (a whole-query
     # similarity is diluted by the other words). Candidates come word by word, so each lookup is one
-    # trigram-index scan (a single OR over the words made the planner filter every tenant row through
+    # index scan (a single OR over the words made the planner filter every tenant row through
     # word_similarity); pg_trgm's similarity is then computed only for the candidates.
     candidates = " UNION ".join(
-        f"(SELECT m.id FROM brain_memory m WHERE {condition}"
-        f" AND (%({w})s <%% m.text OR %({w})s <%% m.key) LIMIT %(pool)s)"
+        f"(SELECT m.id FROM brain_memory m WHERE {condition}{_holding_trigrams(plan, w, params)}"
+        f" AND (word_similarity(%({w})s, m.text) >= %(trigram_threshold)s::float8"
+        f" OR word_similarity(%({w})s, m.key) >= %(trigram_threshold)s::float8) LIMIT %(pool)s)"
         for w in words
     )
     bests = ", ".join(
@@ -131,6 +144,19 @@ def _vector_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
       WHERE {condition} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s
       ORDER BY {distance}, m.id LIMIT %(pool)s) m
     JOIN brain_memory e ON e.id = m.id)"""
+
+
+def _holding_trigrams(plan: RecallPlan, word: str, params: dict) -> str:
+    """The condition that finds, through the tenant's own trigram keys (`tenant_trigrams`), the rows holding
+    enough of the word's trigrams to be `<%`-similar to it; what it finds is tested with `word_similarity`
+    (written as the function, not as `<%`, so the planner never serves it from `memory_tenant_trgm`, whose
+    posting lists every tenant shares). "" when every row may match."""
+    trigrams = plan.lexical.word_trigrams[params[word]]
+    query = trigram_candidates_query(plan.filters.tenant_id, trigrams, params["trigram_threshold"])
+    if query is None:
+        return ""
+    params[f"{word}_keys"] = query
+    return f" AND m.tenant_trigrams @@ %({word}_keys)s::tsquery"
 
 
 _CANDIDATES = {"fts": _fts_candidates, "trigram": _trigram_candidates, "vector": _vector_candidates}
@@ -168,11 +194,6 @@ def set_local(cursor, plan: RecallPlan) -> None:
             ("hnsw.iterative_scan", "relaxed_order"),
             ("hnsw.ef_search", str(max(config["HNSW_EF_SEARCH"], plan.pool))),
             ("hnsw.max_scan_tuples", str(config["HNSW_MAX_SCAN_TUPLES"])),
-        ]
-    if "trigram" in plan.tiers and plan.lexical.trigram_scored is None:  # else no operator reads them
-        local += [
-            ("pg_trgm.word_similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
-            ("pg_trgm.similarity_threshold", str(config["TRIGRAM_THRESHOLD"])),
         ]
     if local:
         cursor.execute(

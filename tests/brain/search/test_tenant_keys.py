@@ -1,0 +1,122 @@
+"""A tenant's search does the same work whether or not another tenant holds the word (issue 29, item 9).
+
+The lexical tiers find rows through search keys that carry the tenant (migration 0019, brain/search/sql.py):
+the posting lists a search reads, and the plans the planner picks for it, are the searching tenant's alone.
+Before, a search for a word another tenant held in most rows read that tenant's postings and, from the table's
+statistics, took another plan: slower, one bit per word. No timings here: each statement's plan and the
+shared buffers it touched (EXPLAIN (ANALYZE, BUFFERS): brain.benchmarks.statement_work), and the rows found.
+"""
+
+import itertools
+import random
+
+import psycopg
+import pytest
+from django.db import connection, connections
+
+from brain.benchmarks.bulk_load import memories_bulk_load_for_benchmark
+from brain.benchmarks.statement_work import search_work
+from brain.search import recall
+from brain.search.plan import LEXICAL_STATS
+from brain.search.sql import MAX_QUERY_TRIGRAMS, at_least, least_count, trigram_candidates_query
+from config.db_backend.base import driver_params
+from tickets.tenancy.wall import tenant_bypass, tenant_scope
+
+# The two words share no letter with the searching tenant's rows, so neither has a key of its own there and
+# both searches look up the same number of absent keys; only another tenant's rows hold the secret.
+SECRET, CONTROL = "jaqizyxa", "zyxajiqa"
+OWN_LETTERS = ("bcdfghklmnprstvw", "eou")
+
+
+def _words(rng: random.Random, count: int) -> list[str]:
+    consonants, vowels = OWN_LETTERS
+    return ["".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(3)) for _ in range(count)]
+
+
+def _rows(rng: random.Random, vocabulary: list[str], count: int, word: str | None = None):
+    for _ in range(count):
+        text = rng.choices(vocabulary, k=8) + ([word] if word else [])
+        yield {"scope_kind": "tenant", "type": "fact", "key": " ".join(text[:2]), "text": " ".join(text)}
+
+
+def _as_owner(statement: str) -> None:
+    with psycopg.connect(
+        **driver_params(connections["default"].settings_dict, migration=True), autocommit=True
+    ) as c:
+        c.execute(statement)
+
+
+@pytest.fixture
+def attacker_and_victim(transactional_db, tenant, other_tenant, settings):
+    """`tenant` searches: 150 rows of its own, past the in-memory backend's size (BM25_SAMPLE 100 here), so
+    PostgreSQL serves its searches. `other_tenant` holds SECRET in every one of its 3,000 rows (a posting tree
+    of its own in each index), and the table's statistics say so."""
+    settings.BRAIN_RECALL = {"BM25_SAMPLE": 100}
+    rng = random.Random(29)
+    vocabulary = _words(rng, 300)
+    with tenant_bypass("test rows"):
+        memories_bulk_load_for_benchmark(tenant_id=tenant.pk, rows=_rows(rng, vocabulary, 150))
+        memories_bulk_load_for_benchmark(tenant_id=other_tenant.pk, rows=_rows(rng, vocabulary, 3000, SECRET))
+    _as_owner("VACUUM ANALYZE brain_memory")  # the statistics, and the GIN pending lists merged
+    return tenant, other_tenant
+
+
+def work(tenant, word: str) -> list[tuple]:
+    """Each statement of the tenant's lexical search for `word`, planned afresh: (plan's nodes, shared buffers
+    touched, rows thrown away), and whether anything was found."""
+    LEXICAL_STATS.clear()  # as after any write to the tenant's memories: the word's counts are read again
+    found = []
+    with tenant_scope(tenant.pk):
+        statements = search_work(
+            lambda: found.extend(recall(tenant_id=tenant.pk, query=word, mode="lexical"))
+        )
+    assert found == []
+    assert any("word_similarity(" in s.sql for s in statements)  # the trigram tier ran, in SQL
+    return [(s.nodes, s.shared, s.rows_removed) for s in statements]
+
+
+def test_a_search_does_the_same_work_whether_or_not_another_tenant_holds_the_word(attacker_and_victim):
+    attacker, victim = attacker_and_victim
+    for word in (SECRET, CONTROL):  # once first: what a first search does once (pruning, hint bits, caches)
+        work(attacker, word)
+    assert work(attacker, SECRET) == work(attacker, CONTROL)
+    with tenant_scope(victim.pk):  # the word is there, for its own tenant
+        assert len(recall(tenant_id=victim.pk, query=SECRET, mode="lexical", limit=5)) == 5
+
+
+def test_the_tenants_keys_are_its_lexemes_and_trigrams(db, tenant):
+    from tests.brain.search.test_recall import remember
+
+    memory = remember(tenant, "Refunds for O'Brien's café_order arrive in 14 days.", key="refund policy")
+    with tenant_scope(tenant.pk), connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT tsvector_to_array(tenant_lexemes), tsvector_to_array(search_vector),
+                      tsvector_to_array(tenant_trigrams), show_trgm(key || ' ' || text)
+               FROM brain_memory WHERE id = %s""",
+            [memory.id],
+        )
+        lexemes, plain_lexemes, trigrams, plain_trigrams = cursor.fetchone()
+    assert sorted(lexemes) == sorted(f"{tenant.pk}:{lexeme}" for lexeme in plain_lexemes)
+    assert sorted(trigrams) == sorted(f"{tenant.pk}:{trigram}" for trigram in plain_trigrams)
+
+
+def test_at_least_is_true_exactly_when_enough_operands_hold():
+    for size in range(1, 9):
+        names = [f"x{i}" for i in range(size)]
+        for count in range(1, size + 1):
+            formula = at_least(count, names, both=" and ", either=" or ")
+            for values in itertools.product((False, True), repeat=size):
+                held = dict(zip(names, values, strict=True))
+                assert eval(formula, {}, held) is (sum(values) >= count), (formula, values)  # noqa: S307
+
+
+def test_least_count_is_pg_trgms_test_of_a_candidate():
+    assert [least_count(size, 0.5) for size in (1, 2, 3, 6, 7, 12)] == [1, 1, 2, 3, 4, 6]
+    assert least_count(10, 0.3) == 3 and least_count(4, 1.0) == 4
+
+
+def test_a_long_word_keeps_a_looser_query_that_still_finds_every_match():
+    trigrams = [f"t{i:02d}" for i in range(MAX_QUERY_TRIGRAMS + 4)]  # 20 trigrams: at least 10 at 0.5
+    query = trigram_candidates_query(7, trigrams, 0.5)
+    assert query.count("'7:") > 0 and "'7:t19'" not in query  # the first 16 kept, at least 6 of them
+    assert trigram_candidates_query(7, trigrams, 0.1) is None  # 2 of 20: no test left, every row is tested
