@@ -21,7 +21,7 @@ DEMO_TENANTS = [
     ("Globex Telecom", "globex"),
 ]
 DEMO_PASSWORD_SUFFIX = "-demo-pass"
-# Staff for /admin/: a superuser of no tenant (the operator pages tell it so and link to the admin).
+# Staff for /admin/: a superuser of no tenant (signing in takes it to the admin, which says why).
 STAFF_USERNAME = "staff"
 
 
