@@ -1,4 +1,4 @@
-"""Demo data: two tenants, an admin and an operator in each, one API key each (printed once).
+"""Demo data: two tenants, a user per role in each (admin, operator, viewer), one API key each (printed once).
 
 Idempotent: running it again creates nothing twice. Keys are stored hashed, so an existing key cannot
 be printed again; `--new-keys` issues fresh ones. Other apps add their demo data through a
@@ -45,7 +45,7 @@ class Command(CrossTenantCommand):
                 tenant = Tenant.objects.filter(slug=slug).first() or services.tenant_create(
                     name=name, slug=slug
                 )
-                for role in (Role.ADMIN, Role.OPERATOR):
+                for role in (Role.ADMIN, Role.OPERATOR, Role.VIEWER):
                     username = f"{slug}-{role}"
                     user, _ = services.user_get_or_create(
                         username=username, password=username + DEMO_PASSWORD_SUFFIX
