@@ -3,6 +3,7 @@
 import re
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 
 from tickets.tenancy.models import ApiKey, Membership, Tenant
@@ -46,3 +47,20 @@ def test_seed_demo_prints_a_user_per_role_of_each_tenant_who_can_sign_in(db):
         )
         assert (membership.tenant.name, membership.role) == (tenant_name, role)
         assert membership.user.check_password(password)
+
+
+def test_demo_key_prints_only_a_fresh_key_of_the_demo_tenant(db):
+    """Issue 28, item 2: `KEY=$(.venv/bin/python manage.py demo_key)` gets a key that works, and nothing else."""
+    from django.core.management.base import CommandError
+    from rest_framework.test import APIClient
+
+    with pytest.raises(CommandError, match="make run"):
+        call_command("demo_key", stdout=StringIO())
+    call_command("seed_demo", stdout=StringIO())
+    out = StringIO()
+    call_command("demo_key", "--tenant", "globex", stdout=out)
+    key = out.getvalue().strip()
+    assert re.fullmatch(r"brn_[0-9a-f]{8}_\S+", key) and out.getvalue() == key + "\n"
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert client.get("/api/v1/tenant").json()["slug"] == "globex"

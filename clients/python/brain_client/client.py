@@ -2,7 +2,8 @@
 
 from brain_client import Brain
 with Brain("https://brain.example.com", api_key="brn_...") as brain:
-    context = brain.agent_context(7, conversation="Where is my order?")
+    agent_id = brain.list_agents(name="Support assistant")["results"][0]["id"]
+    context = brain.agent_context(agent_id, conversation="Where is my order?")
     for ticket in brain.iter_tickets(status="solved"):
         ...
 """

@@ -6,6 +6,7 @@ be printed again; `--new-keys` issues fresh ones. Other apps add their demo data
 """
 
 import importlib
+import os
 
 from django.apps import apps
 from django.conf import settings
@@ -25,6 +26,11 @@ DEMO_PASSWORD_SUFFIX = "-demo-pass"
 STAFF_USERNAME = "staff"
 
 
+def production_settings() -> bool:
+    """Whether the production settings are in use. Overridden settings (a test's) have no SETTINGS_MODULE."""
+    return "production" in (settings.SETTINGS_MODULE or os.environ.get("DJANGO_SETTINGS_MODULE", ""))
+
+
 class Command(CrossTenantCommand):
     help = "Create the demo tenants, users, API keys and each app's demo data (idempotent)."
 
@@ -35,7 +41,7 @@ class Command(CrossTenantCommand):
         parser.add_argument("--force", action="store_true", help="Allow seeding when DEBUG is off.")
 
     def handle(self, *args, new_keys: bool, force: bool, **options):
-        if not settings.DEBUG and not force and "production" in settings.SETTINGS_MODULE:
+        if not settings.DEBUG and not force and production_settings():
             raise CommandError(
                 "Refusing to seed demo users into a production database; pass --force if you mean it."
             )
