@@ -103,5 +103,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # Django's default config gives the `django` logger a console handler of its own (with DEBUG on) and
+        # lets it propagate to the root's: each 4xx ("Not Found: /x") was printed twice. The root prints it.
+        "django": {"level": "INFO", "handlers": [], "propagate": True},
+    },
 }

@@ -58,3 +58,13 @@ def test_intelligence_tab_and_agents_page_query_counts(tenant, django_assert_max
         assert client.get(reverse("intelligence-tab", args=[agent.pk])).status_code == 200
     with django_assert_max_num_queries(10):
         assert client.get(reverse("intelligence-agents")).status_code == 200
+
+
+def test_agents_are_found_by_exact_name_in_the_keys_tenant_only(api, tenant, other_tenant):
+    """Issue 28, item 2: the README's examples find the demo's agents by name (`?name=Support+assistant`)."""
+    support = make_agent(tenant, name="Support assistant")
+    make_agent(tenant, name="Support assistant (old)")
+    make_agent(other_tenant, name="Support assistant")
+    found = api.get(reverse("agent-list"), {"name": "Support assistant"}).json()
+    assert [agent["id"] for agent in found["results"]] == [support.pk]
+    assert api.get(reverse("agent-list"), {"name": "support"}).json()["count"] == 0

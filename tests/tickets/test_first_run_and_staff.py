@@ -116,6 +116,16 @@ def test_trace_admin_links_memory_ids(staff_client, tenant):
         )
 
 
+def test_staff_of_no_tenant_land_on_the_admin_after_signing_in(db):
+    """Issue 28, item 7: not on a page served as 403; the admin says why they are there."""
+    get_user_model().objects.create_superuser("root", password="pw-for-tests-1")
+    client = Client()
+    response = client.post(reverse("login"), {"username": "root", "password": "pw-for-tests-1"}, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("admin:index") and response.status_code == 200
+    page = response.content.decode()
+    assert "The Brain administration" in page and "belongs to no tenant" in page
+
+
 def test_redoc_is_served_without_the_internet(client):
     html = client.get(reverse("api-redoc")).content.decode()
     assert "googleapis" not in html and "gstatic" not in html and "cdn" not in html.lower()

@@ -108,16 +108,19 @@ def test_home_checklist_for_an_empty_tenant_and_this_weeks_changes(
     assert "Agent memories: 1 added" in week and "Learning read 1 ticket" in week
 
 
-def test_a_user_without_a_tenant_gets_a_page_that_says_so(db):
+def test_a_user_without_a_tenant_gets_a_page_that_says_so_and_staff_the_admin(db):
     from django.contrib.auth import get_user_model
 
-    staff = get_user_model().objects.create_user("root-like", password="x", is_staff=True)
     client = Client()
-    client.force_login(staff)
+    client.force_login(get_user_model().objects.create_user("no-tenant", password="x"))
     response = client.get("/")
     assert response.status_code == 403
     html = response.content.decode()
-    assert "You are not in a tenant yet" in html and reverse("admin:index") in html
+    assert "You are not in a tenant yet" in html and reverse("invitations") in html
+    # Staff work in the admin: the home page sends them there (issue 28, item 7), not to a 403.
+    client.force_login(get_user_model().objects.create_user("root-like", password="x", is_staff=True))
+    response = client.get("/")
+    assert response.status_code == 302 and response["Location"] == reverse("admin:index")
 
 
 def test_error_pages_are_in_the_products_layout(tenant):

@@ -1,8 +1,10 @@
 """What the sync and async clients share: building a request, the retry policy and reading the answer.
 
-Retries: 429 and 503 are retried up to `max_retries` times. The wait is the answer's `Retry-After`
-(seconds or an HTTP date) when it has one, else exponential backoff (`backoff` × 2^attempt, at most
-`max_backoff`). Both answers mean the request was not carried out, so a write is safe to resend.
+Retries: 429, 503 and a connection that could not be made (refused, timed out while connecting) are retried
+up to `max_retries` times, within one budget. The wait is the answer's `Retry-After` (seconds or an HTTP date)
+when it has one, else exponential backoff (`backoff` × 2^attempt, at most `max_backoff`). All three mean the
+request was not carried out, so a write is safe to resend; an error after the request was sent (a read
+timeout, a dropped connection) is not retried, since the server may have done the work.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from typing import Any
 
 import httpx
 
-from .errors import error_for
+from .errors import ServerError, error_for
 
 RETRY_STATUSES = frozenset({429, 503})
+# The request never reached the server: safe to send again, like a 429 or 503.
+CONNECT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout)
 API_PREFIX = "/api/v1"
 
 
@@ -37,12 +41,18 @@ class RetryPolicy:
     max_backoff: float = 30.0
     statuses: frozenset[int] = field(default=RETRY_STATUSES)
 
-    def delay(self, attempt: int, response: httpx.Response) -> float:
-        """Seconds to wait before retry number `attempt` (0-based) of this answer."""
-        hinted = retry_after_seconds(response.headers.get("Retry-After"))
+    def delay(self, attempt: int, response: httpx.Response | None) -> float:
+        """Seconds to wait before retry number `attempt` (0-based) of this answer (None: no connection)."""
+        hinted = retry_after_seconds(response.headers.get("Retry-After")) if response is not None else None
         if hinted is not None:  # the server knows when it will take the request again
             return hinted
         return min(self.backoff * (2**attempt), self.max_backoff)
+
+
+def unreachable(error: httpx.TransportError, base_url: httpx.URL) -> ServerError:
+    """What a connection that could not be made raises once the retries are spent: status 0, code
+    `unreachable` (raised `from` the httpx error)."""
+    return ServerError(f"Could not connect to {base_url}: {error}", status=0, code="unreachable")
 
 
 def retry_after_seconds(value: str | None) -> float | None:

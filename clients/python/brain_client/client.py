@@ -2,7 +2,8 @@
 
 from brain_client import Brain
 with Brain("https://brain.example.com", api_key="brn_...") as brain:
-    context = brain.agent_context(7, conversation="Where is my order?")
+    agent_id = brain.list_agents(name="Support assistant")["results"][0]["id"]
+    context = brain.agent_context(agent_id, conversation="Where is my order?")
     for ticket in brain.iter_tickets(status="solved"):
         ...
 """
@@ -17,7 +18,16 @@ from typing import Any
 
 import httpx
 
-from ._transport import API_PREFIX, Call, RetryPolicy, decode, default_headers, request_kwargs
+from ._transport import (
+    API_PREFIX,
+    CONNECT_ERRORS,
+    Call,
+    RetryPolicy,
+    decode,
+    default_headers,
+    request_kwargs,
+    unreachable,
+)
 from .operations import Operations
 
 USER_AGENT = "brain-client-python/0.1"
@@ -69,7 +79,14 @@ class Brain(Operations[Any, Iterator[Any]]):
     def _send(self, call: Call) -> Any:
         attempt = 0
         while True:
-            response = self._http.request(call.method, call.path, **request_kwargs(call))
+            try:
+                response = self._http.request(call.method, call.path, **request_kwargs(call))
+            except CONNECT_ERRORS as error:  # never reached the server: retried like a 503
+                if attempt >= self.retry.max_retries:
+                    raise unreachable(error, self._http.base_url) from error
+                self._sleep(self.retry.delay(attempt, None))
+                attempt += 1
+                continue
             if response.status_code in self.retry.statuses and attempt < self.retry.max_retries:
                 self._sleep(self.retry.delay(attempt, response))
                 attempt += 1
@@ -117,7 +134,14 @@ class AsyncBrain(Operations[Awaitable[Any], AsyncIterator[Any]]):
     async def _send(self, call: Call) -> Any:  # type: ignore[override]
         attempt = 0
         while True:
-            response = await self._http.request(call.method, call.path, **request_kwargs(call))
+            try:
+                response = await self._http.request(call.method, call.path, **request_kwargs(call))
+            except CONNECT_ERRORS as error:  # never reached the server: retried like a 503
+                if attempt >= self.retry.max_retries:
+                    raise unreachable(error, self._http.base_url) from error
+                await self._sleep(self.retry.delay(attempt, None))
+                attempt += 1
+                continue
             if response.status_code in self.retry.statuses and attempt < self.retry.max_retries:
                 await self._sleep(self.retry.delay(attempt, response))
                 attempt += 1

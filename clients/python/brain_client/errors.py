@@ -10,7 +10,8 @@ from typing import Any
 
 
 class BrainError(Exception):
-    """Any error answer of the Brain API (or a transport failure after the retries, as `status` 0)."""
+    """Any error answer of the Brain API (or, as `ServerError` with `status` 0 and code `unreachable`, a
+    connection that could not be made once the retries are spent)."""
 
     def __init__(
         self,
@@ -78,7 +79,7 @@ class RateLimited(BrainError):
 
 
 class ServerError(BrainError):
-    """5xx other than 503 (or a transport error, status 0)."""
+    """5xx other than 503 (or no connection after the retries: status 0, code `unreachable`)."""
 
 
 class ServiceUnavailable(ServerError):

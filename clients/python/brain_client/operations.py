@@ -65,12 +65,19 @@ class Operations(Generic[R, I]):
     # --- agents --------------------------------------------------------------------------------
     @operation("v1_agents_list")
     def list_agents(
-        self, *, kind: str | None = None, limit: int | None = None, offset: int | None = None
+        self,
+        *,
+        kind: str | None = None,
+        name: str | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
     ) -> R:
-        return self._send(Call("GET", "/agents", {"kind": kind, "limit": limit, "offset": offset}))
+        """name: the agent's exact name (how the demo's examples find "Support assistant")."""
+        params = {"kind": kind, "name": name, "limit": limit, "offset": offset}
+        return self._send(Call("GET", "/agents", params))
 
-    def iter_agents(self, *, kind: str | None = None, page_size: int = 100) -> I:
-        return self._paginate(Call("GET", "/agents", {"kind": kind}), page_size)
+    def iter_agents(self, *, kind: str | None = None, name: str | None = None, page_size: int = 100) -> I:
+        return self._paginate(Call("GET", "/agents", {"kind": kind, "name": name}), page_size)
 
     @operation("v1_agents_create")
     def create_agent(self, *, name: str, **fields: Any) -> R:

@@ -48,11 +48,12 @@ class AgentViewSet(
     mixins.UpdateModelMixin,
     GenericViewSet,
 ):
-    """The tenant's agents, with their learning config (spec defaults filled) and budget overrides."""
+    """The tenant's agents, with their learning config (spec defaults filled) and budget overrides. The list
+    filters on `kind` and on an exact `name` (how a script finds an agent it knows by name)."""
 
     queryset = Agent.objects.all()
     serializer_class = AgentSerializer
-    filterset_fields = ["kind"]
+    filterset_fields = ["kind", "name"]
 
     def perform_create(self, serializer):
         serializer.instance = services.agent_create(tenant=self.tenant, **serializer.validated_data)

@@ -1,4 +1,4 @@
-"""Demo data: two tenants, an admin and an operator in each, one API key each (printed once).
+"""Demo data: two tenants, a user per role in each (admin, operator, viewer), one API key each (printed once).
 
 Idempotent: running it again creates nothing twice. Keys are stored hashed, so an existing key cannot
 be printed again; `--new-keys` issues fresh ones. Other apps add their demo data through a
@@ -6,6 +6,7 @@ be printed again; `--new-keys` issues fresh ones. Other apps add their demo data
 """
 
 import importlib
+import os
 
 from django.apps import apps
 from django.conf import settings
@@ -21,8 +22,13 @@ DEMO_TENANTS = [
     ("Globex Telecom", "globex"),
 ]
 DEMO_PASSWORD_SUFFIX = "-demo-pass"
-# Staff for /admin/: a superuser of no tenant (the operator pages tell it so and link to the admin).
+# Staff for /admin/: a superuser of no tenant (signing in takes it to the admin, which says why).
 STAFF_USERNAME = "staff"
+
+
+def production_settings() -> bool:
+    """Whether the production settings are in use. Overridden settings (a test's) have no SETTINGS_MODULE."""
+    return "production" in (settings.SETTINGS_MODULE or os.environ.get("DJANGO_SETTINGS_MODULE", ""))
 
 
 class Command(CrossTenantCommand):
@@ -35,7 +41,7 @@ class Command(CrossTenantCommand):
         parser.add_argument("--force", action="store_true", help="Allow seeding when DEBUG is off.")
 
     def handle(self, *args, new_keys: bool, force: bool, **options):
-        if not settings.DEBUG and not force and "production" in settings.SETTINGS_MODULE:
+        if not settings.DEBUG and not force and production_settings():
             raise CommandError(
                 "Refusing to seed demo users into a production database; pass --force if you mean it."
             )
@@ -45,7 +51,7 @@ class Command(CrossTenantCommand):
                 tenant = Tenant.objects.filter(slug=slug).first() or services.tenant_create(
                     name=name, slug=slug
                 )
-                for role in (Role.ADMIN, Role.OPERATOR):
+                for role in (Role.ADMIN, Role.OPERATOR, Role.VIEWER):
                     username = f"{slug}-{role}"
                     user, _ = services.user_get_or_create(
                         username=username, password=username + DEMO_PASSWORD_SUFFIX

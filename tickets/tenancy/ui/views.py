@@ -34,13 +34,20 @@ from .sections import operator_ui_sections
 class HomeView(TenantViewMixin, View):
     """The overview: each section's cards, what changed in the last 7 days, and, until every step is done, the
     setup checklist (an agent, a rule, an API key, a first ticket). A signed-in user with no tenant is sent
-    to their pending invitations, or, with none, gets a page that says so (and, for staff, links to the
-    admin) instead of a bare 403."""
+    to their pending invitations; with none, staff go on to the admin (where they work: signing in lands them
+    there, with a message saying why) and anyone else gets a page that says so instead of a bare 403."""
 
     def dispatch(self, request, *args, **kwargs):
         if request.user.is_authenticated and request.tenant is None:
             if invitations_pending_for_user(request.user):
                 return redirect("invitations")
+            if request.user.is_staff:
+                messages.info(
+                    request,
+                    "Your account belongs to no tenant, so the operator pages have nothing to show; you manage "
+                    "every tenant here. To use the operator pages, add yourself to a tenant under Memberships.",
+                )
+                return redirect("admin:index")
             return render(request, "no_tenant.html", status=403)
         return super().dispatch(request, *args, **kwargs)
 
