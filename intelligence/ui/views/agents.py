@@ -144,6 +144,8 @@ class IntelligenceTabView(AgentScopedView):
             "page_obj": page_obj,
             "filters": filters,
             "filtered": bool(filter_params),
+            "search": filter_params.get("q", ""),
+            "filtered_beyond_search": bool(set(filter_params) - {"q"}),
             "filter_query": urlencode(filter_params),
             "status_counts": counts,
             "memory_count": sum(counts.values()),
