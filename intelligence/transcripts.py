@@ -8,6 +8,7 @@ by it first. The Conversations, conversation, Runs, Traces and trace pages read 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import reduce
@@ -121,8 +122,12 @@ class TranscriptPreview:
         return self.count - len(self.turns)
 
 
+# A caller's speaker tag at the start of its text ("Customer: ..."): left out of a label, kept in the transcript.
+SPEAKER = re.compile(r"^(customer|user|client|visitor|human)\s*:\s*", re.IGNORECASE)
+
+
 def _label(title: str, first_asked: str, kind: str, pk: int) -> str:
-    text = title or " ".join(first_asked.split())
+    text = title or SPEAKER.sub("", " ".join(first_asked.split()))
     if not text:
         return f"{kind.capitalize()} {pk}"
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1].rstrip() + "…"

@@ -95,7 +95,8 @@ def test_a_caller_that_resends_the_whole_conversation_shows_only_what_is_new(api
 def test_the_conversations_list_names_a_conversation_by_its_customers_message(tenant, agent, chat):
     html = signed_in(tenant).get(reverse("intelligence-conversations", args=[agent.pk])).content.decode()
     row = html.split(f'data-testid="conversation-{chat["id"]}"')[1].split("</tr>")[0]
-    assert ASKED_1[:60] in row  # its label: the first customer message, not "conversation 11"
+    # Its label: the first customer message (its speaker tag left out), not "conversation 11".
+    assert f'data-testid="open-conversation-{chat["id"]}">my parcel has not arrived and the tracking' in row
     assert ASKED_2 in row and REPLY_2 in row  # the latest exchange next to the rating form
     assert f'data-testid="down-conversation-{chat["id"]}"' in row
     assert reverse("intelligence-conversation", args=[agent.pk, chat["id"]]) in row
