@@ -50,12 +50,16 @@ class SearchBoxResult:
     by_meaning: bool
 
 
-def _relevant(memory, floor: float) -> bool:
+def _relevance(memory, floor: float) -> float | None:
+    """The memory's score for the box, or None when the box does not list it: a similarity under the floor
+    neither lists a memory nor lifts one that the words found (its share of the fused score is taken out)."""
     tiers = memory.explanation.get("tiers") or {}
-    if "fts" in tiers or "trigram" in tiers:
-        return True
     vector = tiers.get("vector")
-    return vector is not None and vector["score"] >= floor
+    if vector is None or vector["score"] >= floor:
+        return memory.score
+    if "fts" in tiers or "trigram" in tiers:
+        return memory.score - vector["rrf"]
+    return None
 
 
 def _engine_ids(tenant_id: int, query: str, engine_filters: dict[str, Any]) -> tuple[list[int], bool]:
@@ -66,7 +70,8 @@ def _engine_ids(tenant_id: int, query: str, engine_filters: dict[str, Any]) -> t
         found, by_meaning = recall(mode="hybrid", **common, **engine_filters), True
     except EmbedderError:  # the page still searches words (typos, stems) when the model cannot answer
         found, by_meaning = recall(mode="lexical", **common, **engine_filters), False
-    return [m.id for m in found if _relevant(m, floor)], by_meaning
+    scored = [(score, m.id) for m in found if (score := _relevance(m, floor)) is not None]
+    return [memory_id for _, memory_id in sorted(scored, key=lambda item: (-item[0], item[1]))], by_meaning
 
 
 def search_box(

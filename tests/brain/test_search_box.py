@@ -110,8 +110,11 @@ def test_the_intelligence_search_finds_meaning_with_the_default_embedder(tenant,
     refund = add_memory(agent, "Never promise a refund before the billing team has confirmed it.")
     euros = add_memory(agent, "Report spend and cost per acquisition in euros, rounded to whole numbers.")
     unrelated = add_memory(agent, "Greet customers by first name.")
-    embedded(refund, euros, unrelated)
-    assert found(agent, search="money back") == [refund]  # no word in common
+    callback = add_memory(agent, "Customers on the premium plan get a callback within four business hours.")
+    embedded(refund, euros, unrelated, callback)
+    # No word in common with the refund rule; "back" is like a part of "callback" (the typo tier), whose
+    # meaning is far: the meaning ranks first, and a similarity under the floor lifts nothing.
+    assert found(agent, search="money back") == [refund, callback]
     assert found(agent, search="currency") == [euros]
     assert found(agent, search="weather forecast") == []  # nothing near enough: nothing listed
 
