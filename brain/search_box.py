@@ -45,7 +45,6 @@ class SearchBoxResult:
     and the box matched words only (typos and stems still)."""
 
     ids: list[int]
-    ranked: int
     capped: bool
     by_meaning: bool
 
@@ -86,7 +85,7 @@ def search_box(
     """
     query = " ".join(query.split())
     if not query:
-        return SearchBoxResult(ids=[], ranked=0, capped=False, by_meaning=True)
+        return SearchBoxResult(ids=[], capped=False, by_meaning=True)
     engine_ids, by_meaning = _engine_ids(tenant_id, query, engine_filters)
     allowed = set(rows.filter(id__in=engine_ids).values_list("id", flat=True)) if engine_ids else set()
     ranked = [i for i in engine_ids if i in allowed]
@@ -96,6 +95,4 @@ def search_box(
         .values_list("id", flat=True)[: SEARCH_BOX_LIMIT + 1]
     )
     capped = len(engine_ids) >= SEARCH_BOX_LIMIT or len(literal_ids) > SEARCH_BOX_LIMIT
-    return SearchBoxResult(
-        ids=ranked + literal_ids[:SEARCH_BOX_LIMIT], ranked=len(ranked), capped=capped, by_meaning=by_meaning
-    )
+    return SearchBoxResult(ids=ranked + literal_ids[:SEARCH_BOX_LIMIT], capped=capped, by_meaning=by_meaning)

@@ -72,6 +72,7 @@ class SearchPage:
     offset: int
     next_offset: int | None
     capped: bool
+    by_meaning: bool = True
 
 
 def _engine_filters(tenant_id: int, status: str, family: str | None) -> dict | None:
@@ -120,4 +121,5 @@ def client_brain_search(
         offset=offset,
         next_offset=offset + size if len(found.ids) > offset + size else None,
         capped=found.capped,
+        by_meaning=found.by_meaning,
     )

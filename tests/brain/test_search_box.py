@@ -5,11 +5,12 @@ import pytest
 
 from brain.api import agent_memory_list
 from brain.client_brain.insights import client_brain_search
-from brain.embedders import get_embedder
+from brain.embedders import clear_query_cache, get_embedder
 from brain.models import Memory
 from brain.onnx_minilm import OnnxMiniLMEmbedder
 from tests.brain.factories import fact, issue, process
 from tests.intelligence.factories import add_memory, make_agent
+from tests.loopback import LoopbackOpenAI
 
 pytestmark = pytest.mark.django_db
 
@@ -182,3 +183,19 @@ def test_the_client_brain_search_pages_its_matches(tenant, settings):
     assert (first.total, len(first.rows), first.next_offset) == (5, 3, 3)
     assert (len(second.rows), second.next_offset) == (2, None)
     assert not {r.id for r in first.rows} & {r.id for r in second.rows}
+
+
+def test_a_search_box_still_matches_words_when_the_embedder_fails(tenant, client_brain, settings):
+    with LoopbackOpenAI() as server:
+        server.fail_next = 100  # every embedding request answers 500
+        settings.BRAIN_EMBEDDER = {
+            "BACKEND": "brain.embedders.OpenAICompatibleEmbedder",
+            "BASE_URL": server.base_url,
+            "MODEL": "loopback-embed",
+            "API_KEY": "test-key",
+        }
+        clear_query_cache()
+        page = client_brain_search(tenant_id=tenant.pk, query="waranty")
+        assert [row.id for row in page.rows] == [client_brain["warranty"].id]
+        assert page.by_meaning is False
+        assert server.requests  # the model was asked, and failed
