@@ -18,6 +18,7 @@ from django.db.models import Count, Q
 from .caches import StateCache
 from .memory_state import memory_state
 from .models import AgentMemory, BrainScopeKind, MemoryStatus, MemoryType
+from .search_box import search_box
 
 AGENT_MEMORY_TYPE = MemoryType.AGENT_MEMORY
 PROVIDERS = ("meta_ads", "google_ads", "tiktok_ads", "dv360")
@@ -101,8 +102,9 @@ def agent_memory_list(
 ) -> AgentMemoryPage:
     """One page of an agent's memories, newest first, filtered.
 
-    `scope` is "unscoped" (no provider, no campaigns), "scoped" (either), or a provider name. `search` is a
-    case-insensitive substring of the content or a tag.
+    `scope` is "unscoped" (no provider, no campaigns), "scoped" (either), or a provider name. `search` goes
+    through the retrieval engine (brain.search_box: typos, stems, meaning), best match first, then the
+    memories holding it literally in their content or as a tag; `total` then counts what the box lists.
     """
     rows = _agent_rows(tenant_id, agent_id)
     if category:
@@ -119,11 +121,36 @@ def agent_memory_list(
         rows = rows.exclude(provider="", campaign_ids=[])
     elif scope:
         rows = rows.filter(provider=scope)
-    if search:
-        rows = rows.filter(Q(text__icontains=search) | Q(tags__contains=[search]))
+    if search.strip():
+        return _searched(rows, tenant_id, agent_id, search, category, strength, status, offset, limit)
     total = rows.count()
     page = _records(rows.order_by("-created_at", "-id")[offset : offset + limit])
     return AgentMemoryPage(items=page, total=total, offset=offset, limit=limit)
+
+
+def _searched(
+    rows, tenant_id, agent_id, search, category, strength, status, offset, limit
+) -> AgentMemoryPage:
+    """The filtered `rows` the search box finds for `search`, best first, one page of them."""
+    found = search_box(
+        tenant_id=tenant_id,
+        query=search,
+        rows=rows,
+        literal=Q(text__icontains=search.strip()) | Q(tags__contains=[search.strip()]),
+        literal_order=rows.order_by("-created_at", "-id"),
+        # The engine narrowed as far as its filters go; `rows` applies source and scope.
+        scope_kind=BrainScopeKind.AGENT.value,
+        scope_ids=[str(agent_id)],
+        types=[AGENT_MEMORY_TYPE.value],
+        statuses=[status] if status else None,
+        strengths=[strength] if strength else None,
+        categories=[category] if category else None,
+    )
+    shown = found.ids[offset : offset + limit]
+    by_id = {r.id: r for r in _records(rows.filter(id__in=shown))} if shown else {}
+    return AgentMemoryPage(
+        items=[by_id[i] for i in shown if i in by_id], total=len(found.ids), offset=offset, limit=limit
+    )
 
 
 def agent_memory_get(*, tenant_id: int, agent_id: int, memory_id: int) -> AgentMemoryRecord | None:

@@ -52,7 +52,10 @@ class ContextTrace(models.Model):
 
     `sections` maps section name -> {"memory_ids": [...], "chars": n, "budget": n, "truncated": bool};
     `omitted` maps reason -> memory ids for the first OMITTED_DETAIL_LIMIT omissions, in the assembly's
-    order, and `omitted_counts` counts every omission per reason.
+    order, and `omitted_counts` counts every omission per reason. `request_text` is what the call carried
+    (the customer's message: the conversation text, or a ticket's subject and latest message), at most
+    REQUEST_TEXT_MAX_CHARS, its end kept; the transcript of a conversation or run is read from it. Traces
+    stored before it existed have only `request_summary["query_excerpt"]` (200 characters).
     """
 
     # No index of its own: trace_tenant_agent_created leads with the tenant (one index less per call).
@@ -60,6 +63,7 @@ class ContextTrace(models.Model):
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="context_traces")
     created_at = models.DateTimeField(auto_now_add=True)
     request_summary = models.JSONField(default=dict, blank=True)
+    request_text = models.TextField(blank=True, default="")
     sections = models.JSONField(default=dict, blank=True)
     injected_memory_ids = models.JSONField(default=list, blank=True)
     omitted = models.JSONField(default=dict, blank=True)
@@ -190,7 +194,8 @@ class AgentRun(FeedbackFields):
 
 
 class ConversationTurn(models.Model):
-    """One turn of a conversation: the trace that served it and the agent's response (read for citations)."""
+    """One turn of a conversation: the trace that served it (which holds the customer's message the context
+    call carried, `ContextTrace.request_text`) and the agent's response (read for citations)."""
 
     tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+", db_index=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")

@@ -6,7 +6,13 @@ one more bounded statement, tenant first.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.db.models import Q
+
+from brain.models import BrainScopeKind
+from brain.search_box import search_box
 
 from .dashboard import (
     CURRENT,
@@ -20,8 +26,6 @@ from .dashboard import (
     to_row,
 )
 from .tally import BINS as HISTOGRAM_BINS
-
-SEARCH_LIMIT = 50
 
 
 def confidence_histogram(*, tenant_id: int) -> tuple[list[int], int]:
@@ -58,12 +62,64 @@ def row_tickets(*, tenant_id: int, memory_ids: list[int]) -> dict[int, list[str]
     return found
 
 
-def client_brain_search(*, tenant_id: int, query: str, status: str = "current") -> list[DashboardRow]:
-    """Up to SEARCH_LIMIT rows of one status filter whose key or value contains `query` (case-insensitive; the
-    trigram index serves it), in the dashboard's order."""
-    rows = (
-        client_brain_rows(tenant_id=tenant_id)
-        .filter(status_condition(status))
-        .filter(Q(key__icontains=query) | Q(text__icontains=query))
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of what the search box found, best match first. `total` counts every row the box lists
+    (`capped`: more may match than that); `next_offset` is None on the last page."""
+
+    rows: list[DashboardRow]
+    total: int
+    offset: int
+    next_offset: int | None
+    capped: bool
+    by_meaning: bool = True
+
+
+def _engine_filters(tenant_id: int, status: str, family: str | None) -> dict | None:
+    """The engine's filters for the rows one status filter (and family) shows: the tally's types and statuses
+    of those rows (legacy types included), or None when the filter shows no row."""
+    groups = [
+        g
+        for g in client_brain_groups(tenant_id=tenant_id)
+        if (family is None or g.type == family) and (status == "all" or status_bucket(g.status) == status)
+    ]
+    if not groups:
+        return None
+    return {
+        "scope_kind": BrainScopeKind.TENANT.value,
+        "types": sorted({g.type for g in groups}),
+        "statuses": sorted({g.status for g in groups}),
+    }
+
+
+def client_brain_search(
+    *, tenant_id: int, query: str, status: str = CURRENT, family: str | None = None, offset: int = 0
+) -> SearchPage:
+    """The operator's search box: rows of one status filter (and family) that the retrieval engine finds for
+    `query` (typos, stems, meaning: brain.search_box), best match first, then the rows holding it literally
+    in their key or value, in the dashboard's order; one page of BRAIN_CLIENT_BRAIN_PAGE_SIZE from `offset`.
+    Tenant-scoped. Not the recall into prompts (brain.client_brain.recall, word overlap as the spec says)."""
+    engine_filters = _engine_filters(tenant_id, status, family)
+    if engine_filters is None or not query.strip():
+        return SearchPage(rows=[], total=0, offset=offset, next_offset=None, capped=False)
+    shows = status_condition(status) & (Q(type=family) if family else Q())
+    needle = " ".join(query.split())
+    found = search_box(
+        tenant_id=tenant_id,
+        query=query,
+        rows=client_brain_stored(tenant_id=tenant_id).filter(shows),
+        literal=Q(key__icontains=needle) | Q(text__icontains=needle),
+        literal_order=dashboard_ordered(client_brain_rows(tenant_id=tenant_id).filter(shows)),
+        **engine_filters,
     )
-    return [to_row(m) for m in dashboard_ordered(rows)[:SEARCH_LIMIT]]
+    size = settings.BRAIN_CLIENT_BRAIN_PAGE_SIZE
+    shown = found.ids[offset : offset + size]
+    by_id = {m.id: to_row(m) for m in client_brain_rows(tenant_id=tenant_id).filter(id__in=shown)}
+    return SearchPage(
+        rows=[by_id[i] for i in shown if i in by_id],
+        total=len(found.ids),
+        offset=offset,
+        next_offset=offset + size if len(found.ids) > offset + size else None,
+        capped=found.capped,
+        by_meaning=found.by_meaning,
+    )

@@ -4,7 +4,8 @@ GET ?status=<filter>&type=<family>&offset=<n>&q=<text>. Current rows by default;
 superseded, archived or all rows instead (dashboard.STATUS_FILTERS). Without JavaScript, "Load more memories"
 is a link to the next bounded offset page; with it, the next page's rows (?partial=rows) are appended in
 place, skipping row ids already shown. Choosing a family or a status always restarts from the first page. A
-search (`q`) lists up to insights.SEARCH_LIMIT matching rows instead of the pages. No edit, delete or reset
+search (`q`) goes through the retrieval engine (insights.client_brain_search: typos, stems, meaning), best
+match first, under the status and family filters, paged the same way. No edit, delete or reset
 controls: Client Brain mutation is suspended (DESIGN.md decision 10). Charts are server-side SVG.
 """
 
@@ -16,7 +17,13 @@ from django.shortcuts import render
 from django.views import View
 
 from brain.client_brain import typed
-from brain.client_brain.dashboard import CURRENT, STATUS_FILTERS, client_brain_page, client_brain_stats
+from brain.client_brain.dashboard import (
+    CURRENT,
+    STATUS_FILTERS,
+    DashboardPage,
+    client_brain_page,
+    client_brain_stats,
+)
 from brain.client_brain.insights import HISTOGRAM_BINS, client_brain_search, confidence_histogram, row_tickets
 from brain.client_brain.waiting import waiting_for_evidence
 from tickets.tenancy.charts import bar_chart
@@ -33,9 +40,10 @@ def _offset(raw: str | None) -> int:
         return 0
 
 
-def _query(*, status: str, family: str | None) -> str:
-    """The filters' query string (without an offset), leaving out the defaults."""
-    return urlencode({k: v for k, v in (("status", status), ("type", family)) if v and v != CURRENT})
+def _query(*, status: str, family: str | None, search: str = "") -> str:
+    """The filters' query string (without an offset), leaving out the defaults; the search kept when given."""
+    pairs = (("q", search), ("status", status), ("type", family))
+    return urlencode({k: v for k, v in pairs if v and v != CURRENT})
 
 
 def _with_tickets(tenant_id: int, rows) -> list[tuple]:
@@ -66,30 +74,45 @@ def dashboard_charts(tenant, stats) -> list[dict]:
     return charts
 
 
+def _page(tenant_id: int, *, status: str, family: str | None, offset: int, search: str):
+    """The rows shown: a page of the dashboard's order, or, with a search, a page of what the search box
+    found (best match first) under the same filters. Returns (page, the search's page or None)."""
+    if not search:
+        return client_brain_page(tenant_id=tenant_id, family=family, status=status, offset=offset), None
+    status = status if status in STATUS_FILTERS else CURRENT
+    family = family if family in typed.FAMILIES else None
+    found = client_brain_search(
+        tenant_id=tenant_id, query=search, status=status, family=family, offset=offset
+    )
+    return DashboardPage(found.rows, family, status, offset, found.next_offset), found
+
+
 class ClientBrainDashboardView(TenantViewMixin, View):
     def get(self, request):
         tenant_id = request.tenant.pk
-        page = client_brain_page(
-            tenant_id=tenant_id,
-            family=request.GET.get("type") or None,
+        search = " ".join((request.GET.get("q") or "").split())[:200]
+        page, found = _page(
+            tenant_id,
             status=request.GET.get("status") or CURRENT,
+            family=request.GET.get("type") or None,
             offset=_offset(request.GET.get("offset")),
-        )
-        search = (request.GET.get("q") or "").strip()[:200]
-        rows = (
-            client_brain_search(tenant_id=tenant_id, query=search, status=page.status)
-            if search
-            else page.rows
+            search=search,
         )
         template_context = {
             "page": page,
-            "rows": _with_tickets(tenant_id, rows),
+            "rows": _with_tickets(tenant_id, page.rows),
             "search": search,
-            "query": _query(status=page.status, family=page.family),
+            "found": found,
+            "query": _query(status=page.status, family=page.family, search=search),
+            "clear_query": _query(status=page.status, family=page.family),
+            "all_query": _query(status="all", family=None, search=search),
             "type_filters": [
-                (family, _query(status=page.status, family=family)) for family in (None, *typed.FAMILIES)
+                (family, _query(status=page.status, family=family, search=search))
+                for family in (None, *typed.FAMILIES)
             ],
-            "status_filters": [(s, _query(status=s, family=page.family)) for s in STATUS_FILTERS],
+            "status_filters": [
+                (s, _query(status=s, family=page.family, search=search)) for s in STATUS_FILTERS
+            ],
         }
         if request.GET.get("partial") == "rows":
             return render(request, "client_brain/_rows.html", template_context)

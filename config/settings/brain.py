@@ -166,6 +166,9 @@ BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = env_str("BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK
 # VECTOR_STRATEGY ("hnsw" iterative index scans | "exact" per-tenant scan), HNSW_EF_SEARCH,
 # HNSW_MAX_SCAN_TUPLES, TRIGRAM_MAX_WORDS, TRIGRAM_THRESHOLD.
 BRAIN_RECALL: dict = {}
+# Overrides of brain.search_box.DEFAULTS for the operators' search boxes (Intelligence tab, Client Brain page):
+# VECTOR_FLOOR, the cosine similarity a memory found by meaning alone needs to be listed (0.35, for MiniLM).
+BRAIN_SEARCH_BOX: dict = {}
 # The last stage of recall() (not of recall_scores, the runtime context path): the feature reranker without a
 # model (brain.search.rerankers; weights chosen on LoCoMo conversations 0-4, README "LoCoMo"). Another
 # backend, e.g. {"BACKEND": "myapp.rerankers.CrossEncoderReranker"}, or None for the fused order.

@@ -32,6 +32,10 @@ from ..runtime import (
 )
 
 AGENT_MEMORY_TYPE = brain_api.MemoryType.AGENT_MEMORY.value
+# What a trace keeps of the call's text for the transcript: a customer's message is far shorter; a caller
+# that sends the whole conversation each turn has its newest messages (the end) kept.
+REQUEST_TEXT_MAX_CHARS = 4000
+SUBJECT_MAX_CHARS = 300
 
 
 class AgentMemoryNotFound(Exception):
@@ -240,6 +244,17 @@ class ContextRequest:
     def query(self) -> str:
         return " ".join(p for p in (self.ticket_subject, self.ticket_message, self.conversation) if p).strip()
 
+    def request_text(self) -> str:
+        """What the call carried, as the transcript shows it: the ticket's subject ("Subject: ..."), then its
+        latest message and the conversation text; at most REQUEST_TEXT_MAX_CHARS, the end kept ("…" first)."""
+        subject = " ".join(self.ticket_subject.split())[:SUBJECT_MAX_CHARS]
+        head = f"Subject: {subject}\n\n" if subject else ""
+        body = "\n\n".join(p.strip() for p in (self.ticket_message, self.conversation) if p.strip())
+        room = REQUEST_TEXT_MAX_CHARS - len(head)
+        if len(body) > room:
+            body = "…" + body[-(room - 1) :]
+        return (head + body).strip()
+
     def summary(self) -> dict[str, Any]:
         return {
             "query_chars": len(self.query),
@@ -363,6 +378,7 @@ def agent_context_build(
         agent=agent,
         origin=origin,
         request_summary=request.summary(),
+        request_text=request.request_text(),
         sections={
             s.name: {
                 "memory_ids": s.memory_ids,

@@ -32,11 +32,19 @@ urlpatterns = [
     path("agents/<int:pk>/budget/", agents.AgentBudgetView.as_view(), name="intelligence-budget"),
     path("agents/<int:pk>/preview/", agents.BudgetPreviewView.as_view(), name="intelligence-preview"),
     path("agents/<int:pk>/traces/", agents.AgentTracesView.as_view(), name="intelligence-traces"),
+    path(
+        "agents/<int:pk>/traces/<int:trace_id>/", agents.TraceDetailView.as_view(), name="intelligence-trace"
+    ),
     # Feedback and suggestions (intelligence/ui/views/feedback.py).
     path(
         "agents/<int:pk>/conversations/",
         feedback.ConversationsView.as_view(),
         name="intelligence-conversations",
+    ),
+    path(
+        "agents/<int:pk>/conversations/<int:record_id>/",
+        feedback.ConversationDetailView.as_view(),
+        name="intelligence-conversation",
     ),
     path(
         "agents/<int:pk>/conversations/<int:record_id>/feedback/",

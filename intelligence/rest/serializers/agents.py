@@ -130,7 +130,15 @@ class AgentMemoryFilterSerializer(serializers.Serializer):
     status = _any(brain_api.MemoryStatus.choices)
     source = _any(brain_api.MemorySource.choices)
     scope = _any(["scoped", "unscoped", *brain_api.PROVIDERS])
-    q = serializers.CharField(source="search", required=False, allow_blank=True, default="", max_length=200)
+    q = serializers.CharField(
+        source="search",
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=200,
+        help_text="Words to search for through the retrieval engine (misspellings, other forms of a word and"
+        " similar meanings count), best match first; memories holding the text literally or as a tag follow.",
+    )
     # Paging is the API's one rule (config.rest.page_bounds: 400 when not a whole number, clamped above the
     # maximum); the view passes `limit` / `offset` from there.
 

@@ -22,7 +22,7 @@ from brain import api as brain_api
 from config.ui import service_errors
 from tickets.tenancy.ui.mixins import TenantViewMixin
 
-from ... import selectors, services
+from ... import selectors, services, transcripts
 from ...runtime import SECTION_TITLES, TIER_ORDER, default_budget
 from ..forms import (
     STRENGTH_LABELS,
@@ -144,6 +144,8 @@ class IntelligenceTabView(AgentScopedView):
             "page_obj": page_obj,
             "filters": filters,
             "filtered": bool(filter_params),
+            "search": filter_params.get("q", ""),
+            "filtered_beyond_search": bool(set(filter_params) - {"q"}),
             "filter_query": urlencode(filter_params),
             "status_counts": counts,
             "memory_count": sum(counts.values()),
@@ -418,10 +420,18 @@ class BudgetPreviewView(AgentScopedView):
 
 
 class AgentTracesView(AgentScopedView):
-    """Recent runtime calls of the agent (its context traces): what each injected, what it left out and why."""
+    """Recent runtime calls of the agent (its context traces): the question each was asked and the
+    conversation or run it served (intelligence.transcripts), what it injected, what it left out and why."""
 
-    def get(self, request, agent):
-        traces = list(selectors.recent_traces(self.tenant, agent, limit=30))
+    template_name = "intelligence/traces.html"
+
+    def traces(self, agent) -> list:
+        return list(selectors.recent_traces(self.tenant, agent, limit=30))
+
+    def get(self, request, agent, **kwargs):
+        traces = self.traces(agent, **kwargs)
+        served = transcripts.trace_records(self.tenant, agent, traces)
+        labels = transcripts.record_labels(self.tenant, served.values())
         records = {
             r.id: r for r in brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
         }
@@ -442,6 +452,9 @@ class AgentTracesView(AgentScopedView):
             rows.append(
                 {
                     "trace": trace,
+                    "asked": transcripts.asked_of(trace),
+                    "served": served.get(trace.pk),
+                    "served_label": labels.get(served[trace.pk].key) if trace.pk in served else "",
                     "sections": sections,
                     "omitted": [
                         (reason, [(i, records.get(i)) for i in ids])
@@ -455,6 +468,23 @@ class AgentTracesView(AgentScopedView):
             )
         return render(
             request,
-            "intelligence/traces.html",
-            {"agent": agent, "rows": rows, "nav_agents": True, "strength_labels": STRENGTH_LABELS},
+            self.template_name,
+            {
+                "agent": agent,
+                "rows": rows,
+                "nav_agents": True,
+                "strength_labels": STRENGTH_LABELS,
+                "trace_page": bool(kwargs),
+            },
         )
+
+
+class TraceDetailView(AgentTracesView):
+    """One trace: the question it was asked, the conversation or run it served (linked) and the agent's reply
+    to that call, with what it injected and left out. Another agent's or tenant's trace is a 404."""
+
+    def traces(self, agent, trace_id: int) -> list:
+        trace = selectors.trace_for_tenant(self.tenant, trace_id)
+        if trace is None or trace.agent_id != agent.pk:
+            raise Http404("No such trace for this agent.")
+        return [trace]

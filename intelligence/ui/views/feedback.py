@@ -1,6 +1,7 @@
-"""Operator UI for feedback and suggestions: an agent's Conversations page (recent conversations and runs, the
-memories their prompt was given as `[mem:ID]` chips, the response, thumbs up / down with a comment) and its
-Suggestions queue (activate, edit then activate, dismiss with a reason).
+"""Operator UI for feedback and suggestions: an agent's Conversations page (recent conversations and runs with
+their latest exchanges — what the customer asked, the memories the prompt was given as `[mem:ID]` chips, the
+agent's reply — and thumbs up / down with a comment), a conversation's page (its whole transcript beside its
+rating), and its Suggestions queue (activate, edit then activate, dismiss with a reason).
 
 On the one tenancy layer (`TenantViewMixin` through `AgentScopedView`): viewers read, operators rate and
 review. A conversation, run or suggestion that is not this agent's (or tenant's) is a 404. POST/redirect/GET.
@@ -16,9 +17,8 @@ from django.urls import reverse
 from brain import api as brain_api
 from config.ui import service_refusal
 
-from ... import selectors
+from ... import selectors, transcripts
 from ...learning import learning_config_for
-from ...runtime import TIER_ORDER
 from ...services import feedback, suggestions
 from ..forms import STRENGTH_LABELS
 from .agents import AgentScopedView, _actor
@@ -36,52 +36,65 @@ def _response_of(record) -> str:
     return ""
 
 
-def _chips(trace) -> tuple[list[int], list[int]]:
-    """The agent memories (by tier) and the Client Brain rows the trace injected."""
-    if trace is None:
-        return [], []
-    sections = trace.sections or {}
-    agent_ids = [i for name in TIER_ORDER for i in (sections.get(name) or {}).get("memory_ids", [])]
-    brand_ids = list((sections.get("brand") or {}).get("memory_ids", []))
-    return agent_ids, brand_ids
+def _rows(records, kind: str, previews) -> list[dict]:
+    return [
+        {"kind": kind, "record": r, "preview": previews[r.pk], "response": _response_of(r)} for r in records
+    ]
 
 
-def _rows(records, kind: str) -> list[dict]:
-    rows = []
-    for record in records:
-        agent_ids, brand_ids = _chips(record.context_trace)
-        rows.append(
-            {
-                "kind": kind,
-                "record": record,
-                "label": (record.title if kind == "conversation" else record.summary)
-                or f"{kind} {record.pk}",
-                "agent_memory_ids": agent_ids,
-                "brand_memory_ids": brand_ids,
-                "response": _response_of(record),
-            }
-        )
-    return rows
+def _page_context(agent, **extra) -> dict:
+    return {
+        "agent": agent,
+        "comment_max": feedback.COMMENT_MAX_CHARS,
+        "threshold": learning_config_for(agent).suggestion_feedback_threshold,
+        "suggestion_count": selectors.suggestion_count(agent),
+        "nav_agents": True,
+        **extra,
+    }
 
 
 class ConversationsView(AgentScopedView):
-    """The agent's recent conversations and runs with their injected memories, response and feedback."""
+    """The agent's recent conversations and runs: what the customer asked and the agent answered (the
+    latest exchanges, intelligence.transcripts), the memories each prompt was given, and the rating form."""
 
     def get(self, request, agent):
-        conversations = _rows(selectors.conversations_recent(self.tenant, agent, RECENT), "conversation")
-        runs = _rows(selectors.runs_recent(self.tenant, agent, RECENT), "run")
+        conversations = list(selectors.conversations_recent(self.tenant, agent, RECENT))
+        runs = list(selectors.runs_recent(self.tenant, agent, RECENT))
         return render(
             request,
             "intelligence/conversations.html",
-            {
-                "agent": agent,
-                "conversations": conversations,
-                "runs": runs,
-                "comment_max": feedback.COMMENT_MAX_CHARS,
-                "threshold": learning_config_for(agent).suggestion_feedback_threshold,
-                "suggestion_count": selectors.suggestion_count(agent),
-                "nav_agents": True,
-            },
+            _page_context(
+                agent,
+                conversations=_rows(
+                    conversations,
+                    "conversation",
+                    transcripts.conversation_previews(self.tenant, conversations),
+                ),
+                runs=_rows(runs, "run", transcripts.run_previews(self.tenant, runs)),
+            ),
+        )
+
+
+class ConversationDetailView(AgentScopedView):
+    """One conversation: its whole transcript (each turn's customer message, the memories its prompt was
+    given, the agent's reply, its trace) beside its rating and the rating's history."""
+
+    def get(self, request, agent, record_id: int):
+        conversation = selectors.conversation_for_tenant(self.tenant, record_id)
+        if conversation is None or conversation.agent_id != agent.pk:
+            raise Http404("No such conversation for this agent.")
+        preview = transcripts.conversation_previews(self.tenant, [conversation], last=0)[conversation.pk]
+        return render(
+            request,
+            "intelligence/conversation_detail.html",
+            _page_context(
+                agent,
+                r=conversation,
+                kind="conversation",
+                label=preview.label,
+                turns=transcripts.conversation_transcript(conversation),
+                history=selectors.feedback_history(conversation),
+            ),
         )
 
 
@@ -114,9 +127,10 @@ class _RateView(AgentScopedView):
                 )
             word = "up" if rating == 1 else "down"
             messages.success(request, f"Rated {self.kind} {record.pk} thumbs {word}.")
-        return HttpResponseRedirect(
-            reverse("intelligence-conversations", args=[agent.pk]) + f"#{self.kind}-{record.pk}"
-        )
+        next_url = request.POST.get("next", "")
+        if not next_url.startswith("/") or next_url.startswith("//"):
+            next_url = reverse("intelligence-conversations", args=[agent.pk])
+        return HttpResponseRedirect(next_url.split("#")[0] + f"#{self.kind}-{record.pk}")
 
 
 class ConversationRateView(_RateView):

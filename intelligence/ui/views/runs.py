@@ -1,5 +1,5 @@
-"""The Runs page of an action agent (operator UI): recent runs with the memories their traces injected,
-their responses and proposed actions, approved or rejected with an optional reason (POST/redirect/GET)."""
+"""The Runs page of an action agent (operator UI): recent runs with what their context calls asked (linked to
+their traces), the memories their traces injected, their responses and proposed actions, approved or rejected with an optional reason (POST/redirect/GET)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from config.ui import service_refusal
 
-from ... import selectors
+from ... import selectors, transcripts
 from ...models import ProposedActionStatus
 from ...services import runs
 from .agents import AgentScopedView, _actor
@@ -20,12 +20,16 @@ DECISIONS = {"approve": ProposedActionStatus.APPROVED, "reject": ProposedActionS
 
 class AgentRunsView(AgentScopedView):
     def get(self, request, agent):
+        recent = selectors.recent_runs(self.tenant, agent, limit=20)
+        previews = transcripts.run_previews(self.tenant, recent, last=3)
+        for run in recent:  # what each of the run's latest context calls asked, with its trace
+            run.preview = previews[run.pk]
         return render(
             request,
             "intelligence/runs.html",
             {
                 "agent": agent,
-                "runs": selectors.recent_runs(self.tenant, agent, limit=20),
+                "runs": recent,
                 "tab": "runs",
                 "reason_max": runs.REASON_MAX_CHARS,
                 "nav_agents": True,
