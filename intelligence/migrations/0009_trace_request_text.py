@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('intelligence', '0007_tenant_in_tenancy_app'),
+        ('intelligence', '0008_verdict_spend_per_trace'),
     ]
 
     operations = [
