@@ -154,7 +154,7 @@ class WrittenIn:
     kind: str  # "conversation" | "run"
     id: int
     external_id: str
-    label: str
+    label: str  # its title (a run: its summary), or ""
 
 
 def records_by_external_id(tenant, agent, external_ids) -> dict[str, WrittenIn]:
@@ -169,13 +169,13 @@ def records_by_external_id(tenant, agent, external_ids) -> dict[str, WrittenIn]:
         .filter(agent=agent, external_id__in=ids)
         .values_list("pk", "external_id", "summary")
     ):
-        found[external_id] = WrittenIn("run", pk, external_id, summary[:80] or f"Run {pk}")
+        found[external_id] = WrittenIn("run", pk, external_id, summary[:80])
     for pk, external_id, title in (
         Conversation.objects.for_tenant(_tenant_id(tenant))
         .filter(agent=agent, external_id__in=ids)
         .values_list("pk", "external_id", "title")
     ):
-        found[external_id] = WrittenIn("conversation", pk, external_id, title or f"Conversation {pk}")
+        found[external_id] = WrittenIn("conversation", pk, external_id, title)
     return found
 
 

@@ -262,7 +262,10 @@ class NotePromoteForm(SchemaForm):
 
     category = forms.ChoiceField(choices=CATEGORY_CHOICES, initial="preference")
     strength = forms.ChoiceField(
-        choices=[(value, label) for value, label in STRENGTH_CHOICES if value in ("preference", "hard_rule")],
+        choices=_helped(
+            [(v, label) for v, label in brain_api.MemoryStrength.choices if v in ("hard_rule", "preference")],
+            _STRENGTH_HELP,
+        ),
         initial="preference",
         widget=forms.RadioSelect,
     )

@@ -157,6 +157,18 @@ def test_an_agent_without_notes_counts_none_and_another_agents_notes_do_not_coun
     assert assembly.notes_matching == 1
 
 
+def test_the_context_page_says_how_many_notes_match(tenant, agent):
+    write_note(agent, "Bo prefers replies in Swedish.")
+    write_note(agent, "Parcels to Sweden ship from the Malmö depot.")
+    client = signed_in(tenant, Role.VIEWER)
+    html = client.post(
+        reverse("intelligence-preview", args=[agent.pk]), {"conversation": "Bo asks in Swedish."}
+    ).content.decode()
+    line = html.split('data-testid="notes-matching"')[1].split("</p>")[0]
+    assert "1 note the agent wrote itself matches this conversation" in line
+    assert reverse("intelligence-notes", args=[agent.pk]) in line
+
+
 # --- the pages -------------------------------------------------------------------------------------------
 
 
@@ -181,7 +193,7 @@ def test_the_written_by_the_agent_view_lists_notes_with_their_origin_and_escapes
     assert "Remembered by the agent" in row and 'title="memory_append"' in row
     assert reverse("intelligence-conversations", args=[agent.pk]) + "#conversation-" in row
     mined_row = html.split(f'data-testid="note-row-{mined}"')[1].split("</tr>")[0]
-    assert "Mined from a chat" in mined_row and "chat-9" in mined_row and "not recorded here" in mined_row
+    assert "Mined from a chat" in mined_row and "chat-9" in mined_row and "no record of it here" in mined_row
     assert "2 notes" in html and "History · Promote" not in html  # a viewer reads only
 
     only_mined = viewer.get(
