@@ -112,13 +112,15 @@ _COLUMNS = (
 _ORIGIN_COLUMNS = ("type", "surface", "frequency", "provenance")
 
 
-def _records(rows, *, timestamps: bool = True) -> list[AgentMemoryRecord]:
+def _records(rows, *, timestamps: bool = True, origin: bool = True) -> list[AgentMemoryRecord]:
     """Rows as values: read as tuples of the record's columns (model instances cost more than the query).
-    Without timestamps (the runtime's candidates), nor who wrote them: the defaults stand."""
-    if not timestamps:
+    Without timestamps (the runtime's candidates) or `origin` (a chain: every row of the agent), nor who
+    wrote them: the defaults stand."""
+    if not (timestamps and origin):
+        columns = _COLUMNS if timestamps else _COLUMNS[:-2]
         return [
-            AgentMemoryRecord(r[0], int(r[1]), *r[2:9], list(r[9] or ()), list(r[10] or ()), r[11])
-            for r in rows.values_list(*_COLUMNS[:-2])
+            AgentMemoryRecord(r[0], int(r[1]), *r[2:9], list(r[9] or ()), list(r[10] or ()), *r[11:])
+            for r in rows.values_list(*columns)
         ]
     records = [
         AgentMemoryRecord(
@@ -227,7 +229,7 @@ def agent_memory_get(
 
 def agent_memory_chain(*, tenant_id: int, agent_id: int, memory_id: int) -> list[AgentMemoryRecord]:
     """The supersede chain through a memory, oldest first: what it replaced and what replaced it."""
-    rows = {r.id: r for r in _records(_agent_rows(tenant_id, agent_id))}
+    rows = {r.id: r for r in _records(_agent_rows(tenant_id, agent_id), origin=False)}
     if memory_id not in rows:
         return []
     predecessor = {r.superseded_by_id: r.id for r in rows.values() if r.superseded_by_id}

@@ -260,6 +260,18 @@ def test_a_refused_promotion_shows_the_gates_reason_in_words(tenant, agent):
     )
 
 
+def test_a_notes_memory_link_leads_to_the_notes_page(tenant, agent):
+    note = write_note(agent, "Bo prefers replies in Swedish.")
+    response = signed_in(tenant, Role.VIEWER).get(reverse("intelligence-memory", args=[agent.pk, note]))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("intelligence-note", args=[agent.pk, note])
+    other = make_agent(tenant, name="Other bot")
+    missing = signed_in(tenant, Role.VIEWER, username="v3").get(
+        reverse("intelligence-memory", args=[other.pk, note])
+    )
+    assert missing.status_code == 404
+
+
 def test_viewers_cannot_promote_and_other_agents_notes_are_404(tenant, agent):
     note = write_note(agent, "Bo prefers replies in Swedish.")
     values = {

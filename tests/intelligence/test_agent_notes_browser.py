@@ -96,7 +96,7 @@ def test_an_operator_finds_the_agents_notes_and_promotes_one_to_a_rule(live_serv
         assert no_page_scroll(page)
         shot(page, "03-promoted-rule", width)
 
-        page.click(f"[data-testid=promoted-from] a")
+        page.click("[data-testid=promoted-from] a")
         page.wait_for_selector("[data-testid=history-promoted]")
         assert f"Promoted to [mem:{promoted}]" in page.inner_text("[data-testid=history-promoted]")
         shot(page, "04-note-history", width)

@@ -195,7 +195,15 @@ class AgentMemoryDetailView(AgentScopedView):
     """One memory: its taxonomy and scope, the supersede chain, its history, and the actions."""
 
     def get(self, request, agent, memory_id: int, edit_form=None, supersede_form=None):
-        memory = self.get_memory(agent, memory_id)
+        try:
+            memory = self.get_memory(agent, memory_id)
+        except Http404:  # a note the agent wrote has its own page (a [mem:ID] link may name one)
+            note = brain_api.agent_memory_get(
+                tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id, written_by="agent"
+            )
+            if note is None:
+                raise
+            return HttpResponseRedirect(reverse("intelligence-note", args=[agent.pk, note.id]))
         chain = brain_api.agent_memory_chain(
             tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory.id
         )
