@@ -12,6 +12,7 @@ from brain.activity import memories_record_activity  # noqa: E402,F401
 # return it (brain/agent_memories.py); writes go through promote() and the formation services below.
 from brain.agent_memories import (  # noqa: E402,F401
     PROVIDERS,
+    WRITTEN_BY,
     AgentMemoryPage,
     AgentMemoryRecord,
     agent_memories_active,
@@ -21,6 +22,10 @@ from brain.agent_memories import (  # noqa: E402,F401
     agent_memory_status_counts,
     agent_runtime_memories,
 )
+
+# What an agent wrote itself (memory-append notes, chat-mined memories): never injected, counted for the
+# runtime's answer (brain/agent_notes.py); listed by agent_memory_list(written_by="agent").
+from brain.agent_notes import NOTES_MATCHING_LIMIT, agent_notes_matching  # noqa: E402,F401
 from brain.ask import brain_ask, validate_citations  # noqa: E402,F401
 
 # The registry of per-process caches: intelligence registers its own into it (brain/caches.py).
@@ -50,10 +55,12 @@ from brain.formation import (  # noqa: E402,F401
     GateRejected,
     MemoryNotFound,
     MemorySuperseded,
+    gate_reason_words,
     memory_history,
     memory_set_status,
     memory_supersede,
     memory_update,
+    note_promote,
     promote,
 )
 
@@ -65,6 +72,7 @@ from brain.memory_state import states_read_once  # noqa: E402,F401
 
 # The taxonomy of a memory (the database's values; labels for display): defined once, in brain/models.py.
 from brain.models import (  # noqa: E402,F401
+    AGENT_WRITTEN_TYPES,
     SETTABLE_STATUSES,
     MemoryCategory,
     MemorySource,

@@ -48,6 +48,11 @@ class MemoryType(models.TextChoices):
     FACT = "fact", "Fact"
 
 
+# What an agent writes itself into its own scope (memory-append notes, memories mined from its chats): stored
+# for reference, never injected (spec: Notes); listed under "Written by the agent" (brain/agent_memories.py).
+AGENT_WRITTEN_TYPES = (MemoryType.NOTE.value, MemoryType.CHAT.value)
+
+
 class MemoryStatus(models.TextChoices):
     DRAFT = "draft", "Draft"
     ACTIVE = "active", "Active"
@@ -193,6 +198,8 @@ class MemoryHistory(models.Model):
         VERDICT = "verdict", "Verdict applied"
         ARCHIVED = "archived", "Archived"
         EMBEDDED = "embedded", "Embedded"
+        # An operator made this note of an agent's a memory of their own (`after["memory_id"]`).
+        PROMOTED = "promoted", "Promoted to an operator memory"
 
     tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+")
     # Kept when the memory is gone; null for rejections (nothing was written).

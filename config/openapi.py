@@ -25,6 +25,10 @@ GETTING_STARTED = """Typed, tenant-isolated memory for a business's AI agents.
 3. **A first context call.** At the start of a conversation an agent calls `POST /api/v1/agents/{id}/context`
    `{"conversation": "...", "conversation_id": "chat-1"}` and puts the answer's `prompt` in its system prompt;
    memories carry `[mem:ID]` tags to cite. Afterwards: `POST /api/v1/verdicts`, `/conversations/{id}/feedback`.
+   The agent's own notes (`POST /api/v1/brain/memory-append`, chat-mine) are never injected: the answer's
+   `notes_matching` says how many match, `POST /api/v1/brain/search` with `"scope_kind": "agent"`,
+   `"scope_ids": ["<id>"]`, `"types": ["note", "chat"]` finds them, and
+   `GET /api/v1/agents/{id}/memories?written_by=agent` lists them.
 
 ## Conventions
 
@@ -127,12 +131,13 @@ SUMMARIES: dict[str, str] = {
     "v1_runs_actions_approve_create": "Approve a proposed action",
     "v1_runs_actions_reject_create": "Reject a proposed action",
     "v1_runs_outcome_create": "Record a run's outcome",
-    "v1_agents_memories_list": "List an agent's memories",
+    "v1_agents_memories_list": "List an agent's memories (written_by=agent: the notes it wrote itself)",
     "v1_agents_memories_create": "Add a memory to an agent (through the gate)",
-    "v1_agents_memories_retrieve": "An agent memory with its supersede chain",
+    "v1_agents_memories_retrieve": "An agent memory (or a note the agent wrote) with its supersede chain",
     "v1_agents_memories_partial_update": "Edit an agent memory (through the gate)",
     "v1_agents_memories_status_create": "Activate, mark stale, archive or draft a memory",
     "v1_agents_memories_supersede_create": "Supersede a memory with a newer one",
+    "v1_agents_memories_promote_create": "Promote a note the agent wrote to a preference or a rule",
     "v1_brain_search_create": "Search the tenant's memories",
     "v1_brain_ask_create": "Ask a question answered from memories, with citations",
     "v1_brain_memory_append_create": "Remember a note in the agent's scope (memory-append)",

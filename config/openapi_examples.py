@@ -47,6 +47,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "injected_memory_ids": [42],
                 "omitted": [],
                 "omitted_counts": {},
+                "notes_matching": 2,
                 "prompt": "## Rules\n- [mem:42] Always greet customers by their first name.\n…",
                 "conversation": {"id": 31, "external_id": "chat-1", "created": True},
             }

@@ -251,6 +251,9 @@ class ContextAssembly:
     sections: list[Section]
     omitted: list[Omission]
     budget: Budget
+    # How many notes the agent wrote itself match the conversation: never injected, counted by the service
+    # that loads the memories (the assembly itself reads nothing).
+    notes_matching: int = 0
 
     @property
     def section_map(self) -> dict[str, Section]:

@@ -147,6 +147,38 @@ def recent_runs(tenant, agent, limit: int = 20) -> list[AgentRun]:
     )
 
 
+@dataclass(frozen=True)
+class WrittenIn:
+    """The conversation or run of the agent's that a caller's id names (what wrote an agent's note)."""
+
+    kind: str  # "conversation" | "run"
+    id: int
+    external_id: str
+    label: str  # its title (a run: its summary), or ""
+
+
+def records_by_external_id(tenant, agent, external_ids) -> dict[str, WrittenIn]:
+    """The agent's conversations and runs whose caller's id is among `external_ids`, by that id (a
+    conversation first when both carry it). Two statements; none without an id."""
+    ids = sorted({str(i) for i in external_ids if i})
+    if not ids:
+        return {}
+    found: dict[str, WrittenIn] = {}
+    for pk, external_id, summary in (
+        AgentRun.objects.for_tenant(_tenant_id(tenant))
+        .filter(agent=agent, external_id__in=ids)
+        .values_list("pk", "external_id", "summary")
+    ):
+        found[external_id] = WrittenIn("run", pk, external_id, summary[:80])
+    for pk, external_id, title in (
+        Conversation.objects.for_tenant(_tenant_id(tenant))
+        .filter(agent=agent, external_id__in=ids)
+        .values_list("pk", "external_id", "title")
+    ):
+        found[external_id] = WrittenIn("conversation", pk, external_id, title)
+    return found
+
+
 # Rated conversations and runs (operator feedback), as the Conversations page and suggestions read them.
 def conversations_recent(tenant, agent, limit: int = 25) -> QuerySet[Conversation]:
     return (

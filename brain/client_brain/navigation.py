@@ -28,24 +28,57 @@ def home_cards(tenant) -> list[dict]:
     ]
 
 
-def week_changes(tenant, since) -> list[dict]:
-    """What changed in the tenant's memories since `since`: agent memories (added, edited, status changes,
-    verdicts) and Client Brain rows (added, confirmed again). One grouped statement over the history."""
+def _week_family(scope_kind: str, memory_type: str) -> str | None:
+    """Which page lists a memory: the Intelligence tab ("agent"), an agent's "Written by the agent" view
+    ("notes"), the Client Brain dashboard ("brain"); None for rows no page lists (an App's lessons, memories
+    mined into a conversation's scope)."""
+    from brain.models import AGENT_WRITTEN_TYPES, BrainScopeKind, MemoryType
+
+    from .dashboard import OTHER_SURFACE_TYPES
+
+    if scope_kind == BrainScopeKind.AGENT:
+        if memory_type == MemoryType.AGENT_MEMORY:
+            return "agent"
+        return "notes" if memory_type in AGENT_WRITTEN_TYPES else None
+    if scope_kind == BrainScopeKind.TENANT and memory_type not in OTHER_SURFACE_TYPES:
+        return "brain"
+    return None
+
+
+def _week_counts(tenant, since) -> tuple[dict[str, dict[str, int]], set[str]]:
+    """History actions since `since` per page family, and the agents (ids) whose notes changed. One grouped
+    statement over the history."""
     from django.db.models import Count
 
-    from brain.models import BrainScopeKind, MemoryHistory
+    from brain.models import MemoryHistory
 
-    counts = {
-        (row["memory__scope_kind"], row["action"]): row["n"]
-        for row in MemoryHistory.objects.for_tenant(tenant.pk)
+    counts: dict[str, dict[str, int]] = {}
+    note_agents: set[str] = set()
+    rows = (
+        MemoryHistory.objects.for_tenant(tenant.pk)
         .filter(at__gte=since, memory__isnull=False)
         .exclude(action=MemoryHistory.Action.EMBEDDED)
-        .values("memory__scope_kind", "action")
+        .values("memory__scope_kind", "memory__scope_id", "memory__type", "action")
         .annotate(n=Count("id"))
         .order_by()
-    }
-    agent = {a: n for (kind, a), n in counts.items() if kind == BrainScopeKind.AGENT}
-    brain = {a: n for (kind, a), n in counts.items() if kind == BrainScopeKind.TENANT}
+    )
+    for row in rows:
+        family = _week_family(row["memory__scope_kind"], row["memory__type"])
+        if family is None:
+            continue
+        by_action = counts.setdefault(family, {})
+        by_action[row["action"]] = by_action.get(row["action"], 0) + row["n"]
+        if family == "notes":
+            note_agents.add(row["memory__scope_id"])
+    return counts, note_agents
+
+
+def week_changes(tenant, since) -> list[dict]:
+    """What changed since `since` in the memories the pages list: agent memories (the Intelligence tab: added,
+    edited, status changes, verdicts), the notes agents wrote themselves (their "Written by the agent" view)
+    and Client Brain rows (the dashboard: added, confirmed again). Rows no page lists are not counted."""
+    counts, note_agents = _week_counts(tenant, since)
+    agent, notes, brain = counts.get("agent", {}), counts.get("notes", {}), counts.get("brain", {})
     changes = []
     if agent:
         parts = [
@@ -60,9 +93,19 @@ def week_changes(tenant, since) -> list[dict]:
             )
             if agent.get(a)
         ]
-        changes.append(
-            {"text": "Agent memories: " + ", ".join(parts) + ".", "url": reverse("intelligence-agents")}
+        if parts:
+            changes.append(
+                {"text": "Agent memories: " + ", ".join(parts) + ".", "url": reverse("intelligence-agents")}
+            )
+    if notes.get("added") or notes.get("reinforced"):
+        added, again = notes.get("added", 0), notes.get("reinforced", 0)
+        url = (
+            reverse("intelligence-notes", args=[int(next(iter(note_agents)))])
+            if len(note_agents) == 1
+            else reverse("intelligence-agents")
         )
+        text = f"Written by agents: {added} note{'s' if added != 1 else ''} added"
+        changes.append({"text": text + (f", {again} seen again." if again else "."), "url": url})
     if brain.get("added") or brain.get("reinforced"):
         changes.append(
             {

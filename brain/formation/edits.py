@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
-from ..models import SETTABLE_STATUSES, Memory, MemoryHistory, MemoryStatus, WriteSurface
+from ..models import AGENT_WRITTEN_TYPES, SETTABLE_STATUSES, Memory, MemoryHistory, MemoryStatus, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
 from .gate import gate_check
 from .judge import backstop_duplicate, duplicate_types
@@ -204,3 +204,48 @@ def memory_supersede(*, tenant_id: int, old_memory_id: int, candidate: MemoryCan
             skip_judge=True,
         )
     )
+
+
+def note_promote(*, tenant_id: int, note_id: int, candidate: MemoryCandidate) -> PromoteOutcome:
+    """Make a note an agent wrote itself (memory-append, chat-mined: `AGENT_WRITTEN_TYPES`) a memory of the
+    operator's: `candidate` goes through promote() in the note's scope — the gate decides, and the note is no
+    duplicate of it (an operator memory's duplicates are other operator memories) — with the note in its
+    provenance, so the new memory is linked `derived_from` the note in the BrainGraph. When it is written
+    (added, or an existing memory reinforced), the note's history records the promotion (`after["memory_id"]`);
+    the note itself does not change. Atomic; tenant-scoped: MemoryNotFound for a missing memory, another
+    tenant's, or one that is not an agent's note. A refusal is promote's outcome, recorded as promote records it.
+    """
+    if candidate.tenant_id != tenant_id:
+        raise ValueError("the candidate belongs to another tenant")
+    note = (
+        Memory.objects.for_tenant(tenant_id).filter(pk=note_id, type__in=AGENT_WRITTEN_TYPES).first()
+    )  # not locked: promote() takes the scope's lock, then rows (the one order every write keeps)
+    if note is None:
+        raise MemoryNotFound(f"note {note_id} not found")
+    with transaction.atomic():
+        outcome = promote(
+            replace(
+                candidate,
+                scope_kind=note.scope_kind,
+                scope_id=note.scope_id,
+                provenance=[*candidate.provenance, {"kind": "memory", "id": note.pk}],
+                supersedes_id=None,
+            )
+        )
+        if outcome.written:
+            history_add(
+                tenant_id=tenant_id,
+                memory=note,
+                action=MemoryHistory.Action.PROMOTED,
+                actor=candidate.actor,
+                surface=WriteSurface.OPERATOR,
+                reason=outcome.reason,
+                after={
+                    "memory_id": outcome.memory_id or outcome.related_memory_id,
+                    "result": outcome.result,
+                    "strength": candidate.strength,
+                    "category": candidate.category,
+                    "status": candidate.status,
+                },
+            )
+    return outcome

@@ -55,6 +55,37 @@ class GateReason:
     PERSONAL_DATA = "personal_data"
 
 
+# Each refusal in the operator's words (the code stays beside it, for support).
+GATE_REASON_WORDS = {
+    GateReason.EMPTY: "it is empty",
+    GateReason.TOO_SHORT: "it is too short to be a memory",
+    GateReason.TOO_LONG: "it is too long for one memory",
+    GateReason.SECRET: "it holds a secret (a key, a token or a password)",
+    GateReason.BARE_URL: "it is a bare web address, not a fact",
+    GateReason.TABLE_ROW: "it reads like a table row, not a sentence",
+    GateReason.PROCESS_NARRATION: "it narrates what the agent was doing, not what to know",
+    GateReason.TOOL_CALL: "it is a tool call, not a fact",
+    GateReason.JSON_BLOB: "it is a block of data (JSON), not a sentence",
+    GateReason.UNFILLED_TEMPLATE: "a template field was left unfilled",
+    GateReason.MALFORMED_TEMPLATE: "the template is malformed",
+    GateReason.RESTATES_SYSTEM_PROMPT: "it restates the agent's system prompt",
+    GateReason.ECHOES_INJECTED_MEMORY: "it repeats a memory the agent was given",
+    GateReason.INSTRUCTION_OVERRIDE: "it tries to override the agent's instructions",
+    GateReason.ROLE_PLAY: "it asks the agent to play another role",
+    GateReason.WIDENING_DIRECTIVE: "it widens what the agent may do (refunds, permissions)",
+    GateReason.HIDDEN_TEXT: "it hides text from the reader",
+    GateReason.ENCODED_PAYLOAD: "it carries an encoded payload",
+    GateReason.INSTRUCTION_INTENT: "it reads as an instruction aimed at the model",
+    GateReason.PERSONAL_DATA: "it holds a customer's personal data",
+    "backstop_duplicate": "it duplicates a memory this agent already has",
+}
+
+
+def gate_reason_words(reason: str) -> str:
+    """Why formation refused a memory, in words (`bare_url` → "it is a bare web address, not a fact")."""
+    return GATE_REASON_WORDS.get(reason, str(reason or "it was refused").replace("_", " "))
+
+
 @dataclass(frozen=True)
 class GateVerdict:
     passed: bool

@@ -27,6 +27,8 @@ PROVENANCE_NODE_KINDS = {
     "ticket": GraphNodeKind.TICKET,
     "run": GraphNodeKind.RUN,
     "conversation": GraphNodeKind.CONVERSATION,
+    # Another memory of the tenant (an agent's note an operator promoted, edits.note_promote).
+    "memory": GraphNodeKind.MEMORY,
 }
 
 
@@ -190,13 +192,19 @@ def provenance_edges(memory: Memory, node, candidate: MemoryCandidate) -> None:
 
 
 def provenance_node_specs(memory: Memory, candidate: MemoryCandidate) -> list[graph.NodeSpec]:
-    """The nodes of the candidate's provenance (tickets, runs, conversations), in its order."""
+    """The nodes of the candidate's provenance (tickets, runs, conversations, memories of the tenant), in its
+    order. A memory that is not the tenant's is no source: it gets no node and no link."""
     specs = []
+    sources = _source_memories(memory.tenant_id, candidate.provenance)
     for entry in candidate.provenance:
         kind = PROVENANCE_NODE_KINDS.get(str(entry.get("kind", "")))
         # {"kind": "ticket", "id": 12} or {"kind": "ticket", "ticket_id": 12} (the Client Brain learner's shape).
         ref = entry.get("id", entry.get(f"{entry.get('kind')}_id"))
         if kind is None or ref in (None, ""):
+            continue
+        if kind == GraphNodeKind.MEMORY:
+            if str(ref) in sources:
+                specs.append(graph.memory_node_spec(sources[str(ref)]))
             continue
         specs.append(
             graph.node_spec(
@@ -209,6 +217,20 @@ def provenance_node_specs(memory: Memory, candidate: MemoryCandidate) -> list[gr
             )
         )
     return specs
+
+
+def _source_memories(tenant_id: int, provenance: list[dict[str, Any]]) -> dict[str, Memory]:
+    """The tenant's memories the provenance names (`{"kind": "memory", "id": ...}`), by id as text; one
+    statement, and none when it names no memory."""
+    ids = {
+        int(entry["id"])
+        for entry in provenance
+        if entry.get("kind") == "memory" and str(entry.get("id", "")).isdigit()
+    }
+    if not ids:
+        return {}
+    rows = Memory.objects.for_tenant(tenant_id).filter(pk__in=ids)
+    return {str(m.pk): m for m in rows.only("id", "tenant_id", "scope_kind", "scope_id", "key", "text")}
 
 
 def row_create(candidate: MemoryCandidate, vector, model: str) -> Memory:

@@ -1,7 +1,8 @@
 """Runtime context over HTTP: POST /api/v1/agents/{id}/context under gunicorn, with many memories in the tenant.
 
 Loads (once; `--reload` to redo) a tenant with `--agent-memories` agent memories spread over `--agents` agents
-(every strength, mostly active, some scoped) and `--client-brain-rows` Client Brain rows, in the benchmark
+(every strength, mostly active, some scoped), `--agent-notes` notes the agents wrote themselves (never injected;
+the answer counts those matching the conversation) and `--client-brain-rows` Client Brain rows, in the benchmark
 database (default `brain_bench`, migrated on first use). Then starts gunicorn (`--workers`, default 2) on a
 free loopback port and measures, each request a different sample conversation, agent and scope:
 
@@ -28,47 +29,25 @@ from pathlib import Path
 
 from django.db import connection
 
+from .context_rows import (
+    PROVIDERS,
+    agent_memory_rows,
+    agent_note_rows,
+    client_brain_rows,
+    sentence,
+)
+
 REPO = Path(__file__).resolve().parents[2]
 SLUG = "bench-context"
-
-WORDS = (
-    "refund invoice parcel delivery tracking warranty return exchange discount coupon order account password "
-    "login billing subscription plan premium upgrade downgrade cancel shipping courier address payment card "
-    "charge receipt promotion campaign budget bid audience creative conversion click impression spend report "
-    "weekly monthly daily region store manager customer agent escalate priority urgent delay damaged missing "
-    "replacement voucher loyalty points membership renewal contract quote estimate schedule appointment "
-    "install repair battery screen laptop phone charger cable headphones jacket boots tent backpack stove "
-    "size colour stock warehouse supplier holiday weekend morning evening email chat callback survey rating"
-).split()
-# Natural text has a long tail: the domain words above plus 6,000 generated words, drawn with Zipf-like
-# frequencies (a common word matches many rows, a rare one few), so full-text matching is not degenerate.
-_SYLLABLES = "ka lo mi ne ru sa te vo pi da fe gu ho ji ly ma no qu ri su ta ve wo xi ya ze".split()
-
-
-def _vocabulary() -> tuple[list[str], list[float]]:
-    rng = random.Random(12345)
-    generated = set()
-    while len(generated) < 6000:
-        generated.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
-    words = WORDS + sorted(generated)
-    rng.shuffle(words)
-    weights, total = [], 0.0
-    for rank in range(1, len(words) + 1):
-        total += 1.0 / (rank + 30) ** 1.05  # offset: no single word dominates (stop words are dropped anyway)
-        weights.append(total)
-    return words, weights
-
-
-VOCABULARY, CUMULATIVE_WEIGHTS = _vocabulary()
-STRENGTHS = ["hard_rule"] * 2 + ["preference"] * 4 + ["heuristic"] * 3 + ["context_note"]
-STATUSES = ["active"] * 7 + ["draft", "stale", "archived"]
-PROVIDERS = ["meta_ads", "google_ads", "tiktok_ads", "dv360"]
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--db", default="brain_bench", help="Benchmark database on the same server.")
     parser.add_argument("--agent-memories", type=int, default=10_000)
     parser.add_argument("--agents", type=int, default=10)
+    parser.add_argument(
+        "--agent-notes", type=int, default=2000, help="Notes the agents wrote themselves (memory-append)."
+    )
     parser.add_argument("--client-brain-rows", type=int, default=100_000)
     parser.add_argument(
         "--requests",
@@ -97,56 +76,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=8)
 
 
-def _sentence(rng: random.Random, low: int, high: int) -> str:
-    words = rng.choices(VOCABULARY, cum_weights=CUMULATIVE_WEIGHTS, k=rng.randint(low, high))
-    return " ".join(words).capitalize() + "."
+def _notes_present(tenant, agents) -> int:
+    from brain import api as brain_api
 
-
-def _agent_memory_rows(rng, agents, count):
-    for i in range(count):
-        agent = agents[i % len(agents)]
-        row = {
-            "scope_kind": "agent",
-            "scope_id": str(agent.pk),
-            "type": "agent_memory",
-            "text": f"{_sentence(rng, 6, 16)} (rule {i})",
-            "strength": rng.choice(STRENGTHS),
-            "status": rng.choice(STATUSES),
-            "category": rng.choice(["fact", "preference", "correction", "instruction"]),
-            "source": rng.choice(["manual", "suggested", "derived"]),
-            "confidence": round(rng.uniform(0.5, 1.0), 3),
-        }
-        if rng.random() < 0.3:
-            row["provider"] = rng.choice(PROVIDERS)
-        if rng.random() < 0.15:
-            row["campaign_ids"] = [f"c{rng.randint(1, 50)}"]
-        yield row
-
-
-def _client_brain_rows(rng, count):
-    for i in range(count):
-        kind = rng.random()
-        if kind < 0.5:
-            fact = f"{_sentence(rng, 5, 14)} (fact {i})"
-            yield {"scope_kind": "tenant", "type": "business", "payload": {"fact": fact}, "text": fact}
-        elif kind < 0.75:
-            pattern, resolution = _sentence(rng, 4, 9), _sentence(rng, 4, 10)
-            freq = rng.randint(1, 20)
-            text = f"Issue: {pattern}; best resolution: {resolution} (seen {freq} times)"
-            payload = {"pattern": pattern, "best_resolution": resolution, "frequency": freq}
-            yield {"scope_kind": "tenant", "type": "issues", "payload": payload, "text": text}
-        elif kind < 0.9999:
-            trigger, action = _sentence(rng, 3, 8), _sentence(rng, 4, 10)
-            text = f"When {trigger}: {action}"
-            payload = {"trigger": trigger, "action": action}
-            yield {"scope_kind": "tenant", "type": "process", "payload": payload, "text": text}
-        else:
-            yield {
-                "scope_kind": "tenant",
-                "type": "voice",
-                "payload": {"formality": "neutral"},
-                "text": "formality: neutral",
-            }
+    return sum(
+        brain_api.agent_memory_list(tenant_id=tenant.pk, agent_id=a.pk, written_by="agent", limit=0).total
+        for a in agents
+    )
 
 
 def _prepare(options, stdout):
@@ -163,8 +99,11 @@ def _prepare(options, stdout):
     if tenant and not options["reload"] and len(agents) == options["agents"]:
         counts = brain_api.agent_memory_status_counts(tenant_id=tenant.pk, agent_ids=[a.pk for a in agents])
         present = sum(sum(c.values()) for c in counts.values())
-        if present == options["agent_memories"]:
-            stdout.write(f"reusing tenant {SLUG}: {len(agents)} agents, {present} agent memories")
+        notes = _notes_present(tenant, agents)
+        if present == options["agent_memories"] and notes == options["agent_notes"]:
+            stdout.write(
+                f"reusing tenant {SLUG}: {len(agents)} agents, {present} agent memories, {notes} notes"
+            )
             return tenant, agents
     rng = random.Random(options["seed"])
     tenant = fresh_tenant(SLUG, "Bench Context")
@@ -172,11 +111,15 @@ def _prepare(options, stdout):
     started = time.perf_counter()
     stdout.write(f"loading {options['agent_memories']} agent memories ...")
     memories_bulk_load_for_benchmark(
-        tenant_id=tenant.pk, rows=_agent_memory_rows(rng, agents, options["agent_memories"]), stdout=stdout
+        tenant_id=tenant.pk, rows=agent_memory_rows(rng, agents, options["agent_memories"]), stdout=stdout
+    )
+    stdout.write(f"loading {options['agent_notes']} notes the agents wrote ...")
+    memories_bulk_load_for_benchmark(
+        tenant_id=tenant.pk, rows=agent_note_rows(rng, agents, options["agent_notes"]), stdout=stdout
     )
     stdout.write(f"loading {options['client_brain_rows']} Client Brain rows ...")
     memories_bulk_load_for_benchmark(
-        tenant_id=tenant.pk, rows=_client_brain_rows(rng, options["client_brain_rows"]), stdout=stdout
+        tenant_id=tenant.pk, rows=client_brain_rows(rng, options["client_brain_rows"]), stdout=stdout
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE brain_memory")
@@ -249,13 +192,13 @@ def _start_gunicorn(options, port: int, stdout):
 def _requests(rng, agents, count):
     bodies = []
     for _ in range(count):
-        body = {"conversation": _sentence(rng, 8, 30)}
+        body = {"conversation": sentence(rng, 8, 30)}
         if rng.random() < 0.5:
             body["provider"] = rng.choice(PROVIDERS)
         if rng.random() < 0.3:
             body["campaign_ids"] = [f"c{rng.randint(1, 50)}"]
         if rng.random() < 0.3:
-            body["policy"] = _sentence(rng, 50, 200)
+            body["policy"] = sentence(rng, 50, 200)
         bodies.append((rng.choice(agents).pk, body))
     return bodies
 
@@ -274,7 +217,8 @@ def _stage_breakdown(tenant, agents, bodies, stdout) -> dict[str, float]:
     from intelligence.services import agents as services
 
     by_id = {a.pk: a for a in agents}
-    stages: dict[str, list[float]] = {k: [] for k in ("candidates", "recall", "client_brain", "assemble")}
+    names = ("candidates", "recall", "client_brain", "assemble", "notes")
+    stages: dict[str, list[float]] = {k: [] for k in names}
     for agent_id, body in bodies:
         agent, request = by_id[agent_id], services.ContextRequest(**body)
         t0 = time.perf_counter()
@@ -304,14 +248,19 @@ def _stage_breakdown(tenant, agents, bodies, stdout) -> dict[str, float]:
             brand=lambda n, b=brand: BrandSection(text=b.prompt, memory_ids=tuple(b.memory_ids)),
         )
         t4 = time.perf_counter()
-        for name, seconds in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+        # As the runtime counts them: at the memory state the call read once on entry (no state read here).
+        with brain_api.states_read_once(tenant.pk, [("agent", [agent.pk])]):
+            t4_notes = time.perf_counter()
+            brain_api.agent_notes_matching(tenant_id=tenant.pk, agent_id=agent.pk, query=request.query)
+            t5 = time.perf_counter()
+        for name, seconds in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4_notes), strict=True):
             stages[name].append(seconds * 1000)
     result = {name: round(percentile(values, 50), 2) for name, values in stages.items()}
     stdout.write(
         "in-process p50 per stage (ms): "
         + ", ".join(f"{name} {ms}" for name, ms in result.items())
         + " (candidates: this agent's active memories; recall: relevance; client_brain: brand intelligence;"
-        " assemble: the budget arithmetic)"
+        " assemble: the budget arithmetic; notes: counting the agent's notes that match, at the call's memory state)"
     )
     return result
 
@@ -460,6 +409,7 @@ def run(options, stdout) -> dict:
         "worker_class": options["worker_class"],
         "threads": options["threads"],
         "agent_memories": options["agent_memories"],
+        "agent_notes": options["agent_notes"],
         "client_brain_rows": options["client_brain_rows"],
     }
     stdout.write(

@@ -23,7 +23,9 @@ INSTRUCTIONS = (
     "with your agent id and the conversation so far, and put its `prompt` in your system prompt; cite the "
     "memories you use with their [mem:ID] tags. Use search or ask to look things up, remember to keep a note "
     "for later, record_lesson for what an App learned, and rate_conversation / report_verdict when the "
-    "outcome is known. Every write passes the Brain's formation gate, which may refuse it with a reason."
+    "outcome is known. Every write passes the Brain's formation gate, which may refuse it with a reason. "
+    "Your notes are never put in the context: when get_context's notes_matching is above 0, call search with "
+    'scope_kind "agent", scope_ids [your agent id] and types ["note", "chat"] to read them.'
 )
 
 # The key of the HTTP request being served, set by http.py for the request's task: the SDK hands handlers the
@@ -75,7 +77,9 @@ async def get_context(
     ctx: Context | None = None,
 ) -> dict[str, Any]:
     """What the agent's prompt gets for this conversation: sections with [mem:ID] tags within the character
-    budget, what was left out and why, and a trace_id for verdicts."""
+    budget, what was left out and why, and a trace_id for verdicts. `notes_matching` counts the agent's own
+    notes (remember) that match the conversation: they are never in the prompt; read them with search
+    (scope_kind "agent", scope_ids [agent id], types ["note", "chat"])."""
     body = _body(
         conversation=conversation,
         conversation_id=conversation_id,
@@ -92,11 +96,18 @@ async def search(
     limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT)] = 10,
     scope_kind: Literal["tenant", "agent", "app", "conversation"] | None = None,
     scope_ids: list[str] | None = None,
+    types: Annotated[
+        list[str] | None,
+        Field(
+            description='Memory types, e.g. ["note", "chat"] for the notes an agent wrote itself (remember, '
+            'chat-mine) or ["lesson"] for an App\'s lessons.'
+        ),
+    ] = None,
     ctx: Context | None = None,
 ) -> dict[str, Any]:
     """Hybrid search (full text, trigram, vector, graph) over the tenant's memories; each result says why it
-    matched."""
-    body = _body(query=query, limit=limit, scope_kind=scope_kind, scope_ids=scope_ids)
+    matched. An agent's own notes: scope_kind "agent", scope_ids [its id], types ["note", "chat"]."""
+    body = _body(query=query, limit=limit, scope_kind=scope_kind, scope_ids=scope_ids, types=types)
     return await _call(ctx, "POST", "/brain/search", json=body)
 
 
@@ -117,7 +128,9 @@ async def remember(
     ctx: Context | None = None,
 ) -> dict[str, Any]:
     """Remember a note in the agent's own memory (memory-append). The formation gate refuses URLs, secrets,
-    tool calls, narration and echoes of what you were given."""
+    tool calls, narration and echoes of what you were given. A note is kept for reference and never put in
+    get_context's prompt: find it again with search (scope_kind "agent", scope_ids [agent_id], types
+    ["note"]); operators see it on the agent's "Written by the agent" page and may promote it to a rule."""
     body = _body(agent_id=str(agent_id), text=text, key=key, run_id=run_id)
     return await _call(ctx, "POST", "/brain/memory-append", json=body)
 
@@ -129,7 +142,8 @@ async def record_lesson(
     outcome: Literal["success", "failure", "neutral"] | None = None,
     ctx: Context | None = None,
 ) -> dict[str, Any]:
-    """Record what an App learned: a template with {fields} filled from values."""
+    """Record what an App learned: a template with {fields} filled from values. Find lessons with search
+    (scope_kind "app", scope_ids [app_id], types ["lesson"])."""
     body = _body(app_id=app_id, template=template, values=values, outcome=outcome)
     return await _call(ctx, "POST", "/brain/lessons", json=body)
 

@@ -11,6 +11,7 @@ from config.rest import error_response, register_error
 from ..services import (
     ActionAlreadyDecided,
     AgentMemoryNotFound,
+    NoteKeptAsWritten,
     OutcomeAlreadyEvaluated,
     SuggestionNotFound,
 )
@@ -18,6 +19,17 @@ from ..services import (
 
 def memory_not_found(exc: AgentMemoryNotFound, view) -> Response:
     return error_response("not_found", "Not found.", status.HTTP_404_NOT_FOUND)
+
+
+def note_kept_as_written(exc: NoteKeptAsWritten, view) -> Response:
+    agent_id = getattr(view, "kwargs", {}).get("agent_pk", "{id}")
+    return error_response(
+        "written_by_agent",
+        f"[mem:{exc.memory_id}] is a note the agent wrote itself: it is kept as written. To change what the "
+        f"agent is told, promote it to a preference or a rule: POST /api/v1/agents/{agent_id}/memories/"
+        f"{exc.memory_id}/promote.",
+        status.HTTP_409_CONFLICT,
+    )
 
 
 def suggestion_not_queued(exc: SuggestionNotFound, view) -> Response:
@@ -48,6 +60,7 @@ def action_already_decided(exc: ActionAlreadyDecided, view) -> Response:
 
 def register_errors() -> None:
     register_error(AgentMemoryNotFound, memory_not_found)
+    register_error(NoteKeptAsWritten, note_kept_as_written)
     register_error(SuggestionNotFound, suggestion_not_queued)
     register_error(OutcomeAlreadyEvaluated, outcome_already_evaluated)
     register_error(ActionAlreadyDecided, action_already_decided)

@@ -21,6 +21,11 @@ urlpatterns = [
         name="agent-memory-status",
     ),
     path(
+        "agents/<int:agent_pk>/memories/<int:pk>/promote",
+        agents.AgentNotePromoteView.as_view(),
+        name="agent-memory-promote",
+    ),
+    path(
         "agents/<int:agent_pk>/memories/<int:pk>/supersede",
         agents.AgentMemorySupersedeView.as_view(),
         name="agent-memory-supersede",

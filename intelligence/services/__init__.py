@@ -12,6 +12,7 @@ Reads are in `intelligence.selectors`; the budget and the pure assembly of the r
 from .agents import (
     AgentMemoryNotFound,
     ContextRequest,
+    NoteKeptAsWritten,
     agent_context_assemble,
     agent_context_build,
     agent_create,
@@ -19,6 +20,7 @@ from .agents import (
     agent_memory_edit,
     agent_memory_set_status,
     agent_memory_supersede,
+    agent_note_promote,
     agent_update,
     omitted_ids_by_reason,
 )
@@ -49,6 +51,7 @@ __all__ = [
     "ActionAlreadyDecided",
     "AgentMemoryNotFound",
     "ContextRequest",
+    "NoteKeptAsWritten",
     "OutcomeAlreadyEvaluated",
     "SuggestionNotFound",
     "SuggestionPass",
@@ -60,6 +63,7 @@ __all__ = [
     "agent_memory_edit",
     "agent_memory_set_status",
     "agent_memory_supersede",
+    "agent_note_promote",
     "agent_update",
     "conversation_feedback_set",
     "conversation_message_add",

@@ -42,6 +42,15 @@ class AgentMemoryNotFound(Exception):
     """The memory is missing, another agent's, or another tenant's."""
 
 
+class NoteKeptAsWritten(Exception):
+    """An edit of a note the agent wrote itself: a note is kept as the agent wrote it; an operator promotes it
+    (`agent_note_promote`) to change what the agent is told."""
+
+    def __init__(self, memory_id: int):
+        super().__init__(f"memory {memory_id} is a note the agent wrote")
+        self.memory_id = memory_id
+
+
 @transaction.atomic
 def agent_create(
     *,
@@ -224,6 +233,41 @@ def agent_memory_supersede(
     return brain_api.memory_supersede(tenant_id=agent.tenant_id, old_memory_id=memory_id, candidate=candidate)
 
 
+# The strengths an agent's note may be promoted to: what reaches the prompt (a preference when relevant, a
+# rule always).
+NOTE_PROMOTION_STRENGTHS = ("preference", "hard_rule")
+
+
+def agent_note_promote(
+    *,
+    agent: Agent,
+    note_id: int,
+    actor: str,
+    category: str,
+    strength: str,
+    text: str,
+    status: str = "active",
+) -> PromoteOutcome:
+    """Make a note the agent wrote itself (memory-append, chat-mined) an operator memory: a preference or a
+    rule in the operator's wording, through brain's `note_promote` (promote()'s gate; the new memory is
+    `derived_from` the note; the note's history records it). Returns promote's outcome (`rejected` with the
+    gate's reason: nothing written). A note that is not this agent's raises `AgentMemoryNotFound`."""
+    if strength not in NOTE_PROMOTION_STRENGTHS:
+        raise ValidationError({"strength": "Promote a note to a preference or a rule."})
+    if status not in ("active", "draft"):
+        raise ValidationError({"status": _choose(("active", "draft"))})
+    note = brain_api.agent_memory_get(
+        tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=note_id, written_by="agent"
+    )
+    if note is None:
+        raise AgentMemoryNotFound(note_id)
+    fields = _clean_memory_fields(
+        category=category, strength=strength, text=text, provider="", campaign_ids=[], tags=[], status=status
+    )
+    candidate = _candidate(agent=agent, actor=actor, status=status, source="manual", fields=fields)
+    return brain_api.note_promote(tenant_id=agent.tenant_id, note_id=note.id, candidate=candidate)
+
+
 # --- Runtime context ----------------------------------------------------------------------------------
 
 
@@ -331,7 +375,8 @@ def agent_context_assemble(
     """Load the agent's active memories and their relevance, then assemble. Writes nothing (the budget
     preview calls it as it is; the runtime's `agent_context_build` adds the trace and the activity).
 
-    Returns the assembly and, per status, how many of the agent's memories were not candidates (not active).
+    Returns the assembly (with how many of the agent's own notes match the conversation) and, per status,
+    how many of the agent's memories were not candidates (not active).
     """
     # The three caches on this path (the agent's memories, recall's statistics, the Client Brain window)
     # are keyed by the memory state of the agent's scope and of the tenant's (Client Brain) scope: read once.
@@ -351,6 +396,14 @@ def agent_context_assemble(
             policy_text=request.policy,
             knowledge_base_text=request.knowledge_base,
             brand=_brand_renderer(agent, request),
+        )
+        # Notes are never injected (spec: Notes): the answer says how many match, so the agent knows when
+        # searching them is worth a call. No search when the agent has no note.
+        assembly.notes_matching = brain_api.agent_notes_matching(
+            tenant_id=agent.tenant_id,
+            agent_id=agent.pk,
+            query=request.query,
+            mode=getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "fulltext"),
         )
     inactive = {status: n for status, n in counts.items() if status != "active"}
     return assembly, inactive

@@ -21,6 +21,7 @@ from ..rest.serializers.agents import (
     AgentMemorySupersedeSerializer,
     AgentMemoryWriteSerializer,
     ContextRequestSerializer,
+    NotePromoteSerializer,
 )
 
 # The taxonomy is brain's (brain.api); the forms add a line of help to its labels.
@@ -232,6 +233,51 @@ class MemoryFilterForm(SchemaForm):
     source = _any("Any source", [(s, s) for s in brain_api.MemorySource.values])
     scope = _any(
         "Any scope", [("unscoped", "Unscoped"), ("scoped", "Scoped"), *[(p, p) for p in brain_api.PROVIDERS]]
+    )
+
+
+# How an agent wrote a note, in the operator's words (the surface's code is shown on hover).
+NOTE_SURFACE_WORDS = {
+    "memory_append": "Remembered by the agent",
+    "chat": "Mined from a chat",
+}
+
+
+class NoteFilterForm(SchemaForm):
+    """The "Written by the agent" view's filters; `validated` are `agent_memory_list`'s keyword arguments
+    (the view adds written_by="agent")."""
+
+    schema = AgentMemoryFilterSerializer
+
+    q = forms.CharField(required=False, max_length=200, label="Search")
+    surface = forms.ChoiceField(
+        choices=[("", "Any way"), *NOTE_SURFACE_WORDS.items()], required=False, label="How it was written"
+    )
+
+
+class NotePromoteForm(SchemaForm):
+    """Promote a note to a preference or a rule: the operator's wording, category, strength and status."""
+
+    schema = NotePromoteSerializer
+
+    category = forms.ChoiceField(choices=CATEGORY_CHOICES, initial="preference")
+    strength = forms.ChoiceField(
+        choices=_helped(
+            [(v, label) for v, label in brain_api.MemoryStrength.choices if v in ("hard_rule", "preference")],
+            _STRENGTH_HELP,
+        ),
+        initial="preference",
+        widget=forms.RadioSelect,
+    )
+    status = forms.ChoiceField(
+        choices=[(value, label) for value, label in STATUS_CHOICES if value in ("active", "draft")],
+        initial="active",
+    )
+    content = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=4000,
+        label="Wording",
+        help_text="What the agent should know or do, as it will read it in its prompt.",
     )
 
 

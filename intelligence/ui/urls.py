@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import agents, feedback, runs
+from .views import agents, feedback, notes, runs
 
 urlpatterns = [
     path("agents/", agents.AgentListView.as_view(), name="intelligence-agents"),
@@ -27,6 +27,14 @@ urlpatterns = [
         "agents/<int:pk>/memories/<int:memory_id>/supersede/",
         agents.AgentMemorySupersedeView.as_view(),
         name="intelligence-memory-supersede",
+    ),
+    # What the agent wrote itself (intelligence/ui/views/notes.py).
+    path("agents/<int:pk>/notes/", notes.AgentNotesView.as_view(), name="intelligence-notes"),
+    path("agents/<int:pk>/notes/<int:memory_id>/", notes.AgentNoteView.as_view(), name="intelligence-note"),
+    path(
+        "agents/<int:pk>/notes/<int:memory_id>/promote/",
+        notes.AgentNotePromoteView.as_view(),
+        name="intelligence-note-promote",
     ),
     path("agents/<int:pk>/learning/", agents.AgentLearningView.as_view(), name="intelligence-learning"),
     path("agents/<int:pk>/budget/", agents.AgentBudgetView.as_view(), name="intelligence-budget"),

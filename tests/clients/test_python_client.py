@@ -168,10 +168,13 @@ def tour(brain: Brain, tenant) -> int:
     assert brain.rate_run(run["id"], -1, comment="Too slow.")["feedback_rating"] == -1
     assert brain.report_verdict("pass", run_id=run["id"], response_text="Raising it.")["verdict"] == "pass"
 
-    assert (
-        brain.remember(agent["id"], "The customer prefers email over phone calls.")["outcome"]["result"]
-        == "added"
-    )
+    remembered = brain.remember(agent["id"], "The customer prefers email over phone calls.")["outcome"]
+    assert remembered["result"] == "added"
+    note = brain.get_agent_memory(agent["id"], remembered["memory_id"])
+    assert (note["written_by"], note["surface"]) == ("agent", "memory_append")
+    assert brain.list_agent_memories(agent["id"], written_by="agent")["count"] == 1
+    promoted = brain.promote_note(agent["id"], note["id"], category="preference", strength="preference")
+    assert promoted["result"] == "added" and promoted["memory"]["written_by"] == "operator"
     lesson = brain.record_lesson(
         "shopify", "Refunds over {amount} need a manager's approval.", values={"amount": "200 EUR"}
     )

@@ -127,6 +127,26 @@ async def every_tool(client: Client, agent_id: int, memory_id: int) -> None:
         await client.call_tool("remember", {"agent_id": agent_id, "text": "Bo prefers replies in Swedish."})
     )
     assert remembered["outcome"]["result"] == "added"
+    # Issue 28: the note is never in the prompt; the context counts it and the descriptions say how to find it.
+    described = {t.name: t.description for t in tools.tools}
+    for name in ("get_context", "remember", "search"):
+        assert 'scope_kind "agent"' in described[name] and '"note"' in described[name], name
+    asked = structured(
+        await client.call_tool("get_context", {"agent_id": agent_id, "conversation": "Bo writes in Swedish."})
+    )
+    assert asked["notes_matching"] == 1 and "Swedish" not in asked["prompt"]
+    notes = structured(
+        await client.call_tool(
+            "search",
+            {
+                "query": "Swedish",
+                "scope_kind": "agent",
+                "scope_ids": [str(agent_id)],
+                "types": ["note", "chat"],
+            },
+        )
+    )
+    assert [r["id"] for r in notes["results"]] == [remembered["outcome"]["memory_id"]]
     lesson = structured(
         await client.call_tool(
             "record_lesson",

@@ -114,7 +114,12 @@ class Operations(Generic[R, I]):
         conversation_id: str | None = None,
         run_id: str | None = None,
     ) -> R:
-        """What the agent's prompt gets for this conversation, within budget, with `[mem:ID]` tags."""
+        """What the agent's prompt gets for this conversation, within budget, with `[mem:ID]` tags.
+
+        The answer's `notes_matching` counts the agent's own notes (`remember`, `mine_chat`) that match the
+        conversation; notes are never put in the prompt. Fetch them when it is not 0:
+        `search("...", scope_kind="agent", scope_ids=[str(agent_id)], types=["note", "chat"])`, or list
+        them with `list_agent_memories(agent_id, written_by="agent")`."""
         return self._send(
             Call(
                 "POST",
@@ -139,7 +144,9 @@ class Operations(Generic[R, I]):
     def list_agent_memories(
         self, agent_id: int, *, limit: int | None = None, offset: int | None = None, **filters: Any
     ) -> R:
-        """filters: category, strength, status, source, scope, q."""
+        """filters: category, strength, status, source, scope, q, surface, and written_by: "operator" (the
+        default: the memories operators curate), "agent" (the notes the agent wrote itself with `remember` /
+        `mine_chat`, never injected) or "any"."""
         params = {**filters, "limit": limit, "offset": offset}
         return self._send(Call("GET", f"/agents/{_seg(agent_id)}/memories", params))
 
@@ -156,7 +163,18 @@ class Operations(Generic[R, I]):
 
     @operation("v1_agents_memories_retrieve")
     def get_agent_memory(self, agent_id: int, memory_id: int) -> R:
+        """An operator memory, or a note the agent wrote itself (`written_by` "agent"; e.g. the `memory_id`
+        that `remember` answered)."""
         return self._send(Call("GET", f"/agents/{_seg(agent_id)}/memories/{_seg(memory_id)}"))
+
+    @operation("v1_agents_memories_promote_create")
+    def promote_note(
+        self, agent_id: int, memory_id: int, *, category: str, strength: str, **fields: Any
+    ) -> R:
+        """Make a note the agent wrote itself an operator memory: strength "preference" or "hard_rule".
+        fields: content (the note's text when left out), status ("active" by default or "draft")."""
+        path = f"/agents/{_seg(agent_id)}/memories/{_seg(memory_id)}/promote"
+        return self._send(Call("POST", path, json={"category": category, "strength": strength, **fields}))
 
     @operation("v1_agents_memories_partial_update")
     def edit_agent_memory(self, agent_id: int, memory_id: int, **fields: Any) -> R:
@@ -215,7 +233,12 @@ class Operations(Generic[R, I]):
         **guards: Any,
     ) -> R:
         """memory-append: a note in the agent's scope. guards: system_prompt, injected_texts,
-        injected_memory_ids (so the gate refuses echoes of what the agent was given)."""
+        injected_memory_ids (so the gate refuses echoes of what the agent was given).
+
+        A note is kept for reference and never injected into the context. Read it back with
+        `get_agent_memory(agent_id, memory_id)`, list the agent's notes with
+        `list_agent_memories(agent_id, written_by="agent")`, and find the ones about a question with
+        `search(question, scope_kind="agent", scope_ids=[str(agent_id)], types=["note", "chat"])`."""
         body = _body(agent_id=str(agent_id), text=text, key=key, run_id=run_id, **guards)
         return self._send(Call("POST", "/brain/memory-append", json=body))
 
@@ -231,6 +254,8 @@ class Operations(Generic[R, I]):
         run_id: str | None = None,
         **guards: Any,
     ) -> R:
+        """An App's learned outcome: `template` with {fields} filled from `values`, kept in the App's scope
+        (find lessons with `search(..., scope_kind="app", scope_ids=[app_id], types=["lesson"])`)."""
         body = _body(
             app_id=app_id, template=template, values=values, outcome=outcome, key=key, run_id=run_id, **guards
         )
@@ -246,7 +271,10 @@ class Operations(Generic[R, I]):
         run_id: str | None = None,
         **guards: Any,
     ) -> R:
-        """messages: [{"role": "user" | "assistant", "content": "..."}]."""
+        """messages: [{"role": "user" | "assistant", "content": "..."}]. With `agent_id`, what is mined is
+        the agent's (listed with `list_agent_memories(agent_id, written_by="agent")`, searched with
+        types=["chat"] in the agent's scope); without, it stays in the conversation's scope
+        (`search(..., scope_kind="conversation", scope_ids=[conversation_id])`)."""
         body = _body(
             conversation_id=conversation_id,
             messages=messages,

@@ -60,6 +60,10 @@ def _any(choices):
     return serializers.ChoiceField(choices=choices, required=False, allow_blank=True, default="")
 
 
+# The write surfaces an agent's memories come from (a list filter): the operators', and the agent's own.
+NOTE_SURFACES = ["operator", "suggestion", "memory_append", "chat"]
+
+
 # The one input schema of an agent memory, for REST and the Intelligence tab's forms alike (they delegate to
 # it, intelligence/ui/forms.py): its validated data are the keyword arguments of `services.agent_memory_add`,
 # `agent_memory_edit` and `agent_memory_supersede` (`content` arrives as `text`).
@@ -86,12 +90,23 @@ class AgentMemorySupersedeSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=brain_api.SETTABLE_STATUSES, default="active")
 
 
+class NotePromoteSerializer(serializers.Serializer):
+    """Make a note the agent wrote a preference or a rule of the operator's (`content`: its wording; the note's
+    own text when left out)."""
+
+    category = serializers.ChoiceField(choices=brain_api.MemoryCategory.choices)
+    strength = serializers.ChoiceField(choices=[("preference", "Preference"), ("hard_rule", "Rule")])
+    status = serializers.ChoiceField(choices=["active", "draft"], default="active")
+    content = serializers.CharField(source="text", max_length=4000, trim_whitespace=True, required=False)
+
+
 class AgentMemoryStatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=brain_api.SETTABLE_STATUSES)
 
 
 class AgentMemorySerializer(serializers.Serializer):
-    """An agent memory as the API shows it (read-only; from brain's AgentMemoryRecord)."""
+    """An agent memory as the API shows it (read-only; from brain's AgentMemoryRecord): an operator's (the
+    Intelligence tab's) or a note the agent wrote itself (`written_by` "agent": memory-append, chat-mine)."""
 
     id = serializers.IntegerField()
     agent_id = serializers.IntegerField()
@@ -108,6 +123,24 @@ class AgentMemorySerializer(serializers.Serializer):
     superseded_by_id = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
+    written_by = serializers.ChoiceField(
+        choices=["operator", "agent"],
+        help_text="operator: the Intelligence tab's memories (injected by strength when active); agent: a note "
+        "the agent wrote itself (memory-append, chat-mine), stored for reference and never injected.",
+    )
+    surface = serializers.CharField(
+        help_text="The write surface: operator, suggestion, memory_append (remember), chat (chat-mine)."
+    )
+    conversation_id = serializers.CharField(
+        help_text="Your id of the conversation that wrote this note (chat-mine's conversation_id), or empty."
+    )
+    run_id = serializers.CharField(
+        help_text="Your id of the run that wrote this note (its run_id), or empty."
+    )
+    promoted_to_ids = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The operator memories this note was promoted to (each `derived_from` it).",
+    )
 
     def get_tag(self, record) -> str:
         return f"[mem:{record.id}]"
@@ -139,6 +172,14 @@ class AgentMemoryFilterSerializer(serializers.Serializer):
         help_text="Words to search for through the retrieval engine (misspellings, other forms of a word and"
         " similar meanings count), best match first; memories holding the text literally or as a tag follow.",
     )
+    written_by = serializers.ChoiceField(
+        choices=brain_api.WRITTEN_BY,
+        required=False,
+        default="operator",
+        help_text="operator (default): the memories operators curate; agent: the notes the agent wrote itself "
+        "(memory-append, chat-mine; never injected); any: both.",
+    )
+    surface = _any(NOTE_SURFACES)
     # Paging is the API's one rule (config.rest.page_bounds: 400 when not a whole number, clamped above the
     # maximum); the view passes `limit` / `offset` from there.
 

@@ -20,6 +20,61 @@ class RuntimeContextRequestSerializer(ContextRequestSerializer):
     run_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
 
 
+class ContextSectionSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="policy, knowledge_base, hard_rule, preference, heuristic, brand.")
+    text = serializers.CharField(allow_blank=True)
+    chars = serializers.IntegerField()
+    budget = serializers.IntegerField()
+    memory_ids = serializers.ListField(child=serializers.IntegerField())
+    tags = serializers.ListField(child=serializers.CharField(), help_text="The memories' [mem:ID] tags.")
+    truncated = serializers.BooleanField()
+    detail = serializers.DictField(required=False)
+
+
+class ContextOmissionSerializer(serializers.Serializer):
+    memory_id = serializers.IntegerField()
+    strength = serializers.CharField(allow_blank=True)
+    reason = serializers.CharField()
+    chars = serializers.IntegerField()
+    relevance = serializers.FloatField()
+
+
+class RecordRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The Brain's id (for messages, feedback and verdicts).")
+    external_id = serializers.CharField(allow_blank=True)
+    created = serializers.BooleanField()
+
+
+class RuntimeContextResponseSerializer(serializers.Serializer):
+    """What the agent's prompt gets for this conversation (`prompt`), section by section, with a trace id."""
+
+    trace_id = serializers.IntegerField()
+    agent_id = serializers.IntegerField()
+    sections = ContextSectionSerializer(many=True)
+    chars = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Characters per section, and total."
+    )
+    budget = serializers.DictField(help_text="The character budgets this call was assembled within.")
+    injected_memory_ids = serializers.ListField(child=serializers.IntegerField())
+    omitted = ContextOmissionSerializer(many=True, help_text="Memories left out, each with its reason.")
+    omitted_counts = serializers.DictField(child=serializers.IntegerField())
+    omitted_truncated = serializers.BooleanField()
+    not_active_counts = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="The agent's memories not active, per status: never injected.",
+    )
+    notes_matching = serializers.IntegerField(
+        min_value=0,
+        help_text="How many notes the agent wrote itself (remember / memory-append, chat-mine) match this "
+        "conversation (full-text, at most 100). Notes are never injected: search them with POST "
+        '/api/v1/brain/search {"query": ..., "scope_kind": "agent", "scope_ids": ["<agent id>"], "types": '
+        '["note", "chat"]}, or list them with GET /api/v1/agents/{id}/memories?written_by=agent.',
+    )
+    prompt = serializers.CharField(allow_blank=True)
+    conversation = RecordRefSerializer(required=False, help_text="Knowledge agents: the conversation opened.")
+    run = RecordRefSerializer(required=False, help_text="Action agents: the run opened.")
+
+
 class ConversationMessageSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=RESPONSE_MAX_CHARS, trim_whitespace=False)
     trace_id = serializers.IntegerField(

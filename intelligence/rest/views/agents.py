@@ -30,8 +30,9 @@ from ..serializers.agents import (
     AgentMemorySupersedeSerializer,
     AgentMemoryWriteSerializer,
     AgentSerializer,
+    NotePromoteSerializer,
 )
-from ..serializers.runs import RuntimeContextRequestSerializer
+from ..serializers.runs import RuntimeContextRequestSerializer, RuntimeContextResponseSerializer
 
 
 def actor_for(request) -> str:
@@ -70,10 +71,15 @@ class _AgentScoped(TenantAPIView):
     url_parents = {"agent_pk": "agent"}
     gate_rejected_field = "content"
 
-    def get_record(self, agent: Agent, memory_pk: int):
-        record = brain_api.agent_memory_get(tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_pk)
+    def get_record(self, agent: Agent, memory_pk: int, *, editable: bool = True):
+        """The agent's memory, an operator's or (to read) a note the agent wrote; a note to change is a 409."""
+        record = brain_api.agent_memory_get(
+            tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_pk, written_by="any"
+        )
         if record is None:
             raise Http404
+        if editable and record.written_by == "agent":
+            raise services.NoteKeptAsWritten(record.id)
         return record
 
 
@@ -134,18 +140,23 @@ class AgentMemoryListView(_AgentScoped):
 
 
 class AgentMemoryDetailView(_AgentScoped):
-    """GET one memory with its supersede chain; PATCH its content, taxonomy or scope."""
+    """GET one memory with its supersede chain: an operator memory, or a note the agent wrote itself (memory-
+    append, chat-mine; `written_by` "agent", its chain itself alone). PATCH an operator memory's content,
+    taxonomy or scope; a note is kept as written (409: promote it instead)."""
 
     @extend_schema(responses=AgentMemorySerializer)
     def get(self, request, agent: Agent, pk: int):
-        record = self.get_record(agent, pk)
+        record = self.get_record(agent, pk, editable=False)
+        if record.written_by == "agent":
+            return Response({**AgentMemorySerializer(record).data, "chain": [record.id]})
         chain = brain_api.agent_memory_chain(
             tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=record.id
         )
         return Response({**AgentMemorySerializer(record).data, "chain": [m.id for m in chain]})
 
     @extend_schema(
-        request=AgentMemoryEditSerializer, responses={200: AgentMemorySerializer, 422: ErrorSerializer}
+        request=AgentMemoryEditSerializer,
+        responses={200: AgentMemorySerializer, 409: ErrorSerializer, 422: ErrorSerializer},
     )
     def patch(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
@@ -177,7 +188,8 @@ class AgentMemorySupersedeView(_AgentScoped):
     """POST {"content": ...}: a newer memory replaces this one (same taxonomy and scope unless given)."""
 
     @extend_schema(
-        request=AgentMemorySupersedeSerializer, responses={201: OpenApiResponse(description="superseded")}
+        request=AgentMemorySupersedeSerializer,
+        responses={201: OpenApiResponse(description="superseded"), 409: ErrorSerializer},
     )
     def post(self, request, agent: Agent, pk: int):
         record = self.get_record(agent, pk)
@@ -185,6 +197,35 @@ class AgentMemorySupersedeView(_AgentScoped):
         data.is_valid(raise_exception=True)
         outcome = services.agent_memory_supersede(
             agent=agent, memory_id=record.id, actor=actor_for(request), **data.validated_data
+        )
+        return _outcome_response(agent, outcome)
+
+
+class AgentNotePromoteView(_AgentScoped):
+    """POST {"category", "strength": "preference" | "hard_rule", "status", "content"}: a note the agent wrote
+    itself becomes an operator memory (through the gate; `derived_from` the note, whose history records it).
+    201 with the new memory; 200 when an operator memory already says it (reinforced); 422 when the gate
+    refuses it; 404 when the memory is not a note of this agent."""
+
+    @extend_schema(
+        request=NotePromoteSerializer,
+        responses={
+            201: OpenApiResponse(description="promoted: the new operator memory"),
+            200: OpenApiResponse(description="an operator memory already said it: reinforced"),
+            422: ErrorSerializer,
+        },
+    )
+    def post(self, request, agent: Agent, pk: int):
+        note = brain_api.agent_memory_get(
+            tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=pk, written_by="agent"
+        )
+        if note is None:
+            raise Http404
+        data = NotePromoteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = {"text": note.text, **data.validated_data}
+        outcome = services.agent_note_promote(
+            agent=agent, note_id=note.id, actor=actor_for(request), **values
         )
         return _outcome_response(agent, outcome)
 
@@ -208,6 +249,8 @@ def context_response(assembly, inactive: dict[str, int], trace) -> dict:
         "omitted_truncated": len(assembly.omitted) > OMITTED_DETAIL_LIMIT,
         # Memories of the agent that were not candidates at all, per status (only active ones are injected).
         "not_active_counts": inactive,
+        # The agent's own notes that match the conversation: never injected; searched on demand.
+        "notes_matching": assembly.notes_matching,
         "prompt": assembly.prompt(),
     }
 
@@ -216,9 +259,7 @@ class AgentContextView(_AgentScoped):
     """POST: what the agent's prompt gets for this conversation, within budget, with a stored trace id; opens
     or continues the caller's conversation (knowledge agents) or run (action agents) and returns its id."""
 
-    @extend_schema(
-        request=RuntimeContextRequestSerializer, responses={200: OpenApiResponse(description="context")}
-    )
+    @extend_schema(request=RuntimeContextRequestSerializer, responses={200: RuntimeContextResponseSerializer})
     def post(self, request, agent: Agent):
         data = RuntimeContextRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)

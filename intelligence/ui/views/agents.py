@@ -137,6 +137,9 @@ class IntelligenceTabView(AgentScopedView):
         counts = brain_api.agent_memory_status_counts(tenant_id=agent.tenant_id, agent_ids=[agent.pk])[
             agent.pk
         ]
+        notes = brain_api.agent_memory_list(
+            tenant_id=agent.tenant_id, agent_id=agent.pk, written_by="agent", limit=0
+        )
         return {
             "agent": agent,
             "memories": page.items,
@@ -149,6 +152,7 @@ class IntelligenceTabView(AgentScopedView):
             "filter_query": urlencode(filter_params),
             "status_counts": counts,
             "memory_count": sum(counts.values()),
+            "note_count": notes.total,
             "strength_labels": STRENGTH_LABELS,
             "status_actions": STATUS_ACTIONS,
             "add_form": AgentMemoryForm(),
@@ -193,17 +197,30 @@ class AgentMemoryDetailView(AgentScopedView):
     """One memory: its taxonomy and scope, the supersede chain, its history, and the actions."""
 
     def get(self, request, agent, memory_id: int, edit_form=None, supersede_form=None):
-        memory = self.get_memory(agent, memory_id)
+        try:
+            memory = self.get_memory(agent, memory_id)
+        except Http404:  # a note the agent wrote has its own page (a [mem:ID] link may name one)
+            note = brain_api.agent_memory_get(
+                tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory_id, written_by="agent"
+            )
+            if note is None:
+                raise
+            return HttpResponseRedirect(reverse("intelligence-note", args=[agent.pk, note.id]))
         chain = brain_api.agent_memory_chain(
             tenant_id=agent.tenant_id, agent_id=agent.pk, memory_id=memory.id
         )
         history = brain_api.memory_history(tenant_id=agent.tenant_id, memory_id=memory.id, limit=50)
+        derived = brain_api.graph_neighbours(
+            tenant_id=agent.tenant_id, memory_id=memory.id, relations=["derived_from"]
+        )
         return render(
             request,
             "intelligence/memory_detail.html",
             {
                 "agent": agent,
                 "memory": memory,
+                # The agent's notes an operator promoted to this memory (issue 28).
+                "promoted_from": [n.memory_id for n in derived if n.direction == "out" and n.memory_id],
                 "chain": chain,
                 "history": history,
                 "actor_names": actor_names([h.actor for h in history]),
