@@ -9,7 +9,8 @@ suspended feature, 409, 422) are named by those views' extend_schema.
 
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import inline_serializer
-from rest_framework import serializers
+
+from . import serializers
 
 ERROR_DESCRIPTIONS = {
     "400": "The request is invalid: the message says what to fix, `fields` marks the fields.",

@@ -4,7 +4,7 @@ They validate input and render output only; writes go through `tickets.services`
 comes from the request, never from a payload.
 """
 
-from rest_framework import serializers
+from config import serializers
 
 from ..models import (
     Approval,

@@ -1,9 +1,8 @@
 """Request and response shapes of the Client Brain REST endpoints."""
 
-from rest_framework import serializers
-
 from brain.client_brain import typed
 from brain.client_brain.dashboard import CURRENT, STATUS_FILTERS
+from config import serializers
 
 
 class ClientBrainContextRequestSerializer(serializers.Serializer):

@@ -5,10 +5,9 @@ The tenant never comes from the payload: the views pass the authenticated tenant
 
 import math
 
-from rest_framework import serializers
-
 from brain.models import BrainScopeKind, MemoryCategory, MemoryStatus, MemoryStrength
 from brain.search import MODES
+from config import serializers
 
 MAX_SEARCH_LIMIT = 50
 MAX_ASK_LIMIT = 20

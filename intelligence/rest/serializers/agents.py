@@ -3,9 +3,8 @@ context (the key or the session), never from the payload."""
 
 from __future__ import annotations
 
-from rest_framework import serializers
-
 from brain import api as brain_api
+from config import serializers
 
 from ...learning import learning_config_clean
 from ...models import Agent

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from rest_framework import serializers
-
 from brain import api as brain_api
+from config import serializers
 
 from ...models import AgentRun, ProposedAction, RunOutcome
 from ...services.runs import REASON_MAX_CHARS

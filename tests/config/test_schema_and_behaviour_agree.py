@@ -1,0 +1,112 @@
+"""The schema and the API agree about what is valid (issue 29, item 4): what schemathesis' data checks found,
+one request each. "Invalid data accepted": a value the schema calls invalid must be a 400 that says what to
+send. "Valid data rejected": a rule the API applies must be stated in the schema (GET /api/schema/), or a
+refusal that depends on what is stored must not be a 400. tests/test_schema_fuzz.py runs both checks over
+every operation."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.intelligence.factories import make_agent
+from tickets import services as helpdesk
+
+pytestmark = pytest.mark.django_db
+
+
+def refused(response, field: str) -> str:
+    """The 400's message for `field` (the envelope's `fields`)."""
+    assert response.status_code == 400, response.content[:500]
+    messages = response.json()["error"]["fields"][field]
+    return " ".join(messages)
+
+
+# --- invalid data accepted: a value of another JSON type ------------------------------------------------
+
+
+@pytest.fixture
+def ticket(tenant):
+    return helpdesk.ticket_upsert(tenant=tenant, external_id="T-1", subject="Tent pole snapped")[0]
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body", "field", "wanted"),
+    [
+        ("post", "/api/v1/tickets", {"external_id": "T-2", "subject": 0}, "subject", "a string"),
+        ("post", "/api/v1/tickets", {"external_id": 7}, "external_id", "a string"),
+        ("post", "/api/v1/tickets/T-1/messages", {"direction": "inbound", "body": 0}, "body", "a string"),
+        (
+            "post",
+            "/api/v1/tickets/T-1/messages",
+            {"direction": "inbound", "body": "Hello", "is_note": 0},
+            "is_note",
+            "true or false",
+        ),
+        (
+            "post",
+            "/api/v1/brain/search",
+            {"query": "refunds", "expand_graph": 1},
+            "expand_graph",
+            "true or false",
+        ),
+        (
+            "post",
+            "/api/v1/brain/ask",
+            {"question": "refunds?", "mmr_lambda": False},
+            "mmr_lambda",
+            "a number",
+        ),
+        ("post", "/api/v1/brain/search", {"query": "refunds", "limit": "5"}, "limit", "a whole number"),
+        ("post", "/api/v1/brain/search", {"query": "refunds", "limit": 5.0}, "limit", "a whole number"),
+        (
+            "post",
+            "/api/v1/brain/lessons",
+            {"app_id": "shop", "template": "When {s}, refund.", "values": {"s": 0}},
+            "values",
+            "a string",
+        ),
+        ("post", "/api/v1/verdicts", {"trace_id": "5", "verdict": "pass"}, "trace_id", "a whole number"),
+    ],
+    ids=[
+        "string-given-a-number",
+        "id-given-a-number",
+        "message-body-given-a-number",
+        "boolean-given-0",
+        "boolean-given-1",
+        "number-given-false",
+        "integer-given-a-string",
+        "integer-given-a-decimal",
+        "string-values-given-a-number",
+        "id-given-a-string",
+    ],
+)
+def test_a_value_of_another_json_type_is_a_400_naming_the_type_to_send(
+    api, ticket, method, url, body, field, wanted
+):
+    message = refused(getattr(api, method)(url, body, format="json"), field)
+    assert "Send" in message and wanted in message, message
+
+
+def test_a_number_in_a_list_of_strings_is_a_400(api, tenant):
+    agent = make_agent(tenant)
+    body = {
+        "content": "Always greet customers by name.",
+        "category": "fact",
+        "strength": "hard_rule",
+        "tags": [0],
+    }
+    response = api.post(f"/api/v1/agents/{agent.pk}/memories", body, format="json")
+    assert "a string" in refused(response, "tags")
+
+
+def test_the_same_values_of_the_right_type_are_accepted(api, ticket):
+    response = api.post(
+        "/api/v1/tickets/T-1/messages",
+        {"direction": "inbound", "body": "Hello", "is_note": False},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    response = api.post(
+        "/api/v1/brain/search", {"query": "refunds", "limit": 5, "expand_graph": True}, format="json"
+    )
+    assert response.status_code == 200, response.content
