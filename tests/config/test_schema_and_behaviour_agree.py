@@ -6,12 +6,44 @@ every operation."""
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from django.test import Client
+
+from config.rest import MAX_OFFSET
 from tests.intelligence.factories import make_agent
 from tickets import services as helpdesk
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def served_schema(django_db_blocker) -> dict:
+    """The schema as GET /api/schema/ serves it."""
+    with django_db_blocker.unblock():
+        response = Client().get("/api/schema/?format=json")
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+def operations(schema: dict):
+    for methods in schema["paths"].values():
+        yield from methods.values()
+
+
+def operation(schema: dict, operation_id: str) -> dict:
+    return next(op for op in operations(schema) if op["operationId"] == operation_id)
+
+
+def request_body(schema: dict, operation_id: str) -> dict:
+    """The JSON request body's component of an operation."""
+    ref = operation(schema, operation_id)["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    return schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+
+
+def query_parameters(op: dict) -> dict[str, dict]:
+    return {p["name"]: p["schema"] for p in op.get("parameters", []) if p["in"] == "query"}
 
 
 def refused(response, field: str) -> str:
@@ -110,3 +142,17 @@ def test_the_same_values_of_the_right_type_are_accepted(api, ticket):
         "/api/v1/brain/search", {"query": "refunds", "limit": 5, "expand_graph": True}, format="json"
     )
     assert response.status_code == 200, response.content
+
+
+# --- valid data rejected: a rule the schema did not state -----------------------------------------------
+
+
+def test_every_list_states_the_paging_rule(served_schema, api):
+    lists = [query_parameters(op) for op in operations(served_schema)]
+    lists = [params for params in lists if {"limit", "offset"} <= set(params)]
+    assert len(lists) >= 10
+    for params in lists:
+        assert params["limit"] == {"type": "integer", "minimum": 1}
+        assert params["offset"] == {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}
+    assert "at least 1" in refused(api.get("/api/v1/tickets?limit=0"), "limit")
+    assert "at least 0" in refused(api.get("/api/v1/tickets?offset=-1"), "offset")
