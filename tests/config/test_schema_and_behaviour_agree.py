@@ -156,3 +156,20 @@ def test_every_list_states_the_paging_rule(served_schema, api):
         assert params["offset"] == {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}
     assert "at least 1" in refused(api.get("/api/v1/tickets?limit=0"), "limit")
     assert "at least 0" in refused(api.get("/api/v1/tickets?offset=-1"), "offset")
+
+
+# --- invalid data accepted: a query-string filter -------------------------------------------------------
+
+
+def test_a_boolean_filter_takes_true_or_false_and_refuses_anything_else(api, ticket, served_schema):
+    helpdesk.message_add(ticket=ticket, direction="outbound", body="Checked the logs.", is_note=True)
+    helpdesk.message_add(ticket=ticket, direction="inbound", body="Any news?")
+    url = "/api/v1/tickets/T-1/messages"
+    assert query_parameters(operation(served_schema, "v1_tickets_messages_list"))["is_note"] == {
+        "type": "boolean"
+    }
+    for value in ("maybe", "2", "1", "null"):
+        assert refused(api.get(url, {"is_note": value}), "is_note") == "Send true or false."
+    assert api.get(url, {"is_note": "true"}).json()["count"] == 1
+    assert api.get(url, {"is_note": "false"}).json()["count"] == 1
+    assert api.get(url).json()["count"] == 2
