@@ -173,3 +173,11 @@ def test_a_boolean_filter_takes_true_or_false_and_refuses_anything_else(api, tic
     assert api.get(url, {"is_note": "true"}).json()["count"] == 1
     assert api.get(url, {"is_note": "false"}).json()["count"] == 1
     assert api.get(url).json()["count"] == 2
+
+
+def test_a_blank_client_brain_filter_is_in_the_schema_and_counts_as_absent(api, served_schema):
+    params = query_parameters(operation(served_schema, "v1_client_brain_memories_list"))
+    assert "" in params["type"]["enum"] and "" in params["status"]["enum"], params
+    for query in ("type=", "status=", "type=&status="):
+        assert api.get(f"/api/v1/client-brain/memories?{query}").status_code == 200
+    assert "Choose one of" in refused(api.get("/api/v1/client-brain/memories?status=bogus"), "status")

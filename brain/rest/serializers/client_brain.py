@@ -74,21 +74,27 @@ class ClientBrainCopilotMemorySerializer(serializers.Serializer):
 
 
 class ClientBrainMemoryListParamsSerializer(serializers.Serializer):
-    """The list's query parameters (a blank one counts as absent)."""
+    """The list's query parameters. A blank one counts as absent, so "" is one of the schema's values of each
+    (issue 29, item 4: the schema said only the choices while `?type=` was answered as no filter)."""
 
     type = serializers.ChoiceField(
         choices=list(typed.FAMILIES),
         required=False,
+        allow_blank=True,
         error_messages={"invalid_choice": f"Choose one of {', '.join(typed.FAMILIES)}."},
-        help_text="Only rows of this family.",
+        help_text="Only rows of this family (blank: any).",
     )
     status = serializers.ChoiceField(
         choices=list(STATUS_FILTERS),
         default=CURRENT,
+        allow_blank=True,
         error_messages={"invalid_choice": f"Choose one of {', '.join(STATUS_FILTERS)}."},
-        help_text="current (the default): rows neither superseded nor archived; superseded; archived; "
-        "all: every stored row.",
+        help_text="current (the default, and when blank): rows neither superseded nor archived; superseded; "
+        "archived; all: every stored row.",
     )
+
+    def validate_status(self, value: str) -> str:
+        return value or CURRENT
 
 
 class ClientBrainStoredMemorySerializer(serializers.Serializer):
