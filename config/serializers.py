@@ -86,8 +86,9 @@ STRICT_FIELDS = {
 }
 
 
+# DRF's, with the strict fields above for the model fields it maps to theirs. (A comment, not a docstring:
+# drf-spectacular would show a docstring as the description of every model serializer without one.)
 class ModelSerializer(drf.ModelSerializer):
-    """DRF's, with the strict fields above for the model fields it maps to theirs."""
 
     serializer_field_mapping = {
         model_field: STRICT_FIELDS.get(field, field)
