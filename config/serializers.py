@@ -14,6 +14,7 @@ Intelligence tab's forms hand their cleaned strings and lists to the same serial
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers as drf
 from rest_framework.serializers import (  # noqa: F401  (re-exported: the rest of DRF's serializer API)
     ChoiceField,
@@ -74,6 +75,18 @@ class FloatField(drf.FloatField):
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("wrong_type", kind=json_kind(data))
+        return super().to_internal_value(data)
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True})
+class JSONObjectField(JSONField):
+    """A JSON object (DRF's JSONField takes any JSON value); subclasses state their keys in the schema."""
+
+    default_error_messages = {"wrong_type": "Send a JSON object ({{...}}), not {kind}."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
             self.fail("wrong_type", kind=json_kind(data))
         return super().to_internal_value(data)
 

@@ -163,7 +163,9 @@ def test_a_chunked_body_without_content_length_is_read_up_to_the_size_limit(tena
 def test_app_serializers_hold_json_types_strictly():
     """Serializers come from config.serializers, whose string, boolean, integer and number fields refuse other
     JSON types (issue 29, item 4); DRF's own would take 0 for a string and "yes" for a boolean again."""
-    direct = re.compile(r"^from rest_framework(\.serializers| import .*\bserializers\b|\.fields import)", re.M)
+    direct = re.compile(
+        r"^from rest_framework(\.serializers| import .*\bserializers\b|\.fields import)", re.M
+    )
     offenders = [
         str(path.relative_to(REPO))
         for app in ("brain", "intelligence", "tickets", "config")

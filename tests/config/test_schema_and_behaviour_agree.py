@@ -12,6 +12,9 @@ import pytest
 from django.test import Client
 
 from config.rest import MAX_OFFSET
+from intelligence.learning import LEARNING_CONFIG_DEFAULTS
+from intelligence.models import AgentRun
+from intelligence.runtime import BUDGET_FIELDS
 from tests.intelligence.factories import make_agent
 from tickets import services as helpdesk
 
@@ -181,3 +184,44 @@ def test_a_blank_client_brain_filter_is_in_the_schema_and_counts_as_absent(api, 
     for query in ("type=", "status=", "type=&status="):
         assert api.get(f"/api/v1/client-brain/memories?{query}").status_code == 200
     assert "Choose one of" in refused(api.get("/api/v1/client-brain/memories?status=bogus"), "status")
+
+
+def test_an_agents_settings_are_objects_whose_keys_the_schema_states(api, served_schema):
+    body = request_body(served_schema, "v1_agents_create")["properties"]
+    learning, budgets = body["learning_config"], body["budget_overrides"]
+    assert learning["type"] == budgets["type"] == "object"
+    assert learning["additionalProperties"] is budgets["additionalProperties"] is False
+    assert set(learning["properties"]) == set(LEARNING_CONFIG_DEFAULTS)
+    assert set(budgets["properties"]) == set(BUDGET_FIELDS)
+    assert not learning.get("nullable") and not budgets.get("nullable")
+    for settings in ({"budget_overrides": ""}, {"budget_overrides": []}, {"learning_config": [1]}):
+        field = next(iter(settings))
+        assert "JSON object" in refused(
+            api.post("/api/v1/agents", {"name": "Bot", **settings}, format="json"), field
+        )
+    assert "may not be null" in refused(
+        api.post("/api/v1/agents", {"name": "Bot", "learning_config": None}, format="json"), "learning_config"
+    )
+    unknown = api.post("/api/v1/agents", {"name": "Bot", "learning_config": {"bogus": 1}}, format="json")
+    assert "Unknown setting" in refused(unknown, "learning_config")
+    body = {
+        "name": "Bot",
+        "learning_config": {"evaluate_after_hours": 72, "learning_window_days": None},
+        "budget_overrides": {"total": 9000},
+    }
+    created = api.post("/api/v1/agents", body, format="json")
+    assert created.status_code == 201 and created.json()["budget_overrides"] == {"total": 9000}, (
+        created.content
+    )
+
+
+def test_a_proposed_actions_payload_is_an_object(api, served_schema, tenant):
+    payload = served_schema["components"]["schemas"]["ProposedActionInputRequest"]["properties"]["payload"]
+    assert payload["type"] == "object"
+    agent = make_agent(tenant, kind="action")
+    run = AgentRun.objects.create(tenant=tenant, agent=agent, external_id="r-1")
+    body = {"text": "Raising it.", "proposed_actions": [{"type": "budget_change", "payload": [10]}]}
+    response = api.post(f"/api/v1/runs/{run.pk}/response", body, format="json")
+    assert response.status_code == 400 and "JSON object" in response.json()["error"]["message"], (
+        response.content
+    )

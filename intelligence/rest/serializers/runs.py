@@ -28,13 +28,8 @@ class ConversationMessageSerializer(serializers.Serializer):
 
 class ProposedActionInputSerializer(serializers.Serializer):
     type = serializers.CharField(max_length=64)
-    payload = serializers.JSONField(required=False, default=dict)
+    payload = serializers.JSONObjectField(required=False, default=dict)
     recommendation = serializers.CharField(required=False, allow_blank=True, default="", max_length=4000)
-
-    def validate_payload(self, value):
-        if not isinstance(value, dict):
-            raise serializers.ValidationError("The payload must be a JSON object.")
-        return value
 
 
 class RunResponseSerializer(serializers.Serializer):
