@@ -102,7 +102,6 @@ STRICT_FIELDS = {
 # DRF's, with the strict fields above for the model fields it maps to theirs. (A comment, not a docstring:
 # drf-spectacular would show a docstring as the description of every model serializer without one.)
 class ModelSerializer(drf.ModelSerializer):
-
     serializer_field_mapping = {
         model_field: STRICT_FIELDS.get(field, field)
         for model_field, field in drf.ModelSerializer.serializer_field_mapping.items()
