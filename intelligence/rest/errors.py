@@ -11,6 +11,7 @@ from config.rest import error_response, register_error
 from ..services import (
     ActionAlreadyDecided,
     AgentMemoryNotFound,
+    AgentNameTaken,
     OutcomeAlreadyEvaluated,
     SuggestionNotFound,
 )
@@ -46,7 +47,18 @@ def action_already_decided(exc: ActionAlreadyDecided, view) -> Response:
     )
 
 
+def agent_name_taken(exc: AgentNameTaken, view) -> Response:
+    """The name is another agent's: a conflict with what is stored (409), not a malformed request."""
+    return error_response(
+        "name_taken",
+        f"Another agent of this tenant is named {exc.name!r}; choose another name.",
+        status.HTTP_409_CONFLICT,
+        exc.message_dict,
+    )
+
+
 def register_errors() -> None:
+    register_error(AgentNameTaken, agent_name_taken)
     register_error(AgentMemoryNotFound, memory_not_found)
     register_error(SuggestionNotFound, suggestion_not_queued)
     register_error(OutcomeAlreadyEvaluated, outcome_already_evaluated)

@@ -11,6 +11,7 @@ Reads are in `intelligence.selectors`; the budget and the pure assembly of the r
 
 from .agents import (
     AgentMemoryNotFound,
+    AgentNameTaken,
     ContextRequest,
     agent_context_assemble,
     agent_context_build,
@@ -48,6 +49,7 @@ from .suggestions import (
 __all__ = [
     "ActionAlreadyDecided",
     "AgentMemoryNotFound",
+    "AgentNameTaken",
     "ContextRequest",
     "OutcomeAlreadyEvaluated",
     "SuggestionNotFound",

@@ -225,3 +225,24 @@ def test_a_proposed_actions_payload_is_an_object(api, served_schema, tenant):
     assert response.status_code == 400 and "JSON object" in response.json()["error"]["message"], (
         response.content
     )
+
+
+# --- valid data rejected: a refusal that depends on what is stored --------------------------------------
+
+
+def test_a_name_another_agent_has_is_a_409_conflict_not_a_400(api, tenant, served_schema):
+    make_agent(tenant, name="Support bot")
+    other = make_agent(tenant, name="Sales bot")
+    for operation_id in ("v1_agents_create", "v1_agents_update", "v1_agents_partial_update"):
+        assert "409" in operation(served_schema, operation_id)["responses"], operation_id
+    for response in (
+        api.post("/api/v1/agents", {"name": " Support bot "}, format="json"),
+        api.patch(f"/api/v1/agents/{other.pk}", {"name": "Support bot"}, format="json"),
+        api.put(f"/api/v1/agents/{other.pk}", {"name": "Support bot"}, format="json"),
+    ):
+        assert response.status_code == 409, response.content
+        error = response.json()["error"]
+        assert error["code"] == "name_taken" and error["fields"] == {
+            "name": ["Another agent of this tenant already has this name."]
+        }
+    assert api.patch(f"/api/v1/agents/{other.pk}", {"name": "Sales bot"}, format="json").status_code == 200

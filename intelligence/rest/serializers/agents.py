@@ -94,15 +94,10 @@ class AgentSerializer(serializers.ModelSerializer):
     def validate_budget_overrides(self, value):
         return budget_clean(value)
 
-    def validate_name(self, value):
+    def validate_name(self, value):  # the name's uniqueness is a conflict the service answers (409)
         value = value.strip()
         if not value:
             raise serializers.ValidationError("Give the agent a name.")
-        others = Agent.objects.for_tenant(self.context["tenant"]).filter(name=value)
-        if self.instance is not None:
-            others = others.exclude(pk=self.instance.pk)
-        if others.exists():
-            raise serializers.ValidationError("Another agent of this tenant already has this name.")
         return value
 
 

@@ -7,7 +7,7 @@ Agent memories live in `brain`; these views reach them only through `brain.api` 
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
@@ -40,6 +40,15 @@ def actor_for(request) -> str:
     return f"user:{request.user.pk}"
 
 
+# A name another agent of the tenant has is a conflict with what is stored: 409 (AgentNameTaken).
+_NAMED = {409: ErrorSerializer}
+
+
+@extend_schema_view(
+    create=extend_schema(responses={201: AgentSerializer, **_NAMED}),
+    update=extend_schema(responses={200: AgentSerializer, **_NAMED}),
+    partial_update=extend_schema(responses={200: AgentSerializer, **_NAMED}),
+)
 class AgentViewSet(
     TenantScopedMixin,
     mixins.ListModelMixin,
