@@ -49,5 +49,8 @@ SPECTACULAR_SETTINGS = {
         "MemoryStrengthEnum": "brain.api.MemoryStrength",
         "MemoryCategoryEnum": "brain.api.MemoryCategory",
         "RunOutcomeEnum": "intelligence.models.RunOutcome",
+        # Two sets of modes: recall's (brain/search) and the Client Brain context's.
+        "ModeEnum": "brain.search.MODES",
+        "ClientBrainContextModeEnum": "brain.client_brain.types.CONTEXT_MODES",
     },
 }

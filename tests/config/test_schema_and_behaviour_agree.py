@@ -246,3 +246,84 @@ def test_a_name_another_agent_has_is_a_409_conflict_not_a_400(api, tenant, serve
             "name": ["Another agent of this tenant already has this name."]
         }
     assert api.patch(f"/api/v1/agents/{other.pk}", {"name": "Sales bot"}, format="json").status_code == 200
+
+
+# --- valid data rejected: a rule across fields, stated in the request schema ----------------------------
+
+
+def rules(schema: dict, operation_id: str) -> list[dict]:
+    return request_body(schema, operation_id).get("allOf", [])
+
+
+def test_exactly_one_record_of_a_verdict_is_stated(api, served_schema):
+    one_of = [{"required": ["trace_id"]}, {"required": ["run_id"]}, {"required": ["conversation_id"]}]
+    assert rules(served_schema, "v1_verdicts_create") == [{"oneOf": one_of}]
+    two = api.post("/api/v1/verdicts", {"trace_id": 1, "run_id": 1, "verdict": "pass"}, format="json")
+    assert "exactly one" in refused(two, "trace_id")
+
+
+def test_a_context_call_needs_text_and_says_so(api, tenant, served_schema):
+    agent = make_agent(tenant)
+    texts = ("conversation", "ticket_subject", "ticket_message")
+    one_not_blank = [{"required": [name], "properties": {name: {"pattern": r"\S"}}} for name in texts]
+    assert rules(served_schema, "v1_agents_context_create") == [{"anyOf": one_not_blank}]
+    blank = api.post(
+        f"/api/v1/agents/{agent.pk}/context", {"conversation": "  ", "policy": "Be kind."}, format="json"
+    )
+    assert "Send the conversation text" in refused(blank, "conversation")
+
+
+def test_a_classification_needs_a_category_or_an_intent_and_says_so(api, ticket, served_schema):
+    either = [
+        {"required": [name], "properties": {name: {"pattern": r"\S"}}} for name in ("category", "intent")
+    ]
+    assert rules(served_schema, "v1_tickets_classifications_create") == [{"anyOf": either}]
+    response = api.post(
+        "/api/v1/tickets/T-1/classifications", {"category": " ", "labels": ["x"]}, format="json"
+    )
+    assert "category or an intent" in refused(response, "category")
+
+
+def test_scope_ids_come_with_a_scope_kind_and_the_schema_says_so(api, served_schema):
+    only_with = {"anyOf": [{"not": {"required": ["scope_ids"]}}, {"required": ["scope_kind"]}]}
+    for operation_id in ("v1_brain_search_create", "v1_brain_ask_create"):
+        assert rules(served_schema, operation_id) == [only_with], operation_id
+    response = api.post("/api/v1/brain/search", {"query": "refunds", "scope_ids": ["7"]}, format="json")
+    assert "together with scope_ids" in refused(response, "scope_kind")
+
+
+def test_a_client_brain_context_by_ticket_id_takes_no_text_and_the_schema_says_so(api, ticket, served_schema):
+    blank = {"properties": {"subject": {"maxLength": 0}, "latest_customer_message": {"maxLength": 0}}}
+    rule = {"anyOf": [{"not": {"required": ["ticket_id"]}}, blank]}
+    assert rules(served_schema, "v1_client_brain_context_create") == [rule]
+    both = api.post("/api/v1/client-brain/context", {"ticket_id": "T-1", "subject": "Refund"}, format="json")
+    assert "not both" in refused(both, "ticket_id")
+    mode = request_body(served_schema, "v1_client_brain_context_create")["properties"]["mode"]
+    modes = served_schema["components"]["schemas"][mode["allOf"][0]["$ref"].rsplit("/", 1)[-1]]["enum"]
+    assert modes == ["initial", "continuation"]
+    wrong = api.post("/api/v1/client-brain/context", {"subject": "Refund", "mode": "00"}, format="json")
+    assert refused(wrong, "mode") == "Choose initial or continuation."
+
+
+# --- valid data rejected: a field's own rule the schema did not state -----------------------------------
+
+
+def test_a_text_that_may_not_be_blank_and_a_list_that_may_not_be_empty_are_stated(api, served_schema):
+    search = request_body(served_schema, "v1_brain_search_create")["properties"]
+    assert search["query"]["pattern"] == r"\S" and search["query"]["minLength"] == 1
+    for name in ("scope_ids", "types", "statuses", "strengths", "categories"):
+        assert search[name]["minItems"] == 1, name
+    assert "blank" in refused(api.post("/api/v1/brain/search", {"query": " \t"}, format="json"), "query")
+    empty = api.post("/api/v1/brain/search", {"query": "refunds", "categories": []}, format="json")
+    assert "empty" in refused(empty, "categories")
+
+
+def test_a_ticket_id_without_a_slash_is_stated(api, served_schema):
+    external_id = request_body(served_schema, "v1_tickets_create")["properties"]["external_id"]
+    assert external_id["pattern"] == r"^[^/]*[^/\s][^/]*$"
+    slash = api.post("/api/v1/tickets", {"external_id": "ZD/7"}, format="json")
+    assert refused(slash, "external_id") == "Send the helpdesk's ticket id: not empty, without '/'."
+    assert (
+        api.post("/api/v1/tickets", {"external_id": " ZD-7 "}, format="json").json()["external_id"] == "ZD-7"
+    )
+

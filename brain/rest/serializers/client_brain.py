@@ -2,9 +2,12 @@
 
 from brain.client_brain import typed
 from brain.client_brain.dashboard import CURRENT, STATUS_FILTERS
+from brain.client_brain.types import CONTEXT_MODES
 from config import serializers
+from config.schema import instead_of, request_rule
 
 
+@request_rule(instead_of("ticket_id", "subject", "latest_customer_message"))
 class ClientBrainContextRequestSerializer(serializers.Serializer):
     subject = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=1000, trim_whitespace=False
@@ -17,16 +20,15 @@ class ClientBrainContextRequestSerializer(serializers.Serializer):
         max_length=128,
         help_text="The helpdesk's ticket id: its subject and latest customer message are read instead.",
     )
-    # A CharField, not a ChoiceField: the OpenAPI enum name "mode" is taken by brain/search.
-    mode = serializers.CharField(default="initial", help_text="initial or continuation")
+    # Its enum is ClientBrainContextModeEnum (SPECTACULAR_SETTINGS): brain/search's `mode` is ModeEnum.
+    mode = serializers.ChoiceField(
+        choices=CONTEXT_MODES,
+        default="initial",
+        error_messages={"invalid_choice": "Choose initial or continuation."},
+    )
     max_chars = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=200_000, default=None
     )
-
-    def validate_mode(self, value):
-        if value not in ("initial", "continuation"):
-            raise serializers.ValidationError("Choose initial or continuation.")
-        return value
 
     def validate(self, attrs):
         if attrs.get("ticket_id") and (

@@ -8,6 +8,7 @@ import math
 from brain.models import BrainScopeKind, MemoryCategory, MemoryStatus, MemoryStrength
 from brain.search import MODES
 from config import serializers
+from config.schema import only_with, request_rule
 
 MAX_SEARCH_LIMIT = 50
 MAX_ASK_LIMIT = 20
@@ -29,6 +30,7 @@ def _choices(choices, help_text):
     )
 
 
+@request_rule(only_with("scope_ids", "scope_kind"))
 class RecallFiltersSerializer(serializers.Serializer):
     scope_kind = serializers.ChoiceField(choices=BrainScopeKind.choices, required=False)
     scope_ids = serializers.ListField(

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 
 from brain import api as brain_api
 from config import serializers
+from config.schema import one_not_blank, request_rule
 
 from ...learning import (
     EVALUATE_AFTER_HOURS_CHOICES,
@@ -190,6 +191,7 @@ class AgentMemoryFilterSerializer(serializers.Serializer):
     # maximum); the view passes `limit` / `offset` from there.
 
 
+@request_rule(one_not_blank("conversation", "ticket_subject", "ticket_message"))
 class ContextRequestSerializer(serializers.Serializer):
     """POST /api/v1/agents/{id}/context: a conversation, or a ticket's subject and latest message."""
 

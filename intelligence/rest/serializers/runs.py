@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from brain import api as brain_api
 from config import serializers
+from config.schema import exactly_one_of, request_rule
 
 from ...models import AgentRun, ProposedAction, RunOutcome
 from ...services.runs import REASON_MAX_CHARS
@@ -45,6 +46,7 @@ class OutcomeSerializer(serializers.Serializer):
     outcome = serializers.ChoiceField(choices=RunOutcome.choices)
 
 
+@request_rule(exactly_one_of("trace_id", "run_id", "conversation_id"))
 class VerdictRequestSerializer(serializers.Serializer):
     """Exactly one of trace_id, run_id, conversation_id (the Brain's ids, as the context call returned them)."""
 
