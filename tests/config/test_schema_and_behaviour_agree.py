@@ -327,3 +327,8 @@ def test_a_ticket_id_without_a_slash_is_stated(api, served_schema):
         api.post("/api/v1/tickets", {"external_id": " ZD-7 "}, format="json").json()["external_id"] == "ZD-7"
     )
 
+
+def test_a_confidence_range_is_read_in_either_order(api):
+    body = {"query": "refunds", "confidence_range": [0.9, 0.2]}
+    assert api.post("/api/v1/brain/search", body, format="json").status_code == 200
+    assert api.post("/api/v1/brain/ask", {**body, "question": "refunds?"}, format="json").status_code == 200
