@@ -13,6 +13,7 @@ from ..services import (
     AgentMemoryNotFound,
     AgentNameTaken,
     OutcomeAlreadyEvaluated,
+    RecordOfOtherKind,
     SuggestionNotFound,
 )
 
@@ -57,7 +58,15 @@ def agent_name_taken(exc: AgentNameTaken, view) -> Response:
     )
 
 
+def record_of_other_kind(exc: RecordOfOtherKind, view) -> Response:
+    """An id of the record the agent's kind does not keep: a conflict with the agent (409), saying which to send."""
+    return error_response(
+        "wrong_record_kind", " ".join(exc.messages), status.HTTP_409_CONFLICT, exc.message_dict
+    )
+
+
 def register_errors() -> None:
+    register_error(RecordOfOtherKind, record_of_other_kind)
     register_error(AgentNameTaken, agent_name_taken)
     register_error(AgentMemoryNotFound, memory_not_found)
     register_error(SuggestionNotFound, suggestion_not_queued)

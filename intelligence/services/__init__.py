@@ -27,6 +27,7 @@ from .feedback import conversation_feedback_set, run_feedback_set
 from .runs import (
     ActionAlreadyDecided,
     OutcomeAlreadyEvaluated,
+    RecordOfOtherKind,
     agent_context_open,
     conversation_message_add,
     proposed_action_decide,
@@ -52,6 +53,7 @@ __all__ = [
     "AgentNameTaken",
     "ContextRequest",
     "OutcomeAlreadyEvaluated",
+    "RecordOfOtherKind",
     "SuggestionNotFound",
     "SuggestionPass",
     "agent_context_assemble",

@@ -248,6 +248,18 @@ def test_a_name_another_agent_has_is_a_409_conflict_not_a_400(api, tenant, serve
     assert api.patch(f"/api/v1/agents/{other.pk}", {"name": "Sales bot"}, format="json").status_code == 200
 
 
+def test_a_record_id_the_agents_kind_does_not_keep_is_a_409_conflict(api, tenant, served_schema):
+    """tests/intelligence/test_runs.py has both kinds; here the schema documents it."""
+    assert "409" in operation(served_schema, "v1_agents_context_create")["responses"]
+    agent = make_agent(tenant, kind="knowledge")
+    body = {"conversation": "Where is my parcel?", "run_id": "run-1"}
+    response = api.post(f"/api/v1/agents/{agent.pk}/context", body, format="json")
+    assert (
+        response.status_code == 409
+        and "send conversation_id" in response.json()["error"]["fields"]["run_id"][0]
+    )
+
+
 # --- valid data rejected: a rule across fields, stated in the request schema ----------------------------
 
 

@@ -225,7 +225,9 @@ class AgentContextView(_AgentScoped):
     or continues the caller's conversation (knowledge agents) or run (action agents) and returns its id."""
 
     @extend_schema(
-        request=RuntimeContextRequestSerializer, responses={200: OpenApiResponse(description="context")}
+        request=RuntimeContextRequestSerializer,
+        # 409: a run_id for a knowledge agent, a conversation_id for an action agent (RecordOfOtherKind).
+        responses={200: OpenApiResponse(description="context"), 409: ErrorSerializer},
     )
     def post(self, request, agent: Agent):
         data = RuntimeContextRequestSerializer(data=request.data)
