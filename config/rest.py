@@ -54,10 +54,17 @@ def page_bounds(query_params, *, default_limit: int) -> tuple[int, int]:
     return min(values["limit"], settings.API_MAX_PAGE_SIZE), values["offset"]
 
 
+# The schema of `limit` and `offset` states page_bounds' rule, so a client (and the schema fuzz) knows that 0
+# rows per page or a negative offset is a 400 before sending it.
+LIMIT_SCHEMA = {"type": "integer", "minimum": 1}
+OFFSET_SCHEMA = {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}
+LIMIT_HELP = "Rows per page (at least 1; above the maximum, the maximum)."
+OFFSET_HELP = "Rows to skip (at least 0)."
+
 # The same two query parameters, for the schema of a list that pages by hand.
 PAGE_PARAMETERS = [
-    OpenApiParameter("limit", int, description="Rows per page (at least 1; above the maximum, the maximum)."),
-    OpenApiParameter("offset", int, description="Rows to skip (at least 0)."),
+    OpenApiParameter("limit", LIMIT_SCHEMA, description=LIMIT_HELP),
+    OpenApiParameter("offset", OFFSET_SCHEMA, description=OFFSET_HELP),
 ]
 
 
@@ -80,6 +87,13 @@ class Pagination(LimitOffsetPagination):
 
     def get_offset(self, request) -> int:
         return self._bounds[1]
+
+    def get_schema_operation_parameters(self, view):
+        schemas = {"limit": (LIMIT_SCHEMA, LIMIT_HELP), "offset": (OFFSET_SCHEMA, OFFSET_HELP)}
+        return [
+            {"name": name, "required": False, "in": "query", "description": help_text, "schema": schema}
+            for name, (schema, help_text) in schemas.items()
+        ]
 
 
 def _flatten_message(detail: Any) -> str:

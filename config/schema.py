@@ -7,9 +7,15 @@ where the path or the body names an object; 413 where there is a body. Statuses 
 suspended feature, 409, 422) are named by those views' extend_schema.
 """
 
+from collections.abc import Callable
+from typing import Any
+
+from django.core.validators import RegexValidator
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import inline_serializer
-from rest_framework import serializers
+
+from . import serializers
 
 ERROR_DESCRIPTIONS = {
     "400": "The request is invalid: the message says what to fix, `fields` marks the fields.",
@@ -33,7 +39,68 @@ class ErrorSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
 
 
+# A string DRF trims before it checks that it is not blank holds a character other than whitespace.
+NON_BLANK = r"\S"
+
+
+def request_rule(rule: dict[str, Any]) -> Callable[[type], type]:
+    """Class decorator: a rule across a serializer's fields that its validate() applies, stated in its request
+    schema (under `allOf`), so a client, and the schema fuzz, knows that input breaking it is a 400 before
+    sending it. Rules add up along subclasses. The helpers below write the rules the API has."""
+
+    def decorate(serializer_class: type) -> type:
+        serializer_class.request_rules = (*getattr(serializer_class, "request_rules", ()), rule)
+        return serializer_class
+
+    return decorate
+
+
+def exactly_one_of(*names: str) -> dict[str, Any]:
+    return {"oneOf": [{"required": [name]} for name in names]}
+
+
+def one_not_blank(*names: str) -> dict[str, Any]:
+    """At least one of `names` is sent and not blank."""
+    return {"anyOf": [{"required": [name], "properties": {name: {"pattern": NON_BLANK}}} for name in names]}
+
+
+def only_with(name: str, needed: str) -> dict[str, Any]:
+    """`name` is sent only together with `needed`."""
+    return {"anyOf": [{"not": {"required": [name]}}, {"required": [needed]}]}
+
+
+def instead_of(name: str, *blank: str) -> dict[str, Any]:
+    """When `name` is sent, each of `blank` is absent or empty."""
+    return {
+        "anyOf": [{"not": {"required": [name]}}, {"properties": {other: {"maxLength": 0} for other in blank}}]
+    }
+
+
 class BrainAutoSchema(AutoSchema):
+    def _map_serializer(self, serializer, direction, bypass_extensions=False):
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        rules = getattr(force_instance(serializer), "request_rules", ())
+        if direction == "request" and rules:
+            schema["allOf"] = [*schema.get("allOf", []), *rules]
+        return schema
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        """DRF's checks the schema did not state, on request fields: a trimmed string that may not be blank has
+        a character other than whitespace; a list that may not be empty has an item."""
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction != "request" or not schema or "$ref" in schema:
+            return schema
+        if (
+            isinstance(field, serializers.CharField)
+            and field.trim_whitespace
+            and not field.allow_blank
+            and not any(isinstance(v, RegexValidator) for v in field.validators)  # its pattern says more
+        ):
+            schema["pattern"] = NON_BLANK
+        if isinstance(field, serializers.ListField) and not field.allow_empty:
+            schema["minItems"] = max(schema.get("minItems", 0), 1)
+        return schema
+
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
         if direction != "response":

@@ -38,7 +38,9 @@ FRAMEWORK_NAMES = {
     "read_only_fields", "retrieve", "partial_update", "destroy", "perform_create", "perform_update",
     "validate_*", "max_limit", "get_limit", "get_offset", "authenticate", "authenticate_header",
     "get_rate", "allow_request", "has_permission", "is_anonymous", "target_class", "get_security_definition",
-    "auto_schema", "*Scheme", "generator", "public",
+    "auto_schema", "*Scheme", "generator", "public", "default_error_messages", "get_schema_operation_parameters",
+    # django-filter: a filter's form field, the base of a backend's generated FilterSets.
+    "field_class", "filterset_base",
     # SerializerMethodField(): DRF calls get_<field>.
     "get_tag", "get_role", "get_proposed_actions",
     # A dataclass field that a serializer field of the same name reads.

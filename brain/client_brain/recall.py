@@ -35,7 +35,7 @@ from brain.search.scoped import CONTAINMENT_ORDER
 
 from . import typed
 from .render import render_context
-from .types import ClientBrainContext, ContextMemory, Mode
+from .types import CONTEXT_MODES, ClientBrainContext, ContextMemory, Mode
 from .words import kept_words, keyword_terms, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
@@ -238,7 +238,7 @@ def assemble_context(
     a real agent run uses `client_brain_context()`, which counts activity. `tenant`: the tenant's row when
     the caller already holds it (its settings give the caps); read by `tenant_id` otherwise.
     """
-    if mode not in ("initial", "continuation"):
+    if mode not in CONTEXT_MODES:
         raise ValueError(f"mode must be 'initial' or 'continuation', not {mode!r}")
     if tenant is None:
         tenant = tenant_model().objects.filter(pk=tenant_id).only("id", "settings").first()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Mode = Literal["initial", "continuation"]
+CONTEXT_MODES: tuple[str, ...] = get_args(Mode)
 Tier = Literal["fallback", "keyword"]
 
 

@@ -12,7 +12,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "config.rest.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["config.filters.FilterBackend"],  # django-filter, booleans strict
     "DEFAULT_THROTTLE_CLASSES": ["tickets.tenancy.authentication.ApiKeyRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api_key": env_str("BRAIN_API_THROTTLE_RATE", "1200/min")},
     "EXCEPTION_HANDLER": "config.rest.exception_handler",
@@ -49,5 +49,8 @@ SPECTACULAR_SETTINGS = {
         "MemoryStrengthEnum": "brain.api.MemoryStrength",
         "MemoryCategoryEnum": "brain.api.MemoryCategory",
         "RunOutcomeEnum": "intelligence.models.RunOutcome",
+        # Two sets of modes: recall's (brain/search) and the Client Brain context's.
+        "ModeEnum": "brain.search.MODES",
+        "ClientBrainContextModeEnum": "brain.client_brain.types.CONTEXT_MODES",
     },
 }

@@ -11,8 +11,10 @@ from config.rest import error_response, register_error
 from ..services import (
     ActionAlreadyDecided,
     AgentMemoryNotFound,
+    AgentNameTaken,
     NoteKeptAsWritten,
     OutcomeAlreadyEvaluated,
+    RecordOfOtherKind,
     SuggestionNotFound,
 )
 
@@ -58,7 +60,26 @@ def action_already_decided(exc: ActionAlreadyDecided, view) -> Response:
     )
 
 
+def agent_name_taken(exc: AgentNameTaken, view) -> Response:
+    """The name is another agent's: a conflict with what is stored (409), not a malformed request."""
+    return error_response(
+        "name_taken",
+        f"Another agent of this tenant is named {exc.name!r}; choose another name.",
+        status.HTTP_409_CONFLICT,
+        exc.message_dict,
+    )
+
+
+def record_of_other_kind(exc: RecordOfOtherKind, view) -> Response:
+    """An id of the record the agent's kind does not keep: a conflict with the agent (409), saying which to send."""
+    return error_response(
+        "wrong_record_kind", " ".join(exc.messages), status.HTTP_409_CONFLICT, exc.message_dict
+    )
+
+
 def register_errors() -> None:
+    register_error(RecordOfOtherKind, record_of_other_kind)
+    register_error(AgentNameTaken, agent_name_taken)
     register_error(AgentMemoryNotFound, memory_not_found)
     register_error(NoteKeptAsWritten, note_kept_as_written)
     register_error(SuggestionNotFound, suggestion_not_queued)

@@ -11,6 +11,7 @@ Reads are in `intelligence.selectors`; the budget and the pure assembly of the r
 
 from .agents import (
     AgentMemoryNotFound,
+    AgentNameTaken,
     ContextRequest,
     NoteKeptAsWritten,
     agent_context_assemble,
@@ -28,6 +29,7 @@ from .feedback import conversation_feedback_set, run_feedback_set
 from .runs import (
     ActionAlreadyDecided,
     OutcomeAlreadyEvaluated,
+    RecordOfOtherKind,
     agent_context_open,
     conversation_message_add,
     proposed_action_decide,
@@ -50,9 +52,11 @@ from .suggestions import (
 __all__ = [
     "ActionAlreadyDecided",
     "AgentMemoryNotFound",
+    "AgentNameTaken",
     "ContextRequest",
     "NoteKeptAsWritten",
     "OutcomeAlreadyEvaluated",
+    "RecordOfOtherKind",
     "SuggestionNotFound",
     "SuggestionPass",
     "agent_context_assemble",

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from brain import api as brain_api
 from brain.api import MemoryCandidate, PromoteOutcome
@@ -51,6 +51,29 @@ class NoteKeptAsWritten(Exception):
         self.memory_id = memory_id
 
 
+class AgentNameTaken(ValidationError):
+    """Another agent of the tenant has the name: a conflict with what is stored, not a malformed name. A
+    ValidationError under `name`, so the operator forms show it as any refusal; REST answers it 409."""
+
+    def __init__(self, name: str):
+        super().__init__({"name": ["Another agent of this tenant already has this name."]})
+        self.name = name
+
+
+def _save_named(agent: Agent, *, taken_by_others, **save) -> None:
+    """Save `agent` unless another agent has its name; the unique constraint settles a race with a concurrent
+    save the same way."""
+    if taken_by_others.filter(name=agent.name).exists():
+        raise AgentNameTaken(agent.name)
+    try:
+        with transaction.atomic():
+            agent.save(**save)
+    except IntegrityError as exc:
+        if "agent_unique_name_per_tenant" not in str(exc):
+            raise
+        raise AgentNameTaken(agent.name) from exc
+
+
 @transaction.atomic
 def agent_create(
     *,
@@ -61,7 +84,8 @@ def agent_create(
     learning_config: dict | None = None,
     budget_overrides: dict | None = None,
 ) -> Agent:
-    """Create an agent; the learning config is cleaned (spec defaults filled) and budgets validated."""
+    """Create an agent; the learning config is cleaned (spec defaults filled) and budgets validated. A name
+    another agent of the tenant has raises AgentNameTaken."""
     agent = Agent(
         tenant=tenant,
         name=name.strip(),
@@ -71,13 +95,14 @@ def agent_create(
         budget_overrides=budget_clean(budget_overrides or {}),
     )
     agent.full_clean(exclude=["tenant"])
-    agent.save()
+    _save_named(agent, taken_by_others=Agent.objects.for_tenant(tenant))
     return agent
 
 
 @transaction.atomic
 def agent_update(*, agent: Agent, **changes: Any) -> Agent:
-    """Change an agent's name, kind, description, learning config or budget overrides (validated)."""
+    """Change an agent's name, kind, description, learning config or budget overrides (validated). A name
+    another agent of the tenant has raises AgentNameTaken."""
     allowed = {"name", "kind", "description", "learning_config", "budget_overrides"}
     unknown = set(changes) - allowed
     if unknown:
@@ -86,10 +111,13 @@ def agent_update(*, agent: Agent, **changes: Any) -> Agent:
         changes["learning_config"] = learning_config_clean(changes["learning_config"])
     if "budget_overrides" in changes:
         changes["budget_overrides"] = budget_clean(changes["budget_overrides"])
+    if "name" in changes:
+        changes["name"] = changes["name"].strip()
     for key, value in changes.items():
         setattr(agent, key, value)
     agent.full_clean(exclude=["tenant"])
-    agent.save(update_fields=[*changes, "updated_at"])
+    others = Agent.objects.for_tenant(agent.tenant_id).exclude(pk=agent.pk)
+    _save_named(agent, taken_by_others=others, update_fields=[*changes, "updated_at"])
     return agent
 
 

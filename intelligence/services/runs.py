@@ -82,13 +82,18 @@ class RecordRef:
 # --- Section 1: records ---------------------------------------------------------------------------------
 
 
+class RecordOfOtherKind(ValidationError):
+    """A conversation id for an action agent, or a run id for a knowledge agent: the record asked for conflicts
+    with the agent's kind (what is stored), not with the request's shape. REST answers it 409."""
+
+
 def _check_record_keys(agent: Agent, conversation_id: str, run_id: str) -> None:
     if agent.kind == AgentKind.ACTION and conversation_id:
-        raise ValidationError(
+        raise RecordOfOtherKind(
             {"conversation_id": "This is an action agent: send run_id, not conversation_id."}
         )
     if agent.kind == AgentKind.KNOWLEDGE and run_id:
-        raise ValidationError({"run_id": "This is a knowledge agent: send conversation_id, not run_id."})
+        raise RecordOfOtherKind({"run_id": "This is a knowledge agent: send conversation_id, not run_id."})
 
 
 def _open_conversation(agent: Agent, external_id: str, trace: ContextTrace) -> RecordRef:

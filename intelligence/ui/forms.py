@@ -4,9 +4,9 @@ input schema per thing); views call services to write."""
 from __future__ import annotations
 
 from django import forms
-from rest_framework import serializers
 
 from brain import api as brain_api
+from config import serializers
 
 from ..learning import (
     EVALUATE_AFTER_HOURS_CHOICES,

@@ -1,5 +1,6 @@
 """REST conventions: JSON errors, bounded pagination, body size limit, per-key throttling, the schema."""
 
+import re
 import subprocess
 import sys
 
@@ -157,3 +158,18 @@ def test_a_chunked_body_without_content_length_is_read_up_to_the_size_limit(tena
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     line, content = _wsgi_post_chunked(application, path, json.dumps({"query": "x" * 5000}).encode(), api_key)
     assert line.startswith("413"), content
+
+
+def test_app_serializers_hold_json_types_strictly():
+    """Serializers come from config.serializers, whose string, boolean, integer and number fields refuse other
+    JSON types (issue 29, item 4); DRF's own would take 0 for a string and "yes" for a boolean again."""
+    direct = re.compile(
+        r"^from rest_framework(\.serializers| import .*\bserializers\b|\.fields import)", re.M
+    )
+    offenders = [
+        str(path.relative_to(REPO))
+        for app in ("brain", "intelligence", "tickets", "config")
+        for path in (REPO / app).rglob("*.py")
+        if path != REPO / "config" / "serializers.py" and direct.search(path.read_text())
+    ]
+    assert offenders == []

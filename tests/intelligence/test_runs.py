@@ -102,10 +102,11 @@ def test_an_action_agents_call_opens_a_run_that_lists_every_trace(api, tenant):
 
 
 @pytest.mark.parametrize(("kind", "key"), [("knowledge", "run_id"), ("action", "conversation_id")])
-def test_an_id_of_the_wrong_kind_is_a_400_that_says_which_to_send(api, tenant, kind, key):
+def test_an_id_of_the_wrong_kind_is_a_409_that_says_which_to_send(api, tenant, kind, key):
+    # 409, not 400: the same body is valid for an agent of the other kind (issue 29, item 4).
     agent = make_agent(tenant, kind=kind)
     response = context(api, agent, **{key: "x-1"})
-    assert response.status_code == 400
+    assert response.status_code == 409 and response.json()["error"]["code"] == "wrong_record_kind"
     assert key in response.json()["error"]["fields"]
     assert "send" in response.json()["error"]["message"]
     assert (

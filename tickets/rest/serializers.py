@@ -4,7 +4,10 @@ They validate input and render output only; writes go through `tickets.services`
 comes from the request, never from a payload.
 """
 
-from rest_framework import serializers
+from django.core.validators import RegexValidator
+
+from config import serializers
+from config.schema import one_not_blank, request_rule
 
 from ..models import (
     Approval,
@@ -21,7 +24,12 @@ from ..models import (
 
 class TicketSerializer(serializers.ModelSerializer):
     external_id = serializers.CharField(
-        max_length=128, help_text="The helpdesk's id for the ticket; creating it again updates it."
+        max_length=128,
+        # Checked once trimmed; as a pattern the same rule holds for the text as sent (the schema's).
+        validators=[
+            RegexValidator(r"^[^/]*[^/\s][^/]*$", "Send the helpdesk's ticket id: not empty, without '/'.")
+        ],
+        help_text="The helpdesk's id for the ticket; creating it again updates it.",
     )
     status = serializers.ChoiceField(
         choices=TicketStatus.choices,
@@ -42,12 +50,6 @@ class TicketSerializer(serializers.ModelSerializer):
             "status_changed_at",
         ]
         read_only_fields = ["id", "created_at", "updated_at", "status_changed_at"]
-
-    def validate_external_id(self, value: str) -> str:
-        value = value.strip()
-        if not value or "/" in value:
-            raise serializers.ValidationError("Send the helpdesk's ticket id: not empty, without '/'.")
-        return value
 
 
 class TicketUpdateSerializer(TicketSerializer):
@@ -84,6 +86,7 @@ class MessageSerializer(serializers.ModelSerializer):
         return value
 
 
+@request_rule(one_not_blank("category", "intent"))
 class ClassificationSerializer(serializers.ModelSerializer):
     labels = serializers.ListField(child=serializers.CharField(max_length=120), required=False, max_length=50)
     confidence = serializers.FloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0)

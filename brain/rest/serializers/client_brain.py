@@ -1,11 +1,13 @@
 """Request and response shapes of the Client Brain REST endpoints."""
 
-from rest_framework import serializers
-
 from brain.client_brain import typed
 from brain.client_brain.dashboard import CURRENT, STATUS_FILTERS
+from brain.client_brain.types import CONTEXT_MODES
+from config import serializers
+from config.schema import instead_of, request_rule
 
 
+@request_rule(instead_of("ticket_id", "subject", "latest_customer_message"))
 class ClientBrainContextRequestSerializer(serializers.Serializer):
     subject = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=1000, trim_whitespace=False
@@ -18,16 +20,15 @@ class ClientBrainContextRequestSerializer(serializers.Serializer):
         max_length=128,
         help_text="The helpdesk's ticket id: its subject and latest customer message are read instead.",
     )
-    # A CharField, not a ChoiceField: the OpenAPI enum name "mode" is taken by brain/search.
-    mode = serializers.CharField(default="initial", help_text="initial or continuation")
+    # Its enum is ClientBrainContextModeEnum (SPECTACULAR_SETTINGS): brain/search's `mode` is ModeEnum.
+    mode = serializers.ChoiceField(
+        choices=CONTEXT_MODES,
+        default="initial",
+        error_messages={"invalid_choice": "Choose initial or continuation."},
+    )
     max_chars = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=200_000, default=None
     )
-
-    def validate_mode(self, value):
-        if value not in ("initial", "continuation"):
-            raise serializers.ValidationError("Choose initial or continuation.")
-        return value
 
     def validate(self, attrs):
         if attrs.get("ticket_id") and (
@@ -75,21 +76,27 @@ class ClientBrainCopilotMemorySerializer(serializers.Serializer):
 
 
 class ClientBrainMemoryListParamsSerializer(serializers.Serializer):
-    """The list's query parameters (a blank one counts as absent)."""
+    """The list's query parameters. A blank one counts as absent, so "" is one of the schema's values of each
+    (issue 29, item 4: the schema said only the choices while `?type=` was answered as no filter)."""
 
     type = serializers.ChoiceField(
         choices=list(typed.FAMILIES),
         required=False,
+        allow_blank=True,
         error_messages={"invalid_choice": f"Choose one of {', '.join(typed.FAMILIES)}."},
-        help_text="Only rows of this family.",
+        help_text="Only rows of this family (blank: any).",
     )
     status = serializers.ChoiceField(
         choices=list(STATUS_FILTERS),
         default=CURRENT,
+        allow_blank=True,
         error_messages={"invalid_choice": f"Choose one of {', '.join(STATUS_FILTERS)}."},
-        help_text="current (the default): rows neither superseded nor archived; superseded; archived; "
-        "all: every stored row.",
+        help_text="current (the default, and when blank): rows neither superseded nor archived; superseded; "
+        "archived; all: every stored row.",
     )
+
+    def validate_status(self, value: str) -> str:
+        return value or CURRENT
 
 
 class ClientBrainStoredMemorySerializer(serializers.Serializer):

@@ -1,6 +1,6 @@
 """Request and response shapes of the formation write surfaces (memory-append, lessons, chat-mine) and neighbours."""
 
-from rest_framework import serializers
+from config import serializers
 
 MAX_TEXT = 4000  # the gate rejects long texts with a reason; this only bounds the request
 

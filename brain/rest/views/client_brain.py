@@ -149,8 +149,7 @@ class ClientBrainMemoryViewSet(
         responses=ClientBrainStoredMemorySerializer(many=True),
     )
     def list(self, request, *args, **kwargs):
-        given = {name: value for name, value in request.query_params.items() if value}
-        params = ClientBrainMemoryListParamsSerializer(data=given)
+        params = ClientBrainMemoryListParamsSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         # The dashboard's own rows and order (dashboard_rows), counted from the tally: list and page agree.
         rows = OrderedRows(

@@ -3,16 +3,77 @@ context (the key or the session), never from the payload."""
 
 from __future__ import annotations
 
-from rest_framework import serializers
+from drf_spectacular.utils import extend_schema_field
 
 from brain import api as brain_api
+from config import serializers
+from config.schema import one_not_blank, request_rule
 
-from ...learning import learning_config_clean
+from ...learning import (
+    EVALUATE_AFTER_HOURS_CHOICES,
+    LEARNING_WINDOW_DAYS_CHOICES,
+    RECENCY_BIAS_CHOICES,
+    SUGGESTION_THRESHOLD_RANGE,
+    learning_config_clean,
+)
 from ...models import Agent
-from ...runtime import budget_clean
+from ...runtime import BUDGET_FIELDS, budget_clean
+
+
+def _values(choices) -> list:
+    return [value for value, _ in choices]
+
+
+# The schemas of the two settings objects state what learning_config_clean and budget_clean accept, key by key
+# (issue 29, item 4: the schema said "any value" while null, a list or an unknown key was a 400).
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "The spec's learning settings; a key not sent keeps the spec's default.",
+        "properties": {
+            "learn_from_approved_actions": {"type": "boolean"},
+            "learn_from_rejected_recommendations": {"type": "boolean"},
+            "evaluate_after_hours": {"type": "integer", "enum": _values(EVALUATE_AFTER_HOURS_CHOICES)},
+            "learning_window_days": {
+                "type": "integer",
+                "nullable": True,
+                "enum": _values(LEARNING_WINDOW_DAYS_CHOICES),  # None (all time) among them
+                "description": "null: all time.",
+            },
+            "recency_bias": {"type": "string", "enum": _values(RECENCY_BIAS_CHOICES)},
+            "suggestion_feedback_threshold": {
+                "type": "integer",
+                "minimum": SUGGESTION_THRESHOLD_RANGE[0],
+                "maximum": SUGGESTION_THRESHOLD_RANGE[1],
+            },
+        },
+    }
+)
+class LearningConfigField(serializers.JSONObjectField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "Character budgets overriding the settings' (BRAIN_CONTEXT_BUDGET). The total must hold "
+        "policy_reserve + knowledge_base_reserve + brand_floor (the settings' values for those not sent).",
+        "properties": {
+            name: {"type": "number"} if name == "preference_min_score" else {"type": "integer", "minimum": 0}
+            for name in BUDGET_FIELDS
+        },
+    }
+)
+class BudgetOverridesField(serializers.JSONObjectField):
+    pass
 
 
 class AgentSerializer(serializers.ModelSerializer):
+    learning_config = LearningConfigField(required=False)
+    budget_overrides = BudgetOverridesField(required=False)
+
     class Meta:
         model = Agent
         fields = [
@@ -34,15 +95,10 @@ class AgentSerializer(serializers.ModelSerializer):
     def validate_budget_overrides(self, value):
         return budget_clean(value)
 
-    def validate_name(self, value):
+    def validate_name(self, value):  # the name's uniqueness is a conflict the service answers (409)
         value = value.strip()
         if not value:
             raise serializers.ValidationError("Give the agent a name.")
-        others = Agent.objects.for_tenant(self.context["tenant"]).filter(name=value)
-        if self.instance is not None:
-            others = others.exclude(pk=self.instance.pk)
-        if others.exists():
-            raise serializers.ValidationError("Another agent of this tenant already has this name.")
         return value
 
 
@@ -184,6 +240,7 @@ class AgentMemoryFilterSerializer(serializers.Serializer):
     # maximum); the view passes `limit` / `offset` from there.
 
 
+@request_rule(one_not_blank("conversation", "ticket_subject", "ticket_message"))
 class ContextRequestSerializer(serializers.Serializer):
     """POST /api/v1/agents/{id}/context: a conversation, or a ticket's subject and latest message."""
 

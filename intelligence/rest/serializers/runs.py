@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rest_framework import serializers
-
 from brain import api as brain_api
+from config import serializers
+from config.schema import exactly_one_of, request_rule
 
 from ...models import AgentRun, ProposedAction, RunOutcome
 from ...services.runs import REASON_MAX_CHARS
@@ -84,13 +84,8 @@ class ConversationMessageSerializer(serializers.Serializer):
 
 class ProposedActionInputSerializer(serializers.Serializer):
     type = serializers.CharField(max_length=64)
-    payload = serializers.JSONField(required=False, default=dict)
+    payload = serializers.JSONObjectField(required=False, default=dict)
     recommendation = serializers.CharField(required=False, allow_blank=True, default="", max_length=4000)
-
-    def validate_payload(self, value):
-        if not isinstance(value, dict):
-            raise serializers.ValidationError("The payload must be a JSON object.")
-        return value
 
 
 class RunResponseSerializer(serializers.Serializer):
@@ -106,6 +101,7 @@ class OutcomeSerializer(serializers.Serializer):
     outcome = serializers.ChoiceField(choices=RunOutcome.choices)
 
 
+@request_rule(exactly_one_of("trace_id", "run_id", "conversation_id"))
 class VerdictRequestSerializer(serializers.Serializer):
     """Exactly one of trace_id, run_id, conversation_id (the Brain's ids, as the context call returned them)."""
 

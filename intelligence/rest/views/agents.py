@@ -7,7 +7,7 @@ Agent memories live in `brain`; these views reach them only through `brain.api` 
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
@@ -41,6 +41,15 @@ def actor_for(request) -> str:
     return f"user:{request.user.pk}"
 
 
+# A name another agent of the tenant has is a conflict with what is stored: 409 (AgentNameTaken).
+_NAMED = {409: ErrorSerializer}
+
+
+@extend_schema_view(
+    create=extend_schema(responses={201: AgentSerializer, **_NAMED}),
+    update=extend_schema(responses={200: AgentSerializer, **_NAMED}),
+    partial_update=extend_schema(responses={200: AgentSerializer, **_NAMED}),
+)
 class AgentViewSet(
     TenantScopedMixin,
     mixins.ListModelMixin,
@@ -259,7 +268,11 @@ class AgentContextView(_AgentScoped):
     """POST: what the agent's prompt gets for this conversation, within budget, with a stored trace id; opens
     or continues the caller's conversation (knowledge agents) or run (action agents) and returns its id."""
 
-    @extend_schema(request=RuntimeContextRequestSerializer, responses={200: RuntimeContextResponseSerializer})
+    @extend_schema(
+        request=RuntimeContextRequestSerializer,
+        # 409: a run_id for a knowledge agent, a conversation_id for an action agent (RecordOfOtherKind).
+        responses={200: RuntimeContextResponseSerializer, 409: ErrorSerializer},
+    )
     def post(self, request, agent: Agent):
         data = RuntimeContextRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)

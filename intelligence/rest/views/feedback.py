@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 
 from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.response import Response
 
+from config import serializers
 from config.schema import page_of
 from tickets.tenancy.drf import TenantAPIView
 

@@ -100,17 +100,10 @@ class AgentListView(TenantViewMixin, View):
     def post(self, request):
         form = AgentForm(request.POST)
         if form.is_valid():
-            if (
-                selectors.agents_for_tenant(self.tenant)
-                .filter(name=form.cleaned_data["name"].strip())
-                .exists()
-            ):
-                form.add_error("name", "Another agent of this tenant already has this name.")
-            else:
-                with form_errors(form):
-                    agent = services.agent_create(tenant=self.tenant, **form.cleaned_data)
-                    messages.success(request, f"Created agent “{agent.name}”.")
-                    return HttpResponseRedirect(tab_url(agent))
+            with form_errors(form):  # a taken name too (AgentNameTaken, under `name`)
+                agent = services.agent_create(tenant=self.tenant, **form.cleaned_data)
+                messages.success(request, f"Created agent “{agent.name}”.")
+                return HttpResponseRedirect(tab_url(agent))
         messages.error(request, "The agent was not created; fix the errors below.")
         return self.get(request, form=form)
 

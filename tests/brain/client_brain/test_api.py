@@ -156,7 +156,8 @@ def test_memory_list_refuses_an_unknown_status_with_the_error_envelope(api, tena
 def test_the_schema_documents_the_status_filter_and_the_row_status(api):
     schema = api.get(reverse("schema"), HTTP_ACCEPT="application/json").json()
     parameters = {p["name"]: p for p in schema["paths"]["/api/v1/client-brain/memories"]["get"]["parameters"]}
-    assert parameters["status"]["schema"]["enum"] == ["current", "superseded", "archived", "all"]
+    # "" too: a blank filter counts as absent (the default)
+    assert parameters["status"]["schema"]["enum"] == ["current", "superseded", "archived", "all", ""]
     assert parameters["status"]["schema"]["default"] == "current"
     assert "status" in schema["components"]["schemas"]["ClientBrainStoredMemory"]["properties"]
     assert "rows_by_status" in schema["components"]["schemas"]["ClientBrainStats"]["properties"]

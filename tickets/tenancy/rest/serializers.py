@@ -1,4 +1,4 @@
-from rest_framework import serializers
+from config import serializers
 
 from ..models import ApiKey, Membership, Tenant
 
