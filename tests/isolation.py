@@ -142,6 +142,9 @@ ROUTES: dict[str, Route] = {
     "agent-memory-detail": Route(("GET", "PATCH"), _agent_memory, body={"content": "taken over"}),
     "agent-memory-status": Route(("POST",), _agent_memory, body={"status": "archived"}),
     "agent-memory-supersede": Route(("POST",), _agent_memory, body={"content": "replaced by intruder"}),
+    "agent-memory-promote": Route(
+        ("POST",), _agent_memory, body={"category": "preference", "strength": "preference"}
+    ),
     # Formation write surfaces and the graph (brain/rest/views/formation.py). Bodies never name the victim.
     "brain-memory-append": Route(
         ("POST",),
