@@ -23,15 +23,20 @@ def use_bench_database(name: str, stdout) -> None:
 
     Must run before the benchmark touches the database through the default connection.
     """
+    from config import embedded_db
     from config.db_backend.base import migration_role
 
     conn = connections["default"]
     if conn.settings_dict["NAME"] != name:
-        with migration_role(conn), conn.cursor() as cursor:  # the runtime role may not create databases
-            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
-            if cursor.fetchone() is None:
-                stdout.write(f"creating database {name} ...")
-                cursor.execute(f'CREATE DATABASE "{name}"')
+        data_dir = conn.settings_dict.get("EMBEDDED_DATA_DIR")
+        if data_dir:  # created and marked by the server's superuser, as `migrate` prepares a database
+            embedded_db.prepare(data_dir, name)
+        else:
+            with migration_role(conn), conn.cursor() as cursor:  # the runtime role may not create databases
+                cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+                if cursor.fetchone() is None:
+                    stdout.write(f"creating database {name} ...")
+                    cursor.execute(f'CREATE DATABASE "{name}"')
         conn.close()
         conn.settings_dict["NAME"] = name
         if "EMBEDDED_DATABASE" in conn.settings_dict:
