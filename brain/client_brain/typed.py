@@ -142,8 +142,7 @@ def render_value(type: str, payload: Any) -> str:
     if type == VOICE:
         return "; ".join(f"{name}: {payload[name]}" for name in VOICE_FIELDS if name in payload)
     if type == ISSUES:
-        return (
-            f"Issue: {payload['pattern'].strip()}; best resolution: {payload['best_resolution'].strip()}"
-            f" (seen {int(payload['frequency'])} times)"
-        )
+        # Without its frequency: reinforcement counts on the row (and in the payload), and a text that
+        # changed with every sighting would leave the row's vector stale.
+        return f"Issue: {payload['pattern'].strip()}; best resolution: {payload['best_resolution'].strip()}"
     return f"When {payload['trigger'].strip()}: {payload['action'].strip()}"
