@@ -133,6 +133,11 @@ def typed_condition(table: str = "brain_memory") -> RawSQL:
     return RawSQL(typed_sql(table), (), output_field=BooleanField())
 
 
+def seen_times(frequency: int) -> str:
+    """ "seen once", "seen twice", "seen 3 times"."""
+    return {1: "seen once", 2: "seen twice"}.get(frequency, f"seen {frequency} times")
+
+
 def render_value(type: str, payload: Any) -> str:
     """The readable value of a typed payload (what `Memory.text` holds for Client Brain rows)."""
     if not is_typed(type, payload):
@@ -144,6 +149,6 @@ def render_value(type: str, payload: Any) -> str:
     if type == ISSUES:
         return (
             f"Issue: {payload['pattern'].strip()}; best resolution: {payload['best_resolution'].strip()}"
-            f" (seen {int(payload['frequency'])} times)"
+            f" ({seen_times(int(payload['frequency']))})"
         )
     return f"When {payload['trigger'].strip()}: {payload['action'].strip()}"

@@ -20,7 +20,6 @@ from config.ui import service_refusal
 from ... import selectors, transcripts
 from ...learning import learning_config_for
 from ...services import feedback, suggestions
-from ..forms import STRENGTH_LABELS
 from .agents import AgentScopedView, _actor
 
 RECENT = 25
@@ -160,7 +159,6 @@ class SuggestionsView(AgentScopedView):
                 "dismissals": selectors.recent_dismissals(agent, limit=10),
                 "strengths": brain_api.MemoryStrength.choices,
                 "categories": brain_api.MemoryCategory.choices,
-                "strength_labels": STRENGTH_LABELS,
                 "reason_max": suggestions.REASON_MAX_CHARS,
                 "threshold": learning_config_for(agent).suggestion_feedback_threshold,
                 "last_run": selectors.last_run(agent),
