@@ -67,6 +67,14 @@ def memory_chip_records(agent, sections: Iterable[tuple[str, Iterable[int]]]) ->
     )
 
 
+def brand_chip_titles(agent, turns: Iterable[TranscriptTurn]) -> dict[int, str]:
+    """{id: "Client Brain: <its text>"} for the Client Brain rows the turns' prompts were given (one query):
+    the title of a transcript's compact Client Brain chip."""
+    ids = {i for turn in turns for i in turn.brand_memory_ids}
+    texts = brain_api.client_brain_texts(tenant_id=agent.tenant_id, memory_ids=ids)
+    return {i: f"Client Brain: {texts[i]}" if i in texts else "Client Brain memory" for i in ids}
+
+
 @dataclass(frozen=True)
 class TranscriptTurn:
     """One exchange: the customer's message of a context call and the agent's reply. `repeats_earlier`: the

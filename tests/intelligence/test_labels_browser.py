@@ -203,7 +203,7 @@ def test_runs_page_names_the_operator_reads_payloads_and_learning_in_words(page,
 def test_client_brain_learning_and_trace_chips_show_text_with_keys_on_hover(page, live_server, tenant):
     learned_ticket(tenant)
     agent = make_agent(tenant, name="Support assistant")
-    _, _, trace, _ = agent_context_open(
+    _, _, trace, record = agent_context_open(
         agent=agent,
         request=ContextRequest(conversation="My tent pole snapped on the first trip, what now?"),
         conversation_id="chat-1",
@@ -245,3 +245,15 @@ def test_client_brain_learning_and_trace_chips_show_text_with_keys_on_hover(page
         assert chip.get_attribute("title").startswith("Client Brain: ")
     assert all(t and t != "Client Brain" for t in texts.values()), texts
     shots(page, "06-trace")
+
+    # The conversation's transcript: its compact Client Brain chips carry their text on hover.
+    page.goto(f"{live_server.url}/agents/{agent.pk}/conversations/{record.id}/")
+    for memory_id, text in texts.items():
+        title = page.locator(f"[data-testid=brand-chip-{memory_id}]").get_attribute("title")
+        assert title.startswith("Client Brain: ") and text.rstrip("…") in title, (title, text)
+    page.goto(f"{live_server.url}/agents/{agent.pk}/conversations/")
+    assert (
+        page.locator(f"[data-testid=brand-chip-{brand_ids[0]}]")
+        .first.get_attribute("title")
+        .startswith("Client Brain: ")
+    )

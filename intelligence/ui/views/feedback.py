@@ -59,17 +59,19 @@ class ConversationsView(AgentScopedView):
     def get(self, request, agent):
         conversations = list(selectors.conversations_recent(self.tenant, agent, RECENT))
         runs = list(selectors.runs_recent(self.tenant, agent, RECENT))
+        previews = [
+            transcripts.conversation_previews(self.tenant, conversations),
+            transcripts.run_previews(self.tenant, runs),
+        ]
+        turns = [turn for found in previews for preview in found.values() for turn in preview.turns]
         return render(
             request,
             "intelligence/conversations.html",
             _page_context(
                 agent,
-                conversations=_rows(
-                    conversations,
-                    "conversation",
-                    transcripts.conversation_previews(self.tenant, conversations),
-                ),
-                runs=_rows(runs, "run", transcripts.run_previews(self.tenant, runs)),
+                conversations=_rows(conversations, "conversation", previews[0]),
+                runs=_rows(runs, "run", previews[1]),
+                brand_titles=transcripts.brand_chip_titles(agent, turns),
             ),
         )
 
@@ -83,6 +85,7 @@ class ConversationDetailView(AgentScopedView):
         if conversation is None or conversation.agent_id != agent.pk:
             raise Http404("No such conversation for this agent.")
         preview = transcripts.conversation_previews(self.tenant, [conversation], last=0)[conversation.pk]
+        turns = transcripts.conversation_transcript(conversation)
         return render(
             request,
             "intelligence/conversation_detail.html",
@@ -91,7 +94,8 @@ class ConversationDetailView(AgentScopedView):
                 r=conversation,
                 kind="conversation",
                 label=preview.label,
-                turns=transcripts.conversation_transcript(conversation),
+                turns=turns,
+                brand_titles=transcripts.brand_chip_titles(agent, turns),
                 history=selectors.feedback_history(conversation),
             ),
         )
