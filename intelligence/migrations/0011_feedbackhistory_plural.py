@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('intelligence', '0009_trace_request_text'),
+        ('intelligence', '0010_agentrun_outcome_evaluation'),
     ]
 
     operations = [
