@@ -279,6 +279,7 @@ class FeedbackHistory(models.Model):
     objects = TenantScopedManager()
 
     class Meta:
+        verbose_name_plural = "feedback history"
         ordering = ["rated_at", "id"]
         constraints = [
             models.CheckConstraint(

@@ -226,7 +226,7 @@ def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(ope
     assert row_ids(html) == [new.id]
     rows = dict(re.findall(r'<tr data-id="(\d+)" data-status="(\w+)">', html))
     assert rows == {str(new.id): "active"}
-    assert re.search(r'data-testid="row-status"[^>]*>active<', html)
+    assert re.search(r'data-testid="row-status"[^>]*>Active<', html)
     counts = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
     assert counts["voice"] == "1"
     assert stat(html, "current-rows") == "1" and stat(html, "typed-rows") == "1"
@@ -237,7 +237,7 @@ def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(ope
     superseded = operator.get(URL, {"status": "superseded"}).content.decode()
     assert row_ids(superseded) == [old.id]
     row = re.search(rf'<tr data-id="{old.id}".*?</tr>', superseded, re.S).group(0)
-    assert ">superseded<" in row and f"#{new.id}" in row
+    assert ">Superseded<" in row and f"#{new.id}" in row
     everything = operator.get(URL, {"status": "all", "type": "voice"}).content.decode()
     assert sorted(row_ids(everything)) == sorted([old.id, new.id])
 
@@ -253,7 +253,7 @@ def test_archived_rows_are_left_out_of_the_rows_and_counts_unless_filtered(opera
     assert stat(html, "current-rows") == "1" and stat(html, "stored-rows") == "2"
     assert stat(html, "average-confidence") == "0.60" and stat(html, "recorded-activity") == "2"
     archived = operator.get(URL, {"status": "archived"}).content.decode()
-    assert row_ids(archived) == [gone.id] and ">archived<" in archived
+    assert row_ids(archived) == [gone.id] and ">Archived<" in archived
     assert operator.get(URL, {"status": "superseded"}).content.decode().count("<tr data-id") == 0
 
 

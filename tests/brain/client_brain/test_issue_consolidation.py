@@ -113,7 +113,7 @@ def test_stored_issue_texts_lose_their_stale_count_and_payloads_take_the_rows_fr
 
     from django.db import connection
 
-    migration = importlib.import_module("brain.migrations.0021_issue_text_without_count")
+    migration = importlib.import_module("brain.migrations.0022_issue_text_without_count")
     learn_from_evidence(ticket(tenant, 1, "Help with router", "", "We reset your router remotely."))
     row = issues(tenant).get()
     Memory.objects.for_tenant(tenant).filter(pk=row.pk).update(text=row.text + " (seen 1 times)", frequency=4)

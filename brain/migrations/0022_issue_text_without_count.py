@@ -15,6 +15,6 @@ WHERE type = 'issues' AND text ~ '\(seen \d+ times\)$'
 
 
 class Migration(migrations.Migration):
-    dependencies = [("brain", "0020_history_promoted")]
+    dependencies = [("brain", "0021_verdictspend_plural")]
 
     operations = [migrations.RunSQL(FORWARD, reverse_sql=migrations.RunSQL.noop)]
