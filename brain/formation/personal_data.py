@@ -11,9 +11,13 @@ street address), and a detail found there is not personal.
 Two layers. Patterns first, cheap and certain: names where support text puts them (after a salutation or a
 title, in "my name is", before a possessive order or account), street addresses with a street word of
 many languages or a house number beside a place, phone layouts, e-mail, card, IBAN and order numbers.
-Then, for a text patterns let through and that could still hold one (a capitalised uncommon word past a
-sentence's start in English text, seven digits in a phone layout), the model (pii_model.py: Presidio's analyzer over spaCy) — names in any
-position and culture, phone numbers valid in a customer's country, numbered places. The model runs only
+Then, for a text patterns let through, the model's word lists (pii_model.Lexicon: first names, surnames and
+places of Faker's locales, the pipeline's English words) — a first name and surname side by side, a listed
+name that is no English word, unknown capitalised pairs, lower-cased names after a cue, streets by their
+layout — and, where the text could still hold one (a capitalised uncommon word past a sentence's start or a
+listed name at it, in English text; seven digits in a phone layout), the model (pii_model.py: Presidio's
+analyzer over spaCy) — names in any position and culture, phone numbers valid in a customer's country,
+numbered places. The model runs only
 in a Celery worker, where the surfaces of gate.PERSONAL_DATA_SURFACES learn, and is loaded there on first
 use; in a request, or without its packages, the patterns stand alone.
 """
@@ -496,13 +500,18 @@ def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model
             elif (
                 (words.is_first(token.word) or words.is_last(token.word) or _could_name(token.word, words))
                 and not words.is_place(token.word)
-                and (_PERSON_BEFORE.search(text[: token.start]) or _PERSON_AFTER.match(text[token.end :]))
+                and (
+                    _PERSON_BEFORE.search(text[max(0, token.start - 40) : token.start])
+                    or _PERSON_AFTER.match(text[token.end : token.end + 40])
+                )
                 # An English word before another capitalised one is a label's: "called Early Exit Fee".
                 and not (words.is_english(token.word) and following is not None and following.capitalised)
             ):
                 yield pii_model.Finding(PersonalDataKind.NAME, token.word)
         if lower or not token.capitalised:
-            cue = _NAME_CUE.search(text[: token.start])
+            cue = _NAME_CUE.search(
+                text[max(0, token.start - 40) : token.start]
+            )  # the cue ends where the word starts
             if cue and (
                 (cue.group("title") and not words.is_english(token.word))
                 or (

@@ -255,3 +255,21 @@ def test_the_frozen_split_is_disjoint_and_covers_every_template():
         train, dev, test = (set(splits[part][name]) for name in ("train", "dev", "test"))
         assert not (train & dev or train & test or dev & test)
         assert len(test) >= len(train) > len(dev) > 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["send it to 1467 hastings street, richmond please", "The courier left it at 53 McGregor Street."],
+)
+def test_the_street_patterns_read_lower_case_text_and_scottish_names_without_the_model(text):
+    hit = find_personal_data(text, model=False)
+    assert hit is not None and hit.kind == "street_address", hit
+
+
+@needs_model
+def test_the_word_lists_come_from_installed_packages():
+    """Faker's names and places, the pipeline's English words: accents folded, nothing downloaded."""
+    words = pii_model.lexicon()
+    assert words.is_first("Júlia") and words.is_first("julia") and words.is_last("Ballesteros")
+    assert words.is_place("Valencia") and words.is_english("footer") and words.is_english("they're")
+    assert not words.is_english("Barbara") and not words.is_first("Footer")
