@@ -28,8 +28,8 @@ from typing import Any
 
 from django.conf import settings
 
+from .formation.backstop import duplicates_among
 from .formation.entities import facts_differ
-from .formation.judge import duplicates_among
 from .formation.text import content_tokens, numbers_conflict, sentences, token_jaccard
 from .providers import ProviderError, get_provider, register_task
 

@@ -32,14 +32,16 @@ from brain.providers import ProviderError, get_provider, register_task
 from brain.types import MemoryCandidate
 
 from . import typed
-from .words import words as client_words
+from .issue_keys import clip as _clip
+from .issue_keys import humanize as _humanize
+from .issue_keys import slug as _slug
+from .issue_keys import topic as _topic
 
 EXTRACT_TASK = "client_brain.extract"
 LEARNER_ACTOR = "process:client_brain.learner"
 # Local extraction is a heuristic, so its memories start mid-range (recall admits 0.5–1).
 LOCAL_CONFIDENCE = 0.7
 MAX_BUSINESS_FACTS_PER_TICKET = 3
-MAX_TEXT = 400
 
 
 @dataclass(frozen=True)
@@ -175,19 +177,6 @@ _FORMAL = re.compile(
 _CASUAL = re.compile(r"\b(hey|cheers|awesome|no worries|no problem|super|cool|folks|gonna|grab)\b", re.I)
 
 
-def _clip(text: str, limit: int = MAX_TEXT) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^\w]+", "-", text.lower()).strip("-")[:80]
-
-
-def _humanize(label: str) -> str:
-    return " ".join(label.replace("_", " ").replace("-", " ").split())
-
-
 def _body_sentences(body: str) -> list[str]:
     """The reply's sentences without its greeting and sign-off (and the signature after a sign-off line).
 
@@ -246,43 +235,6 @@ def _voice(body: str) -> dict[str, str]:
     formality = "formal" if score >= 2 else "casual" if score <= -2 else "neutral"
     tone = {"formal": "professional", "casual": "friendly", "neutral": "warm"}[formality]
     return {"formality": formality, "tone": tone}
-
-
-# Words of a subject that ask for help without naming the problem ("Help with router", "Question about my
-# printer"): the problem is what is left.
-_REQUEST_WORDS = frozenset(
-    "help helping problem problems issue issues question questions query enquiry inquiry request support"
-    " urgent asap assistance assist hi hey hello".split()
-)
-MAX_SIGNATURE_WORDS = 6
-
-
-def _subject_signature(subject: str) -> str:
-    """The problem a subject names, as a stable key part: its content words (no stopwords, no request words
-    such as "help" or "problem"), singular, sorted, at most six, so "Help with my router" and "Router
-    help" are one problem and "Help with router" and "Help with printer" are two."""
-    found = sorted(
-        {
-            w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            for w in client_words(subject)
-            if w not in _REQUEST_WORDS
-        }
-    )
-    return "-".join(found[:MAX_SIGNATURE_WORDS]) or _slug(subject)
-
-
-def _topic(evidence: dict[str, Any]) -> tuple[str, str]:
-    """(readable topic, stable key part: the problem's identity) from the latest classification, else the
-    subject's signature."""
-    classification = evidence.get("classification") or {}
-    intent, category = classification.get("intent") or "", classification.get("category") or ""
-    if intent or category:
-        readable = _humanize(intent or category)
-        if intent and category and _slug(category) not in _slug(intent):
-            readable = f"{readable} ({_humanize(category)})"
-        return readable, _slug(f"{category}-{intent}" if category and intent else intent or category)
-    subject = _clip(evidence.get("subject") or "", 160)
-    return subject, _subject_signature(subject)
 
 
 def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:

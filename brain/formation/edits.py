@@ -13,8 +13,8 @@ from django.db import transaction
 
 from ..models import AGENT_WRITTEN_TYPES, SETTABLE_STATUSES, Memory, MemoryHistory, MemoryStatus, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
+from .backstop import backstop_duplicate, duplicate_types
 from .gate import gate_check
-from .judge import backstop_duplicate, duplicate_types
 from .refusals import refusal_record
 from .services import GateRejected, MemoryNotFound, MemorySuperseded, promote
 from .text import normalise

@@ -12,7 +12,7 @@ Two layers. Patterns first, cheap and certain: names where support text puts the
 title, in "my name is", before a possessive order or account), street addresses with a street word of
 many languages or a house number beside a place, phone layouts, e-mail, card, IBAN and order numbers.
 Then, for a text patterns let through, the model's word lists (pii_model.Lexicon: first names, surnames and
-places of Faker's locales, the pipeline's English words) — a first name and surname side by side, a listed
+places of Faker's locales, the pipeline's English words; their rules are in personal_names.py) — a first name and surname side by side, a listed
 name that is no English word, unknown capitalised pairs, lower-cased names after a cue, streets by their
 layout — and, where the text could still hold one (a capitalised uncommon word past a sentence's start or a
 listed name at it, in English text; seven digits in a phone layout), the model (pii_model.py: Presidio's
@@ -29,21 +29,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import pii_model
-
-
-class PersonalDataKind:
-    EMAIL = "email"
-    PHONE = "phone"
-    NAME = "name"
-    ORDER_NUMBER = "order_number"
-    CARD_NUMBER = "card_number"
-    STREET_ADDRESS = "street_address"
-
-
-_I = re.IGNORECASE
-# Upper and lower case letters of the Latin, Greek and Cyrillic alphabets: "Ægir", "Señores", "Νάξου".
-_UP = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĖĘĚĞĢĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŘŚŞŠŢŤŪŮŰŲŸŹŻŽΆΈ-ΏΑ-ΩА-ЯЁ"
-_LOW = "a-zß-öø-ÿāăąćčďđēėęěğģīįıķĺļľłńņňōőœŕřśşšţťūůűųźżžά-ώа-яё"
+from .personal_names import _known_words, _lexicon_findings, _name_like, _tokens
+from .personal_words import (
+    _ENGLISH,
+    _I,
+    _LOW,
+    _NOT_A_NAME,
+    _SUPPORT_WORDS,
+    _UP,
+    PersonalDataKind,
+    _names_a_product,
+    _only_common_words,
+)
 
 _CARD_CANDIDATE = re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])")
 
@@ -149,11 +146,6 @@ def _iban_ok(value: str) -> bool:
 
 
 _TITLE = r"(?:[Mm]r|[Mm]rs|[Mm]s|Miss|Mx|Dr|Prof|Sir|Madam)\.?"
-# A word after a salutation that is not a name: "Hi there", "Dear customer", "Thanks again".
-_NOT_A_NAME = frozenset(
-    """there all everyone team folks guys customer customers sir madam friend friends again so very for you
-    a the and again both in advance valued support again""".split()
-)
 _NAMES = (
     re.compile(rf"\b{_TITLE}\s+{_NAME}(?:\s+{_NAME})?"),
     re.compile(
@@ -177,14 +169,6 @@ _NAMES = (
         rf"\b(?i:(?:kid|son|daughter|wife|husband|partner|child|mother|father|brother|sister)(?:'s\s+name)?"
         rf"|call\s+me|(?:first|last|maiden|full|sur)\s*name(?:\s+is|\s*[?:])?)\s+({_NAME})"
     ),
-)
-_CAPITALISED_COMMON = frozenset(
-    """Hi Hello Hey Dear Thanks Thank Cheers Sorry Our We You Your The This That Please Customers Customer
-    Orders Order Refunds Refund Returns Shipping Delivery Support Team Monday Tuesday Wednesday Thursday Friday
-    Saturday Sunday January February March April May June July August September October November December
-    Acme Note Also Yes No Okay Ok Great Sure Just Any All Every Each Good Morning Afternoon Evening Firstly
-    Secondly Thirdly Lastly Finally First Next Then Now Here There Once Additionally Alternatively Otherwise
-    However Meanwhile Unfortunately Rest Remember Again Absolutely Certainly Of Course Well""".split()
 )
 
 
@@ -317,24 +301,7 @@ def _worth_a_model(text: str, words: pii_model.Lexicon) -> tuple[bool, bool]:
     return names, phones
 
 
-_ENGLISH = re.compile(
-    r"\b(?i:the|is|are|to|and|of|for|we|you|our|your|it|with|be|can|my|at|by|from|this|that|please|has|have|"
-    r"he|she|they|his|her|their|me|would|could|should|what|how|who)\b|\bI\b"
-)
-# What follows a product or brand named after a person: "The Baker collection", "Sarah's Kitchen".
-_NAMED_PRODUCT = re.compile(
-    r"[ \t]+(?i:account|plan|tier|membership|subscription|option|feature)s?\b|"
-    rf"(?:'s)?[ \t]+(?i:collection|range|series|line|edition|model|brand|bundle|set|kit|blend|roast|recipe|"
-    rf"cookbook|book|album|store|shop|café|cafe|restaurant|hotel|gallery|award|prize|method)\b|'s[ \t]+[{_UP}]"
-)
 _DIGIT_RUN = re.compile(r"[+(]?\d[\d \t().-]{5,}\d")
-
-
-def _names_a_product(text: str, name: str) -> bool:
-    at = text.find(name)
-    return at >= 0 and bool(
-        _NAMED_PRODUCT.match(text, at + len(name)) or re.search(rf"[{_UP}][{_LOW}]+'s[ \t]+$", text[:at])
-    )
 
 
 def _model_hit(text: str, published_values: set[str]) -> PersonalDataHit | None:
@@ -364,176 +331,6 @@ def _model_hit(text: str, published_values: set[str]) -> PersonalDataHit | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Token:
-    word: str
-    start: int
-    end: int
-    capitalised: bool
-    initial: bool  # a sentence's first word (after . ! ? : or a line break)
-
-
-_WORD = re.compile(rf"(?:Mc|Mac|O')?[{_UP}{_LOW}][{_LOW}]+(?:[-'’][{_UP}{_LOW}][{_LOW}]+)*")
-
-
-def _tokens(text: str) -> list[_Token]:
-    out = []
-    for match in _WORD.finditer(text):
-        before = text[: match.start()].rstrip(" \t\"'(")
-        word = match.group()
-        out.append(
-            _Token(
-                word,
-                match.start(),
-                match.end(),
-                word[0].isupper() and word[-1].islower(),
-                not before or before[-1] in ".!?:\n",
-            )
-        )
-    return out
-
-
-def _desk_word(word: str) -> bool:
-    return _only_common_words(word) or word.lower() in _SUPPORT_WORDS
-
-
-def _could_name(word: str, words: pii_model.Lexicon) -> bool:
-    """A word that is no English word, place or desk label: "Júlia", "Hirai", not "Valencia" or "Footer"."""
-    return not (words.is_english(word) or words.is_place(word) or _desk_word(word))
-
-
-def _name_like(word: str, words: pii_model.Lexicon) -> bool:
-    """No English word or desk label, and no place unless it is a first name or surname too ("Lopez")."""
-    return not (
-        words.is_english(word)
-        or _desk_word(word)
-        or (words.is_place(word) and not (words.is_first(word) or words.is_last(word)))
-    )
-
-
-def _known_words(value: str, words: pii_model.Lexicon) -> bool:
-    """A finding of the model made only of English words, places and desk labels ("Valencia", "Footer",
-    "Twitter"), or written as a product is ("macOS")."""
-    parts = _WORD.findall(value)
-    return value[:1].islower() or bool(parts) and all(not _name_like(w, words) for w in parts)
-
-
-# Between a first name and a surname: a blank, or a middle initial ("Halina K. Zielinska").
-_NAME_GAP = re.compile(
-    rf"[ \t]+(?:[{_UP}{_LOW}]\.?[ \t]+)?(?:(?:van|von|de|der|den|da|di|du|del|della|dos|le|la|ten|ter|bin|al)[ \t]+){{0,2}}$"
-)
-_PARTICLES = frozenset("van von de der den da di du del della dos le la ten ter bin al".split())
-# Words around a lone first name or surname that make it a person: "says Hunt", "Edward is", "by Vachel".
-_PERSON_BEFORE = re.compile(
-    r"\b(?:said|says|asked|told|tell|by|meet|met|ask|call|called|thank|thanks|dear|hi|hello)[ \t]+$", re.I
-)
-_PERSON_AFTER = re.compile(
-    r"^[ \t]+(?:is|was|has|had|says|said|wants|wanted|went|began|thinks|thought|likes|liked|loves|loved|lives|lived|"
-    r"works|worked|asked|told|called|wrote|just|always|never|will|would|can|could|and\s+I|so)\b|^'s\b"
-)
-# A lower-case name after a word that announces one: "my kid emma", "ask for mr. kowalczyk".
-_NAME_CUE = re.compile(
-    r"\b(?:(?:first|last|full|sur|maiden)?\s*name(?:\s+is|\s*[:?])|call\s+me|ask\s+for|contact|"
-    r"(?:my|his|her|our|their)\s+(?:kid|son|daughter|wife|husband|partner|child|mother|father|brother|sister|"
-    r"friend|colleague|boss|neighbou?r)|(?P<title>mr|mrs|ms|miss|dr)\.?)[ \t,:]+$",
-    re.I,
-)
-# A street without a street word, by its layout: "Bissingzeile 78, Holste", "Ilichova 77\nLjubljana",
-# "14 Tornallaie, 04100 Parma", and a name and house number where a place is announced ("at Klímova 799").
-_STREET_LAYOUTS = (
-    re.compile(
-        rf"\b(?P<value>(?P<street>[{_UP}][{_LOW}]{{2,}}(?:[ -][{_UP}][{_LOW}]+)?)[ \t]+\d{{1,4}}[a-zA-Z]?)"
-        rf"(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*)(?:\d{{3,5}}[ \t]+)?[{_UP}]"
-    ),
-    re.compile(
-        rf"(?<![\d.,])\b(?P<value>\d{{1,5}}[a-zA-Z]?[ \t]+(?P<street>[{_UP}][{_LOW}]{{3,}}(?:[ \t][{_UP}][{_LOW}]+)?))"
-        rf"[ \t]*,[ \t]*(?:\d{{4,5}}[ \t]+)?[{_UP}][{_LOW}]"
-    ),
-    re.compile(
-        rf"\b(?:at|on|in|to)[ \t]+(?P<value>(?:\d{{1,5}}[ \t]+)?(?P<street>[{_UP}][{_LOW}]+(?:[ -][{_UP}]?[{_LOW}]+)?)"
-        rf"[ \t]+\d{{1,4}}[a-zA-Z]?)\b(?![%/:.,]\d|\s*(?i:am|pm|h|hours?|days?|weeks?|months?|years?|minutes?|%|x))"
-    ),
-)
-
-
-def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model.Finding]:
-    """Names and streets read from word lists, where the small pipeline is not asked or does not tag them:
-    a first name and surname ("User: Abner Reyna"), a first name alone that is no English word or place
-    ("Barbara is ..."), two capitalised words past a sentence's start that are neither ("have you heard
-    Yuito Hirai speak"), a lower-case name after a word that announces one, a street by its layout."""
-    lower = not any(ch.isupper() for ch in text)
-    english = bool(_ENGLISH.search(text))
-    tokens = _tokens(text)
-    for i, token in enumerate(tokens):
-        if not (token.capitalised or lower) or _desk_word(token.word):
-            continue
-        # The surname past a middle initial and particles: "Antoinetta K. van Teeffelen".
-        following = next((t for t in tokens[i + 1 : i + 4] if t.word not in _PARTICLES), None)
-        if (
-            following is not None
-            and (following.capitalised or lower)
-            and not _desk_word(following.word)
-            and _NAME_GAP.match(text[token.end : following.start])
-        ):
-            value = text[token.start : following.end]
-            first, second = token.word, following.word
-            if lower:
-                if (
-                    words.is_first(first)
-                    and words.is_last(second)
-                    and _could_name(first, words)
-                    and _could_name(second, words)
-                ):
-                    yield pii_model.Finding(PersonalDataKind.NAME, value)
-            elif words.is_first(first) and words.is_last(second):
-                yield pii_model.Finding(PersonalDataKind.NAME, value)
-            elif (words.is_first(first) and _could_name(second, words)) or (
-                words.is_last(second) and _could_name(first, words)
-            ):
-                yield pii_model.Finding(PersonalDataKind.NAME, value)
-            elif english and not token.initial and _could_name(first, words) and _could_name(second, words):
-                if not _names_a_product(text, value):
-                    yield pii_model.Finding(PersonalDataKind.NAME, value)
-        if token.capitalised and not _names_a_product(text, token.word):
-            if (words.is_first(token.word) or words.is_last(token.word)) and _could_name(token.word, words):
-                yield pii_model.Finding(PersonalDataKind.NAME, token.word)
-            elif (
-                (words.is_first(token.word) or words.is_last(token.word) or _could_name(token.word, words))
-                and not words.is_place(token.word)
-                and (
-                    _PERSON_BEFORE.search(text[max(0, token.start - 40) : token.start])
-                    or _PERSON_AFTER.match(text[token.end : token.end + 40])
-                )
-                # An English word before another capitalised one is a label's: "called Early Exit Fee".
-                and not (words.is_english(token.word) and following is not None and following.capitalised)
-            ):
-                yield pii_model.Finding(PersonalDataKind.NAME, token.word)
-        if lower or not token.capitalised:
-            cue = _NAME_CUE.search(
-                text[max(0, token.start - 40) : token.start]
-            )  # the cue ends where the word starts
-            if cue and (
-                (cue.group("title") and not words.is_english(token.word))
-                or (
-                    (words.is_first(token.word) or words.is_last(token.word))
-                    and _could_name(token.word, words)
-                )
-            ):
-                yield pii_model.Finding(PersonalDataKind.NAME, token.word)
-    for pattern in _STREET_LAYOUTS:
-        for match in pattern.finditer(text):
-            if all(_could_name(w, words) for w in _WORD.findall(match.group("street"))):
-                yield pii_model.Finding(PersonalDataKind.STREET_ADDRESS, match.group("value"))
-
-
-def _only_common_words(value: str) -> bool:
-    """True for what only looks like a name: capitalised common words ("Thanks Again")."""
-    words = re.findall(rf"[{_UP}{_LOW}]+", value)
-    return bool(words) and all(
-        w.capitalize() in _CAPITALISED_COMMON or w.lower() in _NOT_A_NAME for w in words
-    )
-
-
 def _not_a_name(value: str) -> bool:
     """What the model takes for a name and is not: common words, a label of the support desk's own vocabulary
     ("Order History", "Customer Support Phone"), an adverb ("Understandably, you ...")."""
@@ -541,18 +338,6 @@ def _not_a_name(value: str) -> bool:
     return _only_common_words(value) or any(
         w.lower() in _SUPPORT_WORDS or (len(w) >= 9 and w.endswith("ly")) for w in words
     )
-
-
-_SUPPORT_WORDS = frozenset(
-    """account accounts address app assistance billing bills button cancel cancellation card cart center centre
-    change chat checkout contact customer delivery department desk details download edit email exchange fees
-    form help history information invoice invoices item items live manager menu method methods modify newsletter
-    number option options order orders page password pay payment payments phone policy portal preferences debit
-    credit wallet wallets situations visa mastercard amex maestro paypal klarna facebook twitter instagram
-    whatsapp tiktok youtube linkedin pinterest snapchat google apple amazon
-    profile purchase purchases refund refunds request return returns review save section service services
-    settings shipping status submit subscription support team terms tracking update website""".split()
-)
 
 
 def redact_contacts(text: str) -> str:

@@ -26,6 +26,7 @@ from django.db import transaction
 from ..memory_state import states_read_once
 from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, MemoryType, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
+from .backstop import backstop_duplicate, duplicate_types, recent_note_duplicate
 from .evidence import (
     COMPETING_REASON,
     HELD_REASON,
@@ -39,16 +40,7 @@ from .evidence import (
     turned_against,
 )
 from .gate import PERSONAL_DATA_SURFACES, gate_check
-from .judge import (
-    LIVE_STATUSES,
-    Neighbour,
-    backstop_duplicate,
-    duplicate_types,
-    find_neighbours,
-    judge,
-    recall_neighbour_ids,
-    recent_note_duplicate,
-)
+from .judge import LIVE_STATUSES, Neighbour, find_neighbours, judge, recall_neighbour_ids
 from .personal_data import may_hold_contact, published_contacts
 from .refusals import refusal_record
 from .reinforcements import Reinforcements, reinforced, row_reinforce
