@@ -328,7 +328,8 @@ def agent_runtime_memories(
 def _active(tenant_id: int, agent_id: int, state: str) -> tuple[AgentMemoryRecord, ...]:
     def load() -> tuple[AgentMemoryRecord, ...]:
         active = _agent_rows(tenant_id, agent_id).filter(status=MemoryStatus.ACTIVE).order_by()
-        return tuple(_records(active, timestamps=False))
+        # With the timestamps: the runtime weighs newer patterns more heavily (an agent's recency bias).
+        return tuple(_records(active, origin=False))
 
     return _ACTIVE.get((int(tenant_id), int(agent_id)), state, load)
 

@@ -34,6 +34,9 @@ from brain.caches import DerivedCache, memoize  # noqa: E402,F401
 # Client Brain learning (tickets → evidence → producers → promote()); recall, continuation, the copilot
 # memory tool (brain/client_brain/).
 from brain.client_brain.copilot import client_brain_copilot  # noqa: E402,F401
+
+# The readable text of Client Brain rows by id (trace chips, the Learning page).
+from brain.client_brain.dashboard import client_brain_texts  # noqa: E402,F401
 from brain.client_brain.producers import (  # noqa: E402,F401
     TicketEvidence,
     learn_from_evidence,
@@ -66,6 +69,11 @@ from brain.formation import (  # noqa: E402,F401
 
 # The BrainGraph: one memory's relations, and one-hop expansion for recall (brain/graph.py).
 from brain.graph import expand_one_hop, graph_neighbours  # noqa: E402,F401
+
+# The product's words for the codes a memory stores (strength, status, provider...), the code kept on hover:
+# brain/labels.py (templates: `{% load brain_labels %}`).
+from brain.labels import choices as code_choices  # noqa: E402,F401
+from brain.labels import label as code_label  # noqa: E402,F401
 
 # Caches keyed by memory state: a request that consults several reads their states once (brain/memory_state.py).
 from brain.memory_state import states_read_once  # noqa: E402,F401

@@ -413,6 +413,7 @@ class VerdictSpend(models.Model):
     objects = TenantScopedManager()
 
     class Meta:
+        verbose_name_plural = "verdict spend"
         constraints = [
             models.UniqueConstraint(
                 fields=["tenant", "trace", "memory_id"], name="verdictspend_tenant_trace_memory"

@@ -123,7 +123,9 @@ class VerdictResult:
     `nudges` is empty and `applied_at` is the first application's time); the id lists are the first
     application's in both cases. An applied verdict may still move some memories by nothing
     (`unmoved_memory_ids`): those a trace had already moved by one delta, and Client Brain rows
-    (`ungraded_memory_ids`), which are recorded only."""
+    (`ungraded_memory_ids`), which are recorded only. `ignored` names why a verdict was not applied at all
+    without being a repeat (the caller's rule, e.g. "outside_learning_window": then nothing is recorded either).
+    """
 
     applied: bool
     judged: str
@@ -135,6 +137,7 @@ class VerdictResult:
     cited_not_injected: tuple[str, ...]
     missing_memory_ids: tuple[int, ...] = ()
     nudges: tuple[VerdictNudge, ...] = ()
+    ignored: str = ""
 
     @property
     def archived_memory_ids(self) -> tuple[int, ...]:

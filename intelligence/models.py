@@ -164,10 +164,14 @@ class AgentRun(FeedbackFields):
     response_text = models.TextField(blank=True, default="")
     responded_at = models.DateTimeField(null=True, blank=True)
     # The run's measured outcome, posted by the agent or the helpdesk; judged once the agent's
-    # "evaluate outcomes after" delay has passed since the run started (intelligence/services/runs.py).
+    # "evaluate outcomes after" delay has passed since its action was approved (or, without an approval, since
+    # the run responded), unless the run is older than the agent's learning window by then
+    # (intelligence/services/runs.py). `outcome_evaluation` says which: {"result": "applied"} or
+    # {"result": "ignored", "reason": "outside_learning_window"}.
     outcome = models.CharField(max_length=16, choices=RunOutcome.choices, blank=True, default="")
     outcome_at = models.DateTimeField(null=True, blank=True)
     outcome_evaluated_at = models.DateTimeField(null=True, blank=True)
+    outcome_evaluation = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = TenantScopedManager()
@@ -275,6 +279,7 @@ class FeedbackHistory(models.Model):
     objects = TenantScopedManager()
 
     class Meta:
+        verbose_name_plural = "feedback history"
         ordering = ["rated_at", "id"]
         constraints = [
             models.CheckConstraint(

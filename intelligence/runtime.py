@@ -16,7 +16,8 @@ Budget rules, in the spec's words:
   regardless of the conversation's topic, but an operator who narrowed a rule to one provider meant it;
 - tiers are filled in the order hard rules, preferences, patterns; each within its own tier budget and
   all together within the memory cap (total − reserves − brand floor), whole memories only (first fit),
-  ordered by relevance, then confidence, then id;
+  ordered by relevance, then confidence, then id; patterns by relevance and confidence each weighted by the
+  pattern's age under the agent's recency bias (spec: "weight newer patterns more heavily");
 - policy is trimmed to its reserve (800), knowledge base to its reserve (700);
 - brand intelligence gets the remainder: total − policy reserve − knowledge-base reserve − memory characters
   used, never less than its floor (1,000). The reserves are subtracted whole, used or not (the spec: "after
@@ -34,6 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from functools import cached_property
 from itertools import groupby
 from operator import itemgetter
@@ -164,20 +166,21 @@ class CandidateMemory:
     provider: str = ""
     campaign_ids: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    created_at: datetime | None = None
 
     @classmethod
     def of(cls, memory: AgentMemoryRecord) -> CandidateMemory:
         """The runtime's view of brain's agent-memory value, before it is scored for a conversation."""
         return cls(
             memory.id, memory.text, memory.strength, memory.status, memory.confidence, 0.0, memory.category,
-            memory.provider, tuple(memory.campaign_ids), tuple(memory.tags),
+            memory.provider, tuple(memory.campaign_ids), tuple(memory.tags), memory.created_at,
         )  # fmt: skip
 
     def with_relevance(self, relevance: float) -> CandidateMemory:
         """A copy scored for one conversation (`dataclasses.replace` costs several times more per call)."""
         return CandidateMemory(
             self.id, self.text, self.strength, self.status, self.confidence, relevance, self.category,
-            self.provider, self.campaign_ids, self.tags,
+            self.provider, self.campaign_ids, self.tags, self.created_at,
         )  # fmt: skip
 
 
@@ -347,12 +350,26 @@ def trim_to(text: str, limit: int) -> tuple[str, bool]:
     return cut.rstrip(), True
 
 
+def _confidence(memory: CandidateMemory) -> float:
+    confidence = memory.confidence
+    return confidence if confidence is not None and confidence == confidence else 0.0
+
+
 def _rank_key(item: tuple[CandidateMemory, str]):
     memory = item[0]
-    confidence = (
-        memory.confidence if memory.confidence is not None and memory.confidence == memory.confidence else 0.0
-    )
-    return (-memory.relevance, -confidence, memory.id)
+    return (-memory.relevance, -_confidence(memory), memory.id)
+
+
+def _pattern_rank_key(weight: Callable[[CandidateMemory], float]):
+    """The Pattern tier's order: relevance and confidence each times the pattern's recency weight (the agent's
+    recency bias: "weight newer patterns more heavily"), then the id."""
+
+    def key(item: tuple[CandidateMemory, str]):
+        memory = item[0]
+        w = weight(memory)
+        return (-memory.relevance * w, -_confidence(memory) * w, memory.id)
+
+    return key
 
 
 def assemble_runtime_context(
@@ -363,8 +380,10 @@ def assemble_runtime_context(
     policy_text: str = "",
     knowledge_base_text: str = "",
     brand: Callable[[int], BrandSection] | None = None,
+    pattern_weight: Callable[[CandidateMemory], float] | None = None,
 ) -> ContextAssembly:
     """Decide the injected context. Pure: no database, no clock. `brand(max_chars)` renders brand intelligence.
+    `pattern_weight(memory)` is a pattern's recency weight (1.0 for all when None): it orders the Pattern tier.
 
     Runs on every runtime call over all of an agent's active memories (hundreds): the loop below keeps to
     local names and builds nothing for a memory beyond its line and, when left out, its `Omission`.
@@ -397,7 +416,7 @@ def assemble_runtime_context(
     kb, kb_cut = trim_to(knowledge_base_text, budget.knowledge_base_reserve)
     sections.append(Section("knowledge_base", kb, budget.knowledge_base_reserve, truncated=kb_cut))
 
-    sections.extend(_pack_tiers(eligible, budget, omitted))
+    sections.extend(_pack_tiers(eligible, budget, omitted, pattern_weight))
     memory_used = sum(s.chars for s in sections if s.name in TIER_ORDER)
     brand_budget = max(
         budget.brand_floor, budget.total - budget.policy_reserve - budget.knowledge_base_reserve - memory_used
@@ -420,10 +439,14 @@ def assemble_runtime_context(
 
 
 def _pack_tiers(
-    eligible: dict[str, list[tuple[CandidateMemory, str]]], budget: Budget, omitted: list[Omission]
+    eligible: dict[str, list[tuple[CandidateMemory, str]]],
+    budget: Budget,
+    omitted: list[Omission],
+    pattern_weight: Callable[[CandidateMemory], float] | None = None,
 ) -> list[Section]:
-    """Each tier filled in order with whole memories, best ranked first, within its budget and what the
-    memory cap leaves; a memory that does not fit is appended to `omitted` with the reason."""
+    """Each tier filled in order with whole memories, best ranked first (patterns by their recency-weighted
+    rank), within its budget and what the memory cap leaves; a memory that does not fit is appended to
+    `omitted` with the reason."""
     sections: list[Section] = []
     memory_left = max(budget.memory_cap, 0)
     for tier in TIER_ORDER:
@@ -432,7 +455,8 @@ def _pack_tiers(
         used = 0
         packed: list[str] = []
         ids: list[int] = []
-        for memory, line in sorted(eligible[tier], key=_rank_key):
+        key = _pattern_rank_key(pattern_weight) if tier == "heuristic" and pattern_weight else _rank_key
+        for memory, line in sorted(eligible[tier], key=key):
             if used + len(line) <= limit:
                 packed.append(line)
                 ids.append(memory.id)

@@ -9,13 +9,17 @@ by it first. The Conversations, conversation, Runs, Traces and trace pages read 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import reduce
 from operator import or_
+from typing import Any
 
 from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
+
+from brain import api as brain_api
 
 from .models import AgentKind, AgentRun, ContextTrace, Conversation, ConversationTurn
 from .runtime import TIER_ORDER
@@ -39,6 +43,36 @@ def memory_chips(trace: ContextTrace | None) -> tuple[tuple[int, ...], tuple[int
     sections = trace.sections or {}
     agent_ids = tuple(i for name in TIER_ORDER for i in (sections.get(name) or {}).get("memory_ids", []))
     return agent_ids, tuple((sections.get("brand") or {}).get("memory_ids", []))
+
+
+@dataclass(frozen=True)
+class MemoryChipRecords:
+    """What the memory chips of a context show: an active agent memory's record (the tiers), a Client Brain
+    row's text (brand intelligence; issue 28, item 5: its text, not only "Client Brain")."""
+
+    agent: dict[int, Any]
+    brand: dict[int, str]
+
+    def of(self, section: str, memory_id: int) -> Any:
+        return self.agent.get(memory_id) if section in TIER_ORDER else self.brand.get(memory_id)
+
+
+def memory_chip_records(agent, sections: Iterable[tuple[str, Iterable[int]]]) -> MemoryChipRecords:
+    """The records behind the chips of (section name, memory ids) pairs of the agent's contexts (two queries)."""
+    brand_ids = [i for name, ids in sections if name not in TIER_ORDER for i in ids]
+    active = brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
+    return MemoryChipRecords(
+        agent={r.id: r for r in active},
+        brand=brain_api.client_brain_texts(tenant_id=agent.tenant_id, memory_ids=brand_ids),
+    )
+
+
+def brand_chip_titles(agent, turns: Iterable[TranscriptTurn]) -> dict[int, str]:
+    """{id: "Client Brain: <its text>"} for the Client Brain rows the turns' prompts were given (one query):
+    the title of a transcript's compact Client Brain chip."""
+    ids = {i for turn in turns for i in turn.brand_memory_ids}
+    texts = brain_api.client_brain_texts(tenant_id=agent.tenant_id, memory_ids=ids)
+    return {i: f"Client Brain: {texts[i]}" if i in texts else "Client Brain memory" for i in ids}
 
 
 @dataclass(frozen=True)

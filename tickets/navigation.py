@@ -39,6 +39,7 @@ def setup_steps(tenant) -> list[dict]:
 
 def week_changes(tenant, since) -> list[dict]:
     from django.db.models import Count, Sum
+    from django.template.defaultfilters import pluralize
 
     from .models import LearningAttempt
 
@@ -49,10 +50,12 @@ def week_changes(tenant, since) -> list[dict]:
     )
     if not totals["attempts"]:
         return []
+    added = totals["added"] or 0
     return [
         {
-            "text": f"Learning read {totals['attempts']} ticket{'s' if totals['attempts'] != 1 else ''}: "
-            f"{totals['added'] or 0} new Client Brain memories, {totals['reinforced'] or 0} confirmed again.",
+            "text": f"Learning read {totals['attempts']} ticket{pluralize(totals['attempts'])}: "
+            f"{added} new Client Brain memor{pluralize(added, 'y,ies')}, {totals['reinforced'] or 0} confirmed "
+            "again.",
             "url": reverse("learning"),
         }
     ]

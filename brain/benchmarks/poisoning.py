@@ -4,8 +4,8 @@
 personal_data}.jsonl goes through the real write path without a database (`brain.benchmarks.trust`). Keys:
 attacks, attacks_admitted, benign, benign_rejected_pct, pii_cases, pii_admitted (and the ids of failures),
 plus the gate's mean cost per candidate in milliseconds, and `public`: the public corpora's attacks and
-benign texts of one frozen split, per surface (`public_attacks.py`), and personal data on public data, its
-test split (`public_pii.py`). `--train` refits the intent classifier.
+benign texts of one frozen split, per surface (`public_attacks.py`), and personal data on public data, the
+same split (`public_pii.py`). `--train` refits the intent classifier.
 """
 
 from __future__ import annotations
@@ -56,6 +56,6 @@ def run(options, stdout) -> dict:
             else:
                 public[key] = value
         stdout.write(public_attacks.summary(attacks))
-        # Personal data on public data, its test split (public_pii.py).
-        public.update(public_pii.poisoning_keys(options.get("limit"), stdout))
+        # Personal data on public data, the same split (public_pii.py).
+        public.update(public_pii.poisoning_keys(options.get("limit"), stdout, options.get("split") or "test"))
     return figures

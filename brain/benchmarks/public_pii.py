@@ -428,16 +428,16 @@ def _figures(split: str, limit: int | None) -> PublicPiiFigures:
     return figures
 
 
-def poisoning_keys(limit: int | None, stdout) -> dict[str, Any]:
-    """The `public` keys `brain_bench poisoning` reports for personal data (the test split), or the reason the
-    public data could not be had."""
+def poisoning_keys(limit: int | None, stdout, split: str = "test") -> dict[str, Any]:
+    """The `public` keys `brain_bench poisoning` reports for personal data (the test split unless `--split`
+    names another, to tune on), or the reason the public data could not be had."""
     try:
-        figures = public_pii_figures("test", limit).as_dict()
+        figures = public_pii_figures(split, limit).as_dict()
     except PublicDataUnavailable as exc:
         stdout.write(f"public personal data: unavailable ({exc})")
         return {"pii_unavailable": str(exc)}
     stdout.write(
-        f"public personal data ({figures['pii_source']}, test split): admitted {figures['pii_admitted']}/"
+        f"public personal data ({figures['pii_source']}, {split} split): admitted {figures['pii_admitted']}/"
         f"{figures['pii_cases']} ({figures['pii_admitted_pct']}%); Bitext support sentences refused "
         f"{figures['pii_bitext_refused']}/{figures['pii_bitext_sentences']} ({figures['pii_bitext_refused_pct']}%); "
         f"{figures['pii_ms_per_sentence']} ms a sentence"

@@ -376,7 +376,7 @@ class OrderedRows:
 
 def to_row(memory: Memory) -> DashboardRow:
     display, valid = confidence_display(memory.confidence)
-    value = typed.render_value(memory.type, memory.payload) if memory.typed else (memory.text or "")
+    value = typed.display_value(memory.type, memory.payload) if memory.typed else (memory.text or "")
     if not value:
         value = typed.render_value("", memory.payload)
     return DashboardRow(
@@ -417,3 +417,22 @@ def client_brain_page(
         offset=offset,
         next_offset=next_offset,
     )
+
+
+def client_brain_texts(*, tenant_id: int, memory_ids) -> dict[int, str]:
+    """{id: readable text} of the tenant's Client Brain rows among `memory_ids`, in any status (one query):
+    what a trace's Client Brain chips and the Learning page show instead of an id or a key. An id that is not
+    one of the tenant's Client Brain rows is absent."""
+    ids = {int(i) for i in memory_ids if str(i).isdigit()}
+    if not ids:
+        return {}
+    rows = (
+        client_brain_stored(tenant_id=tenant_id)
+        .filter(pk__in=ids)
+        .values_list("id", "type", "payload", "text")
+    )
+    return {
+        pk: (typed.display_value(type_, payload) if typed.is_typed(type_, payload) else text)
+        or typed.render_value("", payload)
+        for pk, type_, payload, text in rows
+    }

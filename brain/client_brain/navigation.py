@@ -4,6 +4,7 @@ Registered from the app's ready() (tickets.tenancy.ui.sections): `nav_item(reque
 entry (None outside a tenant) and `home_cards(tenant)` the overview page's card.
 """
 
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from .dashboard import client_brain_stats
@@ -82,13 +83,13 @@ def week_changes(tenant, since) -> list[dict]:
     changes = []
     if agent:
         parts = [
-            f"{agent[a]} {label}"
+            f"{agent[a]} {label.format(pluralize(agent[a]))}"
             for a, label in (
                 ("added", "added"),
                 ("updated", "edited"),
-                ("status_changed", "status changes"),
+                ("status_changed", "status change{}"),
                 ("superseded", "replaced"),
-                ("verdict", "verdicts applied"),
+                ("verdict", "verdict{} applied"),
                 ("reinforced", "confirmed again"),
             )
             if agent.get(a)
@@ -109,7 +110,7 @@ def week_changes(tenant, since) -> list[dict]:
     if brain.get("added") or brain.get("reinforced"):
         changes.append(
             {
-                "text": f"Client Brain: {brain.get('added', 0)} new memories, "
+                "text": f"Client Brain: {brain.get('added', 0)} new memor{pluralize(brain.get('added', 0), 'y,ies')}, "
                 f"{brain.get('reinforced', 0)} confirmed again.",
                 "url": reverse("client-brain-dashboard"),
             }

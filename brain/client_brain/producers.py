@@ -32,6 +32,7 @@ from brain.providers import ProviderError, get_provider, register_task
 from brain.types import MemoryCandidate
 
 from . import typed
+from .words import words as client_words
 
 EXTRACT_TASK = "client_brain.extract"
 LEARNER_ACTOR = "process:client_brain.learner"
@@ -144,12 +145,14 @@ _RESOLUTION_WORD = re.compile(
     r"\b(refund(?:ed)?|replace(?:d|ment)?|reship(?:ped)?|resen[dt]|sent|issued|credit(?:ed)?|cancel(?:led|ed)?|"
     r"reset|restart(?:ed)?|reboot(?:ed)?|updated?|upgraded?|exchange[d]?|arranged|processed|booked|"
     r"scheduled|waived?|applied|activated|unlocked|fixed|repair(?:ed)?|restored|dispatched|"
-    r"escalated|re-?enabled|reactivated|ported|adjusted)\b",
+    r"escalated|re-?enabled|reactivated|ported|adjusted|removed|unsubscribed|deleted)\b",
     re.I,
 )
-# "We have dispatched...", "we refunded...", "I've reset...": what was done on THIS ticket, not a standing fact.
+# "We have dispatched...", "we refunded...", "I've reset...", and the same in the passive ("The refund has been
+# processed", "a replacement was dispatched"): what was done on THIS ticket, not a standing fact.
 _DONE_ON_THIS_TICKET = re.compile(
-    r"\b(?:we|i)(?:'ve|\s+have|\s+had|'d)\b|\b(?:we|i)\s+(?:just\s+|now\s+|already\s+)?(?:\w+ed|sent|made|put)\b",
+    r"\b(?:we|i)(?:'ve|\s+have|\s+had|'d)\b|\b(?:we|i)\s+(?:just\s+|now\s+|already\s+)?(?:\w+ed|sent|made|put)\b"
+    r"|\b(?:(?:has|have|had)\s+(?:now\s+|just\s+|already\s+)?been|was|were)\s+(?:\w+ed|sent|made|put)\b",
     re.I,
 )
 # A reply that walks the customer through the fix ("Log in to your account.", "Then, click Cancel Order.")
@@ -245,8 +248,32 @@ def _voice(body: str) -> dict[str, str]:
     return {"formality": formality, "tone": tone}
 
 
+# Words of a subject that ask for help without naming the problem ("Help with router", "Question about my
+# printer"): the problem is what is left.
+_REQUEST_WORDS = frozenset(
+    "help helping problem problems issue issues question questions query enquiry inquiry request support"
+    " urgent asap assistance assist hi hey hello".split()
+)
+MAX_SIGNATURE_WORDS = 6
+
+
+def _subject_signature(subject: str) -> str:
+    """The problem a subject names, as a stable key part: its content words (no stopwords, no request words
+    such as "help" or "problem"), singular, sorted, at most six, so "Help with my router" and "Router
+    help" are one problem and "Help with router" and "Help with printer" are two."""
+    found = sorted(
+        {
+            w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in client_words(subject)
+            if w not in _REQUEST_WORDS
+        }
+    )
+    return "-".join(found[:MAX_SIGNATURE_WORDS]) or _slug(subject)
+
+
 def _topic(evidence: dict[str, Any]) -> tuple[str, str]:
-    """(readable topic, stable key part) from the latest classification, else the subject."""
+    """(readable topic, stable key part: the problem's identity) from the latest classification, else the
+    subject's signature."""
     classification = evidence.get("classification") or {}
     intent, category = classification.get("intent") or "", classification.get("category") or ""
     if intent or category:
@@ -255,7 +282,7 @@ def _topic(evidence: dict[str, Any]) -> tuple[str, str]:
             readable = f"{readable} ({_humanize(category)})"
         return readable, _slug(f"{category}-{intent}" if category and intent else intent or category)
     subject = _clip(evidence.get("subject") or "", 160)
-    return subject, _slug(subject)
+    return subject, _subject_signature(subject)
 
 
 def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:

@@ -133,6 +133,11 @@ def typed_condition(table: str = "brain_memory") -> RawSQL:
     return RawSQL(typed_sql(table), (), output_field=BooleanField())
 
 
+def seen_times(frequency: int) -> str:
+    """ "seen once", "seen twice", "seen 3 times"."""
+    return {1: "seen once", 2: "seen twice"}.get(frequency, f"seen {frequency} times")
+
+
 def render_value(type: str, payload: Any) -> str:
     """The readable value of a typed payload (what `Memory.text` holds for Client Brain rows)."""
     if not is_typed(type, payload):
@@ -142,8 +147,16 @@ def render_value(type: str, payload: Any) -> str:
     if type == VOICE:
         return "; ".join(f"{name}: {payload[name]}" for name in VOICE_FIELDS if name in payload)
     if type == ISSUES:
-        return (
-            f"Issue: {payload['pattern'].strip()}; best resolution: {payload['best_resolution'].strip()}"
-            f" (seen {int(payload['frequency'])} times)"
-        )
+        # Without its frequency: reinforcement counts on the row (and in the payload), and a text that
+        # changed with every sighting would leave the row's vector stale.
+        return f"Issue: {payload['pattern'].strip()}; best resolution: {payload['best_resolution'].strip()}"
     return f"When {payload['trigger'].strip()}: {payload['action'].strip()}"
+
+
+def display_value(type: str, payload: Any) -> str:
+    """What an operator page shows of a typed payload: its value and, for an issue, how often it was seen in
+    words ("(seen twice)"), from the payload's frequency, which reinforcement keeps equal to the row's."""
+    value = render_value(type, payload)
+    if type == ISSUES and is_typed(type, payload):
+        value += f" ({seen_times(int(payload['frequency']))})"
+    return value

@@ -204,7 +204,7 @@ def find_neighbours(
             types=types,
         )
     )
-    return _direct_neighbours(
+    found = _direct_neighbours(
         tenant_id=tenant_id,
         scope_kind=scope_kind,
         scope_id=scope_id,
@@ -215,7 +215,11 @@ def find_neighbours(
         limit=limit,
         extra_ids=extra,
         types=types,
-    )[: limit + len(extra)]
+    )
+    # Rows of the candidate's own key are kept however far they rank: the judge decides supersedes, and an
+    # issue's reinforcement, by key.
+    shown = limit + len(extra)
+    return found[:shown] + [n for n in found[shown:] if key and n.key == key]
 
 
 def recall_neighbour_ids(
@@ -246,15 +250,28 @@ def recall_neighbour_ids(
 def local_judge(payload: dict[str, Any]) -> dict[str, Any]:
     """The deterministic judge: same key with a new value → supersede; the same fact → reinforce; else add.
 
-    A Client Brain issue's key is its category ("issue:damaged-item"), not its identity: a tent pole and a
-    jacket zip are two issues of one category, so issues are judged by their text alone. A supersede
-    targets the standing (active) row of the key rather than a competing draft (evidence.py).
+    A Client Brain issue's key is the problem's identity ("issue:orders-track-order": the helpdesk's
+    classification, else the words of the subject that name the problem; producers.issue_key): every
+    ticket of one problem reinforces its one row, whatever the ticket's own wording, and an issue is never
+    the same fact as an issue of another key, however alike their texts ("Help with router" and "Help with
+    printer" are two problems). A supersede targets the standing (active) row of the key rather than a
+    competing draft (evidence.py).
     """
     candidate = payload["candidate"]
     text, key = candidate["text"], candidate.get("key") or ""
     neighbours = payload.get("neighbours", [])
     norm = normalise(text)
-    if key and candidate.get("type") != MemoryType.ISSUES:
+    if key and candidate.get("type") == MemoryType.ISSUES:
+        same_issue = [
+            n
+            for n in neighbours
+            if same_issue_key(key, n.get("key")) and n.get("status") != MemoryStatus.SUPERSEDED
+        ]
+        if same_issue:
+            standing = [n for n in same_issue if n.get("status") == MemoryStatus.ACTIVE] or same_issue
+            return {"decision": "reinforce", "target_id": standing[0]["id"], "reason": "same_issue"}
+        neighbours = [n for n in neighbours if not (n.get("key") or "").startswith(ISSUE_KEY_PREFIX)]
+    elif key:
         same_key = [
             n for n in neighbours if n.get("key") == key and n.get("status") != MemoryStatus.SUPERSEDED
         ]
@@ -272,6 +289,14 @@ def local_judge(payload: dict[str, Any]) -> dict[str, Any]:
         if judge_same_fact(text, n["text"], cosine=n.get("cosine"), token_overlap=n.get("token_overlap")):
             return {"decision": "reinforce", "target_id": n["id"], "reason": "same_fact"}
     return {"decision": "add", "target_id": None, "reason": "new_fact"}
+
+
+ISSUE_KEY_PREFIX = "issue:"
+
+
+def same_issue_key(key: str, other: str | None) -> bool:
+    """Whether two issue keys name one problem (the same key; a blank key names none)."""
+    return bool(key) and key == other
 
 
 def judge_same_fact(text: str, other: str, *, cosine: float | None, token_overlap: float | None) -> bool:
@@ -325,8 +350,22 @@ def judge(*, text: str, key: str, type: str, neighbours: list[Neighbour]) -> Jud
         # An answer naming no neighbour we showed it cannot be applied; the local judge decides.
         answer, name = local_judge(payload), f"{name}_invalid_answer"
         decision, target = answer["decision"], answer.get("target_id")
-    if decision == "reinforce" and facts_differ(text, next(n.text for n in neighbours if n.id == target)):
-        # Whichever judge answered, one rule of duplication: facts naming different entities are two facts.
+    if (
+        type == MemoryType.ISSUES
+        and key
+        and decision != "add"
+        and not same_issue_key(key, next(n.key for n in neighbours if n.id == target))
+    ):
+        # One rule of identity for issues, whichever judge answered: a different problem never merges.
+        return JudgeDecision(decision="add", target_id=None, reason="different_issue", judge=name)
+    same_issue = type == MemoryType.ISSUES and decision == "reinforce" and bool(key)
+    if (
+        decision == "reinforce"
+        and not same_issue
+        and facts_differ(text, next(n.text for n in neighbours if n.id == target))
+    ):
+        # Whichever judge answered, one rule of duplication: facts naming different entities are two facts
+        # (an issue's tickets name different products and still report one problem: its key decides).
         return JudgeDecision(decision="add", target_id=None, reason="entities_differ", judge=name)
     return JudgeDecision(
         decision=decision, target_id=target, reason=str(answer.get("reason", ""))[:64], judge=name
@@ -358,6 +397,7 @@ def backstop_duplicate(
     key: str = "",
     types: tuple[str, ...] = (),
     exclude_id: int | None = None,
+    issue_key: str = "",
 ) -> Neighbour | None:
     """The existing memory of the scope that `text` duplicates, or None. Direct SQL, no retrieval ranking.
 
@@ -366,7 +406,8 @@ def backstop_duplicate(
     entities or numbers (`entities.facts_differ`: another customer, place or amount is another fact).
     Keys are not consulted: a key derived from wording must not let the same fact in twice. `types`
     limits the rows that may count (see `duplicate_types`); empty means every type of the scope.
-    `exclude_id`: a memory being edited is no duplicate of itself.
+    `exclude_id`: a memory being edited is no duplicate of itself. `issue_key`: the candidate is an issue of
+    that key, which no issue of another key duplicates (an issue's key is its problem, `local_judge`).
     """
     plan = NeighbourPlan(
         tenant_id=tenant_id,
@@ -381,7 +422,18 @@ def backstop_duplicate(
         by_id=True,
         types=types,
     )
-    return _best_duplicate(text, [n for n in _score(neighbours(plan), text, vector) if n.id != exclude_id])
+    return _best_duplicate(
+        text,
+        [
+            n
+            for n in _score(neighbours(plan), text, vector)
+            if n.id != exclude_id and not (issue_key and _other_issue(issue_key, n.key))
+        ],
+    )
+
+
+def _other_issue(issue_key: str, key: str | None) -> bool:
+    return (key or "").startswith(ISSUE_KEY_PREFIX) and not same_issue_key(issue_key, key)
 
 
 def backstop_match(text: str, n: Neighbour) -> bool:

@@ -11,9 +11,13 @@ street address), and a detail found there is not personal.
 Two layers. Patterns first, cheap and certain: names where support text puts them (after a salutation or a
 title, in "my name is", before a possessive order or account), street addresses with a street word of
 many languages or a house number beside a place, phone layouts, e-mail, card, IBAN and order numbers.
-Then, for a text patterns let through and that could still hold one (a capitalised uncommon word past a
-sentence's start in English text, seven digits in a phone layout), the model (pii_model.py: Presidio's analyzer over spaCy) — names in any
-position and culture, phone numbers valid in a customer's country, numbered places. The model runs only
+Then, for a text patterns let through, the model's word lists (pii_model.Lexicon: first names, surnames and
+places of Faker's locales, the pipeline's English words) — a first name and surname side by side, a listed
+name that is no English word, unknown capitalised pairs, lower-cased names after a cue, streets by their
+layout — and, where the text could still hold one (a capitalised uncommon word past a sentence's start or a
+listed name at it, in English text; seven digits in a phone layout), the model (pii_model.py: Presidio's
+analyzer over spaCy) — names in any position and culture, phone numbers valid in a customer's country,
+numbered places. The model runs only
 in a Celery worker, where the surfaces of gate.PERSONAL_DATA_SURFACES learn, and is loaded there on first
 use; in a request, or without its packages, the patterns stand alone.
 """
@@ -100,7 +104,7 @@ _STREET_SUFFIX = (
     r"promenade|alley|trail|heights|str)"
 )
 _STREET = re.compile(
-    rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[{_UP}][{_LOW}]+\s+){{1,3}}{_STREET_SUFFIX}\b\.?"
+    rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:(?:Mc|Mac|O')?[{_UP}][{_LOW}]+\s+){{1,3}}{_STREET_SUFFIX}\b\.?"
     r"|\b(?i:apt|apartment|flat|suite|unit)\s*#?\s*\d+[A-Za-z]?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"  # UK postcode
     r"|\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|"
@@ -237,6 +241,7 @@ def find_personal_data(
     if not text:
         return None
     addresses, domains, published_values = _published_sets(published)
+    use_model = pii_model.in_use() if model is None else model
     for match in _EMAIL.finditer(text):
         if not _email_is_published(match.group(), match.group(1), addresses, domains):
             return PersonalDataHit(PersonalDataKind.EMAIL, match.group())
@@ -253,17 +258,27 @@ def find_personal_data(
         for match in pattern.finditer(text):
             if match.group().lower() not in published_values:
                 return PersonalDataHit(PersonalDataKind.ORDER_NUMBER, match.group())
-    for pattern in (_STREET, _STREETS_ABROAD):
-        for match in pattern.finditer(text):
+    # A lower-cased text is read with capitals too ("1467 hastings street" as "1467 Hastings Street").
+    readings = (text, text.title()) if not any(ch.isupper() for ch in text) else (text,)
+    for pattern, reading in ((p, r) for p in (_STREET, _STREETS_ABROAD) for r in readings):
+        for match in pattern.finditer(reading):
             if not _is_published(match.group(), published_values):
                 return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
     for pattern in _NAMES:
         match = pattern.search(text)
         # A pattern with a group names where the name stands; only there may a desk label be mistaken for one.
         not_a_name = _not_a_name if match and match.lastindex else _only_common_words
+        if match and match.lastindex and use_model and _an_english_word(match.group(match.lastindex)):
+            continue  # "Usually, you ...", "Together, we ..."; not "Hi Will, ..."
         if match and not not_a_name(match.group(match.lastindex or 0)):
             return PersonalDataHit(PersonalDataKind.NAME, match.group().strip())
-    return _model_hit(text, published_values) if (pii_model.in_use() if model is None else model) else None
+    return _model_hit(text, published_values) if use_model else None
+
+
+def _an_english_word(value: str) -> bool:
+    """With the model's word lists: `value` is one English word and no first name ("Usually", "Together")."""
+    words = pii_model.lexicon()
+    return words is not None and " " not in value and words.is_english(value) and not words.is_first(value)
 
 
 def _is_published(value: str, published_values: set[str]) -> bool:
@@ -282,12 +297,18 @@ _CAPITALISED = re.compile(
 )
 
 
-def _worth_a_model(text: str) -> tuple[bool, bool]:
-    """(names, phones): whether `text` could hold a name or numbered place, a phone number."""
+def _worth_a_model(text: str, words: pii_model.Lexicon) -> tuple[bool, bool]:
+    """(names, phones): whether `text` could hold a name or numbered place, a phone number. A capitalised word
+    at a sentence's start counts when it is a first name or surname and no English word ("Cardoso began")."""
     text = text.strip()
     # The pipeline reads English: on another language its "names" are any capitalised words.
-    names = bool(_ENGLISH.search(text)) and any(
-        not _not_a_name(m.group()) for m in _CAPITALISED.finditer(text)
+    names = bool(_ENGLISH.search(text)) and (
+        any(not _not_a_name(m.group()) for m in _CAPITALISED.finditer(text))
+        or any(
+            (words.is_first(t.word) or words.is_last(t.word)) and _name_like(t.word, words)
+            for t in _tokens(text)
+            if t.capitalised
+        )
     )
     phones = any(
         len(re.sub(r"\D", "", match.group())) >= pii_model.PHONE_MIN_DIGITS
@@ -302,6 +323,7 @@ _ENGLISH = re.compile(
 )
 # What follows a product or brand named after a person: "The Baker collection", "Sarah's Kitchen".
 _NAMED_PRODUCT = re.compile(
+    r"[ \t]+(?i:account|plan|tier|membership|subscription|option|feature)s?\b|"
     rf"(?:'s)?[ \t]+(?i:collection|range|series|line|edition|model|brand|bundle|set|kit|blend|roast|recipe|"
     rf"cookbook|book|album|store|shop|café|cafe|restaurant|hotel|gallery|award|prize|method)\b|'s[ \t]+[{_UP}]"
 )
@@ -316,14 +338,22 @@ def _names_a_product(text: str, name: str) -> bool:
 
 
 def _model_hit(text: str, published_values: set[str]) -> PersonalDataHit | None:
-    names, phones = _worth_a_model(text)
+    words = pii_model.lexicon()
+    if words is None:
+        return None
+    for finding in _lexicon_findings(text, words):
+        if not _is_published(finding.value, published_values):
+            return PersonalDataHit(finding.kind, finding.value)
+    names, phones = _worth_a_model(text, words)
     if not (names or phones):
         return None
     for finding in pii_model.model_findings(text, names=names, phones=phones):
         if _is_published(finding.value, published_values):
             continue
         if finding.kind == PersonalDataKind.NAME and (
-            _not_a_name(finding.value) or _names_a_product(text, finding.value)
+            _not_a_name(finding.value)
+            or _names_a_product(text, finding.value)
+            or _known_words(finding.value, words)
         ):
             continue
         if finding.kind == PersonalDataKind.PHONE and (
@@ -332,6 +362,168 @@ def _model_hit(text: str, published_values: set[str]) -> PersonalDataHit | None:
             continue
         return PersonalDataHit(finding.kind, finding.value)
     return None
+
+
+@dataclass(frozen=True)
+class _Token:
+    word: str
+    start: int
+    end: int
+    capitalised: bool
+    initial: bool  # a sentence's first word (after . ! ? : or a line break)
+
+
+_WORD = re.compile(rf"(?:Mc|Mac|O')?[{_UP}{_LOW}][{_LOW}]+(?:[-'’][{_UP}{_LOW}][{_LOW}]+)*")
+
+
+def _tokens(text: str) -> list[_Token]:
+    out = []
+    for match in _WORD.finditer(text):
+        before = text[: match.start()].rstrip(" \t\"'(")
+        word = match.group()
+        out.append(
+            _Token(
+                word,
+                match.start(),
+                match.end(),
+                word[0].isupper() and word[-1].islower(),
+                not before or before[-1] in ".!?:\n",
+            )
+        )
+    return out
+
+
+def _desk_word(word: str) -> bool:
+    return _only_common_words(word) or word.lower() in _SUPPORT_WORDS
+
+
+def _could_name(word: str, words: pii_model.Lexicon) -> bool:
+    """A word that is no English word, place or desk label: "Júlia", "Hirai", not "Valencia" or "Footer"."""
+    return not (words.is_english(word) or words.is_place(word) or _desk_word(word))
+
+
+def _name_like(word: str, words: pii_model.Lexicon) -> bool:
+    """No English word or desk label, and no place unless it is a first name or surname too ("Lopez")."""
+    return not (
+        words.is_english(word)
+        or _desk_word(word)
+        or (words.is_place(word) and not (words.is_first(word) or words.is_last(word)))
+    )
+
+
+def _known_words(value: str, words: pii_model.Lexicon) -> bool:
+    """A finding of the model made only of English words, places and desk labels ("Valencia", "Footer",
+    "Twitter"), or written as a product is ("macOS")."""
+    parts = _WORD.findall(value)
+    return value[:1].islower() or bool(parts) and all(not _name_like(w, words) for w in parts)
+
+
+# Between a first name and a surname: a blank, or a middle initial ("Halina K. Zielinska").
+_NAME_GAP = re.compile(
+    rf"[ \t]+(?:[{_UP}{_LOW}]\.?[ \t]+)?(?:(?:van|von|de|der|den|da|di|du|del|della|dos|le|la|ten|ter|bin|al)[ \t]+){{0,2}}$"
+)
+_PARTICLES = frozenset("van von de der den da di du del della dos le la ten ter bin al".split())
+# Words around a lone first name or surname that make it a person: "says Hunt", "Edward is", "by Vachel".
+_PERSON_BEFORE = re.compile(
+    r"\b(?:said|says|asked|told|tell|by|meet|met|ask|call|called|thank|thanks|dear|hi|hello)[ \t]+$", re.I
+)
+_PERSON_AFTER = re.compile(
+    r"^[ \t]+(?:is|was|has|had|says|said|wants|wanted|went|began|thinks|thought|likes|liked|loves|loved|lives|lived|"
+    r"works|worked|asked|told|called|wrote|just|always|never|will|would|can|could|and\s+I|so)\b|^'s\b"
+)
+# A lower-case name after a word that announces one: "my kid emma", "ask for mr. kowalczyk".
+_NAME_CUE = re.compile(
+    r"\b(?:(?:first|last|full|sur|maiden)?\s*name(?:\s+is|\s*[:?])|call\s+me|ask\s+for|contact|"
+    r"(?:my|his|her|our|their)\s+(?:kid|son|daughter|wife|husband|partner|child|mother|father|brother|sister|"
+    r"friend|colleague|boss|neighbou?r)|(?P<title>mr|mrs|ms|miss|dr)\.?)[ \t,:]+$",
+    re.I,
+)
+# A street without a street word, by its layout: "Bissingzeile 78, Holste", "Ilichova 77\nLjubljana",
+# "14 Tornallaie, 04100 Parma", and a name and house number where a place is announced ("at Klímova 799").
+_STREET_LAYOUTS = (
+    re.compile(
+        rf"\b(?P<value>(?P<street>[{_UP}][{_LOW}]{{2,}}(?:[ -][{_UP}][{_LOW}]+)?)[ \t]+\d{{1,4}}[a-zA-Z]?)"
+        rf"(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*)(?:\d{{3,5}}[ \t]+)?[{_UP}]"
+    ),
+    re.compile(
+        rf"(?<![\d.,])\b(?P<value>\d{{1,5}}[a-zA-Z]?[ \t]+(?P<street>[{_UP}][{_LOW}]{{3,}}(?:[ \t][{_UP}][{_LOW}]+)?))"
+        rf"[ \t]*,[ \t]*(?:\d{{4,5}}[ \t]+)?[{_UP}][{_LOW}]"
+    ),
+    re.compile(
+        rf"\b(?:at|on|in|to)[ \t]+(?P<value>(?:\d{{1,5}}[ \t]+)?(?P<street>[{_UP}][{_LOW}]+(?:[ -][{_UP}]?[{_LOW}]+)?)"
+        rf"[ \t]+\d{{1,4}}[a-zA-Z]?)\b(?![%/:.,]\d|\s*(?i:am|pm|h|hours?|days?|weeks?|months?|years?|minutes?|%|x))"
+    ),
+)
+
+
+def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model.Finding]:
+    """Names and streets read from word lists, where the small pipeline is not asked or does not tag them:
+    a first name and surname ("User: Abner Reyna"), a first name alone that is no English word or place
+    ("Barbara is ..."), two capitalised words past a sentence's start that are neither ("have you heard
+    Yuito Hirai speak"), a lower-case name after a word that announces one, a street by its layout."""
+    lower = not any(ch.isupper() for ch in text)
+    english = bool(_ENGLISH.search(text))
+    tokens = _tokens(text)
+    for i, token in enumerate(tokens):
+        if not (token.capitalised or lower) or _desk_word(token.word):
+            continue
+        # The surname past a middle initial and particles: "Antoinetta K. van Teeffelen".
+        following = next((t for t in tokens[i + 1 : i + 4] if t.word not in _PARTICLES), None)
+        if (
+            following is not None
+            and (following.capitalised or lower)
+            and not _desk_word(following.word)
+            and _NAME_GAP.match(text[token.end : following.start])
+        ):
+            value = text[token.start : following.end]
+            first, second = token.word, following.word
+            if lower:
+                if (
+                    words.is_first(first)
+                    and words.is_last(second)
+                    and _could_name(first, words)
+                    and _could_name(second, words)
+                ):
+                    yield pii_model.Finding(PersonalDataKind.NAME, value)
+            elif words.is_first(first) and words.is_last(second):
+                yield pii_model.Finding(PersonalDataKind.NAME, value)
+            elif (words.is_first(first) and _could_name(second, words)) or (
+                words.is_last(second) and _could_name(first, words)
+            ):
+                yield pii_model.Finding(PersonalDataKind.NAME, value)
+            elif english and not token.initial and _could_name(first, words) and _could_name(second, words):
+                if not _names_a_product(text, value):
+                    yield pii_model.Finding(PersonalDataKind.NAME, value)
+        if token.capitalised and not _names_a_product(text, token.word):
+            if (words.is_first(token.word) or words.is_last(token.word)) and _could_name(token.word, words):
+                yield pii_model.Finding(PersonalDataKind.NAME, token.word)
+            elif (
+                (words.is_first(token.word) or words.is_last(token.word) or _could_name(token.word, words))
+                and not words.is_place(token.word)
+                and (
+                    _PERSON_BEFORE.search(text[max(0, token.start - 40) : token.start])
+                    or _PERSON_AFTER.match(text[token.end : token.end + 40])
+                )
+                # An English word before another capitalised one is a label's: "called Early Exit Fee".
+                and not (words.is_english(token.word) and following is not None and following.capitalised)
+            ):
+                yield pii_model.Finding(PersonalDataKind.NAME, token.word)
+        if lower or not token.capitalised:
+            cue = _NAME_CUE.search(
+                text[max(0, token.start - 40) : token.start]
+            )  # the cue ends where the word starts
+            if cue and (
+                (cue.group("title") and not words.is_english(token.word))
+                or (
+                    (words.is_first(token.word) or words.is_last(token.word))
+                    and _could_name(token.word, words)
+                )
+            ):
+                yield pii_model.Finding(PersonalDataKind.NAME, token.word)
+    for pattern in _STREET_LAYOUTS:
+        for match in pattern.finditer(text):
+            if all(_could_name(w, words) for w in _WORD.findall(match.group("street"))):
+                yield pii_model.Finding(PersonalDataKind.STREET_ADDRESS, match.group("value"))
 
 
 def _only_common_words(value: str) -> bool:
@@ -356,7 +548,8 @@ _SUPPORT_WORDS = frozenset(
     change chat checkout contact customer delivery department desk details download edit email exchange fees
     form help history information invoice invoices item items live manager menu method methods modify newsletter
     number option options order orders page password pay payment payments phone policy portal preferences debit
-    credit wallet wallets situations visa mastercard amex maestro paypal klarna
+    credit wallet wallets situations visa mastercard amex maestro paypal klarna facebook twitter instagram
+    whatsapp tiktok youtube linkedin pinterest snapchat google apple amazon
     profile purchase purchases refund refunds request return returns review save section service services
     settings shipping status submit subscription support team terms tracking update website""".split()
 )

@@ -22,6 +22,7 @@ import re
 import sys
 import threading
 import time
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -85,11 +86,105 @@ def model_unavailable() -> str | None:
     return f"not installed: {', '.join(missing)}" if missing else None
 
 
+def _fold(word: str) -> str:
+    """`word` lower-cased without accents: "Júlia" and "julia", "Zielińska" and "zielinska" meet."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(ch))
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Word lists the model's findings are read against, all shipped in installed packages: first names and
+    surnames of Faker's 100-odd locales (its person providers, romanised forms included), the places of its
+    address providers (cities, towns, regions, countries), and the English words of the pipeline's own
+    lemmatizer tables (WordNet's index and irregular forms: "will", "mark", "footer", "valencia") and
+    stop words ("they", "how")."""
+
+    first: frozenset[str]
+    last: frozenset[str]
+    places: frozenset[str]
+    english: frozenset[str]
+
+    def is_english(self, word: str) -> bool:
+        word = word.lower().replace("’", "'")
+        word = re.sub(r"'(?:s|re|ll|ve|d|m|t)$", "", word)  # "we're", "they'll"
+        if word in self.english:
+            return True
+        for suffix, stem in (
+            ("ies", "y"),
+            ("es", ""),
+            ("s", ""),
+            ("ed", ""),
+            ("ed", "e"),
+            ("ing", ""),
+            ("ing", "e"),
+        ):
+            if (
+                word.endswith(suffix)
+                and len(word) > len(suffix) + 2
+                and word[: -len(suffix)] + stem in self.english
+            ):
+                return True
+        return False
+
+    def is_first(self, word: str) -> bool:
+        return _fold(word) in self.first
+
+    def is_last(self, word: str) -> bool:
+        return _fold(word) in self.last
+
+    def is_place(self, word: str) -> bool:
+        return _fold(word) in self.places
+
+
+_FAKER_NAME_LISTS = ("first_names", "last_names", "first_romanized_names", "last_romanized_names")
+_FAKER_PLACE_LISTS = (
+    "cities", "city_names", "real_city_names", "metropolitan_cities", "towns", "states", "provinces", "regions",
+    "region_names", "countries",
+)  # fmt: skip
+
+
+def _words_of(values) -> set[str]:
+    """The one-word entries of a Faker list (a tuple, or a dict of weights), folded: "Valencia", not the
+    words of "Santa Barbara" (a first name is no place)."""
+    values = values.keys() if isinstance(values, dict) else values
+    return {_fold(v) for v in values if isinstance(v, str) and re.fullmatch(r"[^\W\d_]{2,}", v)}
+
+
+def _lexicon(pipeline) -> Lexicon:
+    import importlib
+
+    from faker.config import AVAILABLE_LOCALES
+
+    first, last, places = set(), set(), set()
+    for locale in AVAILABLE_LOCALES:
+        for kind, lists in (("person", _FAKER_NAME_LISTS), ("address", _FAKER_PLACE_LISTS)):
+            try:
+                provider = importlib.import_module(f"faker.providers.{kind}.{locale}").Provider
+            except (ImportError, AttributeError):
+                continue
+            for attr in dir(provider):
+                if not any(attr.startswith(name.removesuffix("s")) for name in lists):
+                    continue
+                values = getattr(provider, attr)
+                if isinstance(values, (list, tuple, dict, set, frozenset)):
+                    target = places if kind == "address" else last if attr.startswith("last") else first
+                    target.update(_words_of(values))
+    from spacy.lang.en.stop_words import STOP_WORDS  # the closed classes WordNet leaves out: "they", "how"
+
+    tables = pipeline.get_pipe("lemmatizer").lookups
+    english = set(STOP_WORDS)
+    for table in ("lemma_index", "lemma_exc"):
+        for words in tables.get_table(table).values():
+            english.update(w.lower() for w in (words.keys() if isinstance(words, dict) else words))
+    return Lexicon(frozenset(first), frozenset(last), frozenset(places), frozenset(english))
+
+
 @dataclass(frozen=True)
 class _Analyzer:
     nlp_engine: object
     names: object
     phones: object
+    words: Lexicon
 
 
 @contextmanager
@@ -120,14 +215,24 @@ def _build() -> _Analyzer:
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
     # Only the entity recogniser and the token vectors it listens to: the parser, tagger and lemmatizer serve
     # nothing here and cost as much again.
-    pipeline = spacy.load(PIPELINE, exclude=["parser", "senter", "tagger", "attribute_ruler", "lemmatizer"])
+    # The lemmatizer is loaded, not run: its tables are the Lexicon's English words.
+    pipeline = spacy.load(
+        PIPELINE, exclude=["parser", "senter", "tagger", "attribute_ruler"], disable=["lemmatizer"]
+    )
     engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": PIPELINE}])
     engine.nlp = {"en": pipeline}  # loaded: Presidio's own load() would download a missing model
     return _Analyzer(
         nlp_engine=engine,
         names=SpacyRecognizer(supported_entities=["PERSON"]),
         phones=PhoneRecognizer(supported_regions=PHONE_REGIONS),
+        words=_lexicon(pipeline),
     )
+
+
+def lexicon() -> Lexicon | None:
+    """The analyzer's word lists (None without a model)."""
+    engine = analyzer()
+    return engine.words if engine is not None else None
 
 
 def analyzer() -> _Analyzer | None:

@@ -131,7 +131,8 @@ class Reinforcements:
 
 
 def _counters_update(rows: list[Memory]) -> None:
-    """Write the rows' reinforcement counters (frequency, confidence, provenance, updated_at) in one UPDATE.
+    """Write the rows' reinforcement counters (frequency, confidence, provenance, updated_at; an issue's payload
+    frequency) in one UPDATE.
     Each row is pinned to its tenant, as `Memory.objects.for_tenant` would."""
     provenance = Memory._meta.get_field("provenance")
     values = ", ".join(
@@ -151,7 +152,11 @@ def _counters_update(rows: list[Memory]) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {Memory._meta.db_table} AS m SET frequency = v.frequency, confidence = v.confidence,"
-            " provenance = v.provenance, updated_at = v.updated_at"
+            " provenance = v.provenance, updated_at = v.updated_at,"
+            # A Client Brain issue's payload carries its frequency (typed.py; the prompt renders it): kept equal
+            # to the row's count. Its text does not carry it, so no vector goes stale.
+            " payload = CASE WHEN m.type = 'issues' AND jsonb_typeof(m.payload) = 'object'"
+            " THEN jsonb_set(m.payload, '{frequency}', to_jsonb(v.frequency)) ELSE m.payload END"
             f" FROM (VALUES {values}) AS v(id, tenant_id, frequency, confidence, provenance, updated_at)"
             " WHERE m.id = v.id AND m.tenant_id = v.tenant_id",
             params,

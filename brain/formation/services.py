@@ -24,7 +24,7 @@ from dataclasses import replace
 from django.db import transaction
 
 from ..memory_state import states_read_once
-from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, WriteSurface
+from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, MemoryType, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
 from .evidence import (
     COMPETING_REASON,
@@ -364,7 +364,10 @@ def _add_unless_duplicate(
         "scope_kind": candidate.scope_kind,
         "scope_id": candidate.scope_id,
     }
-    twin = backstop_duplicate(**scope, text=candidate.text, vector=vector, model=model, types=types)
+    issue_key = candidate.key if candidate.type == MemoryType.ISSUES else ""
+    twin = backstop_duplicate(
+        **scope, text=candidate.text, vector=vector, model=model, types=types, issue_key=issue_key
+    )
     if twin is not None:
         detail = {
             **detail,

@@ -88,7 +88,7 @@ def client_brain_rows(rng, count):
         elif kind < 0.75:
             pattern, resolution = sentence(rng, 4, 9), sentence(rng, 4, 10)
             freq = rng.randint(1, 20)
-            text = f"Issue: {pattern}; best resolution: {resolution} (seen {freq} times)"
+            text = f"Issue: {pattern}; best resolution: {resolution}"
             payload = {"pattern": pattern, "best_resolution": resolution, "frequency": freq}
             yield {"scope_kind": "tenant", "type": "issues", "payload": payload, "text": text}
         elif kind < 0.9999:

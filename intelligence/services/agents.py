@@ -14,11 +14,12 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from brain import api as brain_api
 from brain.api import MemoryCandidate, PromoteOutcome
 
-from ..learning import learning_config_clean
+from ..learning import learning_config_clean, learning_config_for
 from ..models import Agent, ContextTrace
 from ..runtime import (
     OMITTED_DETAIL_LIMIT,
@@ -359,6 +360,19 @@ def _relevance(agent: Agent, query: str) -> dict[int, float]:
     )
 
 
+def _pattern_weight(agent: Agent):
+    """A pattern's weight under the agent's recency bias, now: 1.0 when created now, halved every half-life
+    (none: 1.0 whatever its age). `LearningConfig.recency_weight` is the one rule, as for ratings."""
+    config, now = learning_config_for(agent), timezone.now()
+    if config.recency_bias == "none":
+        return None
+
+    def weight(memory: CandidateMemory) -> float:
+        return 1.0 if memory.created_at is None else config.recency_weight(memory.created_at, now)
+
+    return weight
+
+
 def _brand_renderer(agent: Agent, request: ContextRequest):
     # Read-only: the runtime counts Client Brain activity for what it injected after it stores the trace.
     def render(max_chars: int) -> BrandSection:
@@ -424,6 +438,7 @@ def agent_context_assemble(
             policy_text=request.policy,
             knowledge_base_text=request.knowledge_base,
             brand=_brand_renderer(agent, request),
+            pattern_weight=_pattern_weight(agent),
         )
         # Notes are never injected (spec: Notes): the answer says how many match, so the agent knows when
         # searching them is worth a call. No search when the agent has no note.

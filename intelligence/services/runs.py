@@ -11,11 +11,16 @@ proposed action (section 4: approved / rejected), matured outcomes and evaluator
   than the agent's learning window (then nothing is extracted, and the action says why).
 - Evaluating an outcome: an action run's recorded `outcome` (success / failure, posted by the agent or the
   helpdesk) becomes a `pass` / `fail` verdict through `brain.api.apply_evaluator_verdict` — the function
-  `POST /api/v1/verdicts` calls — once the agent's "evaluate outcomes after" delay has passed since the run
-  started. A beat task picks the matured runs; before the delay nothing is judged. Every verdict names the
+  `POST /api/v1/verdicts` calls — once the agent's "evaluate outcomes after" delay has passed since the action
+  was approved (the latest approval of the run's actions; a run with none approved counts from its response,
+  when its actions were executed, else from its start): the delay gives the action time to produce its outcome.
+  A beat task picks the matured runs; before the delay nothing is judged. Every verdict names the
   judged record (`trace:` / `run:` / `conversation:<pk>`) and, for each of its context traces (`trace:<pk>`,
   the same name in every record), the memories it injected: brain spends one delta per trace and memory, so
   a trace judged alone, through its run and through its conversation moves a memory once (issue 26).
+- The learning window bounds verdicts as it bounds feedback and extraction (issue 27): a trace older than the
+  agent's window is left out of any verdict, and a verdict on a record whose traces are all older is not applied
+  at all (`ignored`: "outside_learning_window"; an outcome so judged leaves the queue and says so).
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ RECOMMENDATION_MAX_CHARS = 700
 REASON_MAX_CHARS = 2000
 OUTCOME_VERDICT_KEY = "outcome"
 OUTCOME_VERDICTS = {RunOutcome.SUCCESS: "pass", RunOutcome.FAILURE: "fail"}
+OUTSIDE_LEARNING_WINDOW = "outside_learning_window"
 
 
 class ActionAlreadyDecided(Exception):
@@ -344,26 +350,45 @@ def verdict_apply(
     trace: ContextTrace | None = None,
     run: AgentRun | None = None,
     conversation: Conversation | None = None,
+    now: datetime | None = None,
 ) -> brain_api.VerdictResult:
     """Resolve what was judged — one trace, or every trace of a run / conversation — into plain values and
     apply the verdict through brain: the judged record's ref and, per underlying trace, the memories it
     injected, so that a trace moves a memory by at most one delta whichever records it is judged through.
-    Without `response_text`, a run's or conversation's stored responses are read for citations. Idempotent
-    per (judged record, verdict key)."""
+    Traces older than the agent's learning window are left out; when every trace (or, without traces, the
+    record itself) is older, nothing is applied or recorded and the result says `ignored`. Without
+    `response_text`, a run's or conversation's stored responses are read for citations. Idempotent per
+    (judged record, verdict key)."""
     if trace is not None:
-        ref, traces, stored = _trace_ref(trace.pk), [trace], ""
+        ref, traces, stored, record = _trace_ref(trace.pk), [trace], "", trace
     elif run is not None:
-        ref, traces, stored = (
+        ref, traces, stored, record = (
             f"run:{run.pk}",
             selectors.traces_by_ids(tenant_id, run.trace_ids),
             run.response_text,
+            run,
         )
     elif conversation is not None:
         turns = list(selectors.conversation_turns(conversation).select_related("context_trace"))
         traces = [t.context_trace for t in turns if t.context_trace is not None]
-        ref, stored = f"conversation:{conversation.pk}", "\n".join(t.response_text for t in turns)
+        ref, stored, record = (
+            f"conversation:{conversation.pk}",
+            "\n".join(t.response_text for t in turns),
+            conversation,
+        )
     else:
         raise ValidationError("Name the trace, run or conversation the verdict is about.")
+    now = now or timezone.now()
+    start = learning_config_for(record.agent).window_start(now)
+    if start is not None:
+        recent = [t for t in traces if t.created_at >= start]
+        if not recent and (traces or record.created_at < start):
+            return brain_api.VerdictResult(
+                applied=False, judged=ref, verdict=verdict, verdict_key=verdict_key, applied_at=now,
+                injected_memory_ids=(), cited_memory_ids=(), cited_not_injected=(),
+                ignored=OUTSIDE_LEARNING_WINDOW,
+            )  # fmt: skip
+        traces = recent
     return brain_api.apply_evaluator_verdict(
         tenant_id=tenant_id,
         judged=ref,
@@ -375,9 +400,22 @@ def verdict_apply(
     )
 
 
+def _evaluation_clock(run: AgentRun) -> datetime:
+    """When the delay before judging a run's outcome starts: its action's approval (the latest, if several),
+    else its response (when an action agent's actions are executed), else its start."""
+    approvals = [
+        a.decided_at
+        for a in selectors.run_actions(run)
+        if a.status == ProposedActionStatus.APPROVED and a.decided_at is not None
+    ]
+    return max(approvals, default=None) or run.responded_at or run.created_at
+
+
 @transaction.atomic
 def run_outcome_evaluate(*, tenant_id: int, run_id: int, now: datetime | None = None) -> bool:
-    """Judge one run's recorded outcome if its delay has passed; returns whether it was judged now."""
+    """Judge one run's recorded outcome if its delay has passed since its clock (`_evaluation_clock`);
+    returns whether it was evaluated now — applied, or ignored as older than the agent's learning window
+    (`outcome_evaluation` says which)."""
     now = now or timezone.now()
     run = (
         AgentRun.objects.for_tenant(tenant_id)
@@ -387,17 +425,21 @@ def run_outcome_evaluate(*, tenant_id: int, run_id: int, now: datetime | None = 
         .exclude(outcome="")
         .first()
     )
-    if run is None or run.created_at + learning_config_for(run.agent).evaluate_after > now:
+    if run is None or _evaluation_clock(run) + learning_config_for(run.agent).evaluate_after > now:
         return False
-    verdict_apply(
+    result = verdict_apply(
         tenant_id=tenant_id,
         run=run,
         verdict=OUTCOME_VERDICTS[run.outcome],
         verdict_key=OUTCOME_VERDICT_KEY,
         actor="process:outcome_evaluation",
+        now=now,
     )
     run.outcome_evaluated_at = now
-    run.save(update_fields=["outcome_evaluated_at"])
+    run.outcome_evaluation = (
+        {"result": "ignored", "reason": result.ignored} if result.ignored else {"result": "applied"}
+    )
+    run.save(update_fields=["outcome_evaluated_at", "outcome_evaluation"])
     return True
 
 
@@ -408,13 +450,15 @@ def runs_evaluate_matured(*, now: datetime | None = None, limit: int = 500) -> l
     """Judge every run whose outcome is recorded and whose agent's delay has passed (oldest first, at most
     `limit`); returns the ids judged. Runs not yet mature are left for a later pass."""
     now = now or timezone.now()
-    # A prefilter only, so that runs of agents with a longer delay do not fill every batch: the one accessor
-    # (`learning_config_for`, in run_outcome_evaluate) decides.
+    # A prefilter only, so that runs of agents with a longer delay, or approved late, do not fill every batch:
+    # the one accessor (`learning_config_for` and `_evaluation_clock`, in run_outcome_evaluate) decides.
+    runs, agents, actions = AgentRun._meta.db_table, Agent._meta.db_table, ProposedAction._meta.db_table
     matured = RawSQL(
-        f"{AgentRun._meta.db_table}.created_at + make_interval(hours => COALESCE((SELECT"
-        f" (a.learning_config->>'evaluate_after_hours')::int FROM {Agent._meta.db_table} a"
-        f" WHERE a.id = {AgentRun._meta.db_table}.agent_id), %s)) <= %s",
-        [LEARNING_CONFIG_DEFAULTS["evaluate_after_hours"], now],
+        f"COALESCE((SELECT max(pa.decided_at) FROM {actions} pa WHERE pa.run_id = {runs}.id"
+        f" AND pa.status = %s), {runs}.responded_at, {runs}.created_at)"
+        f" + make_interval(hours => COALESCE((SELECT (a.learning_config->>'evaluate_after_hours')::int"
+        f" FROM {agents} a WHERE a.id = {runs}.agent_id), %s)) <= %s",
+        [ProposedActionStatus.APPROVED.value, LEARNING_CONFIG_DEFAULTS["evaluate_after_hours"], now],
         output_field=BooleanField(),
     )
     candidates = (

@@ -32,12 +32,15 @@ _OMISSION_WORDS = {
 
 @register.filter
 def reason_words(reason: str) -> str:
-    """Why a memory was left out, in words (`not_relevant` → "not relevant to this conversation")."""
+    """Why a memory was left out, or why formation decided as it did, in words (`not_relevant` → "not relevant
+    to this conversation", `new_fact` → "nothing like it was known")."""
     if reason in _OMISSION_WORDS:
         return _OMISSION_WORDS[reason]
     if str(reason).startswith("status_"):  # a trace's count of memories in another status
         return f"{reason[7:]} (only active memories are injected)"
-    return str(reason).replace("_", " ")
+    from brain.api import code_label
+
+    return code_label("reason", reason)  # a formation reason (a memory's history)
 
 
 @register.filter
@@ -52,18 +55,3 @@ def actor_words(actor: str, users: dict | None = None) -> str:
     if kind == "process":
         return f"{rest.replace('_', ' ')} (automatic)"
     return actor or "—"
-
-
-@register.filter
-def strength_label(value: str) -> str:
-    """`hard_rule` → "Rule" (the spec's labels: Rule, Preference, Pattern, Note)."""
-    from brain.api import MemoryStrength
-
-    return dict(MemoryStrength.choices).get(value, value)
-
-
-@register.filter
-def category_label(value: str) -> str:
-    from brain.api import MemoryCategory
-
-    return dict(MemoryCategory.choices).get(value, value)

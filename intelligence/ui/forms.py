@@ -49,17 +49,25 @@ def _helped(choices, help_texts) -> list[tuple[str, str]]:
     ]
 
 
+class CodedSelect(forms.Select):
+    """A select whose options read as labels and carry their stored value as a title (on hover, for support)."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if value not in ("", None):
+            option["attrs"]["title"] = str(value)
+        return option
+
+
 CATEGORY_CHOICES = _helped(brain_api.MemoryCategory.choices, _CATEGORY_HELP)
-# "Rule (hard_rule): ..." — the spec's label with the value the API and the admin use.
-STRENGTH_CHOICES = _helped(
-    [(v, f"{label} ({v})") for v, label in brain_api.MemoryStrength.choices], _STRENGTH_HELP
-)
+# "Rule: ..." — the spec's label; the value the API and the admin use is the choice's title (on hover).
+STRENGTH_CHOICES = _helped(brain_api.MemoryStrength.choices, _STRENGTH_HELP)
 # Add Memory starts at the least aggressive strength that still reaches the prompt (a note never does).
 INITIAL_STRENGTH = brain_api.MemoryStrength.HEURISTIC.value
 STATUS_CHOICES = _helped(
     [(s, brain_api.MemoryStatus(s).label) for s in brain_api.SETTABLE_STATUSES], _STATUS_HELP
 )
-PROVIDER_CHOICES = [("", "Any provider (unscoped)"), *[(p, p) for p in brain_api.PROVIDERS]]
+PROVIDER_CHOICES = [("", "Any provider (unscoped)"), *brain_api.code_choices("provider", brain_api.PROVIDERS)]
 STRENGTH_LABELS = dict(brain_api.MemoryStrength.choices)
 
 
@@ -112,14 +120,14 @@ class AgentMemoryForm(SchemaForm):
 
     schema = AgentMemoryWriteSerializer
 
-    category = forms.ChoiceField(choices=CATEGORY_CHOICES)
+    category = forms.ChoiceField(choices=CATEGORY_CHOICES, widget=CodedSelect)
     strength = forms.ChoiceField(choices=STRENGTH_CHOICES, initial=INITIAL_STRENGTH, widget=forms.RadioSelect)
-    status = forms.ChoiceField(choices=STATUS_CHOICES, initial="draft")
+    status = forms.ChoiceField(choices=STATUS_CHOICES, initial="draft", widget=CodedSelect)
     content = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "What the agent should know or do"}),
         max_length=4000,
     )
-    provider = forms.ChoiceField(choices=PROVIDER_CHOICES, required=False)
+    provider = forms.ChoiceField(choices=PROVIDER_CHOICES, required=False, widget=CodedSelect)
     campaign_ids = CommaListField(
         required=False, help_text="Comma-separated. Empty = every campaign.", label="Campaign IDs"
     )
@@ -208,7 +216,7 @@ class BudgetPreviewForm(SchemaForm):
         max_length=20_000,
         label="Sample conversation",
     )
-    provider = forms.ChoiceField(choices=PROVIDER_CHOICES, required=False)
+    provider = forms.ChoiceField(choices=PROVIDER_CHOICES, required=False, widget=CodedSelect)
     campaign_ids = CommaListField(required=False, label="Campaign IDs")
     tags = CommaListField(required=False)
     policy = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=100_000)
@@ -218,7 +226,7 @@ class BudgetPreviewForm(SchemaForm):
 
 
 def _any(label: str, choices) -> forms.ChoiceField:
-    return forms.ChoiceField(choices=[("", label), *choices], required=False)
+    return forms.ChoiceField(choices=[("", label), *choices], required=False, widget=CodedSelect)
 
 
 class MemoryFilterForm(SchemaForm):
@@ -227,12 +235,17 @@ class MemoryFilterForm(SchemaForm):
     schema = AgentMemoryFilterSerializer
 
     q = forms.CharField(required=False, max_length=200, label="Search")
-    category = _any("Any category", [(c, c) for c in brain_api.MemoryCategory.values])
-    strength = _any("Any strength", STRENGTH_LABELS.items())
-    status = _any("Any status", [(s, s) for s in brain_api.MemoryStatus.values])
-    source = _any("Any source", [(s, s) for s in brain_api.MemorySource.values])
+    category = _any("Any category", brain_api.MemoryCategory.choices)
+    strength = _any("Any strength", brain_api.MemoryStrength.choices)
+    status = _any("Any status", brain_api.MemoryStatus.choices)
+    source = _any("Any source", brain_api.MemorySource.choices)
     scope = _any(
-        "Any scope", [("unscoped", "Unscoped"), ("scoped", "Scoped"), *[(p, p) for p in brain_api.PROVIDERS]]
+        "Any scope",
+        [
+            ("unscoped", "Applies everywhere"),
+            ("scoped", "Limited to a provider or campaigns"),
+            *brain_api.code_choices("provider", brain_api.PROVIDERS),
+        ],
     )
 
 
@@ -290,8 +303,14 @@ BUDGET_LABELS = {
     "tier_preference": "Preferences tier",
     "tier_heuristic": "Patterns tier",
     "tier_context_note": "Notes tier",
-    "preference_min_score": "Preference relevance threshold",
+    "preference_min_score": "How closely a preference must match",
 }
+# The relevance floor is a search score: the form says what moving it does rather than what it is.
+PREFERENCE_MATCH_HELP = (
+    "A preference is injected only when the conversation matches it at least this closely. The default lets "
+    "in a preference that shares words with the conversation; raise it to inject fewer preferences, lower it "
+    "to inject more."
+)
 
 
 class BudgetOverridesForm(forms.Form):
@@ -301,7 +320,10 @@ class BudgetOverridesForm(forms.Form):
         super().__init__(*args, **kwargs)
         for name, label in BUDGET_LABELS.items():
             if name == "preference_min_score":
-                field = forms.FloatField(required=False, min_value=0, label=label)
+                field = forms.FloatField(
+                    required=False, min_value=0, label=label, help_text=PREFERENCE_MATCH_HELP
+                )
+                field.widget.attrs["title"] = "preference_min_score (a retrieval score)"
             else:
                 field = forms.IntegerField(required=False, min_value=0, label=f"{label} (characters)")
             field.widget.attrs["placeholder"] = str(defaults[name])

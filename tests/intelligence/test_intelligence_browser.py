@@ -64,13 +64,13 @@ def test_operator_adds_activates_and_previews_a_memory(page, live_server, tenant
     page.wait_for_selector(".messages .success")
     message = page.inner_text(".messages .success")
     memory_id = int(re.search(r"\[mem:(\d+)\]", message).group(1))
-    assert page.inner_text(f"[data-testid=status-{memory_id}]") == "draft"
+    assert page.inner_text(f"[data-testid=status-{memory_id}]") == "Draft"
 
     # Activate in place (the form is upgraded by the page's script; the URL stays the tab's).
     page.select_option(f"[data-testid=status-select-{memory_id}]", "active")
     page.click(f"[data-testid=status-apply-{memory_id}]")
     page.wait_for_function(
-        f"document.querySelector('[data-testid=status-{memory_id}]').textContent.trim() === 'active'"
+        f"document.querySelector('[data-testid=status-{memory_id}]').textContent.trim() === 'Active'"
     )
     assert f"Activated [mem:{memory_id}]" in page.inner_text(".messages")
     shot(page, "04-activated")

@@ -74,10 +74,14 @@ def test_one_vocabulary_and_scope_apart_from_tags(tenant):
     )
     page = client.get(reverse("intelligence-tab", args=[agent.pk])).content.decode()
     row = page.split(f'data-testid="memory-row-{pattern}"')[1].split("</tr>")[0]
-    assert f'data-testid="strength-{pattern}">Pattern</span> <span class="kv">heuristic</span>' in row
+    # The label, the stored value on hover only (issue 28, item 5: not "Pattern heuristic").
+    assert (
+        f'data-testid="strength-{pattern}"><span class="coded" title="heuristic" data-code="heuristic">Pattern</span></span>'
+        in row
+    )
     cells = row.split("<td")
     scope_cell = next(c for c in cells if 'class="scope"' in c)
-    assert "provider meta_ads" in scope_cell and "#meta" not in scope_cell
+    assert 'title="meta_ads" data-code="meta_ads">Meta Ads</span>' in scope_cell and "#meta" not in scope_cell
     # One status menu per row, not a row of buttons.
     assert row.count("<form") == 1 and f'data-testid="status-select-{pattern}"' in row
 

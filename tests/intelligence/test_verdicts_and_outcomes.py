@@ -135,7 +135,8 @@ def test_the_default_delay_is_48_hours_and_a_success_is_a_pass(api, tenant):
 def test_a_run_without_an_outcome_is_never_judged_and_the_beat_task_judges_matured_runs(api, tenant):
     agent = action_agent(tenant, evaluate_after_hours=24)
     open_run(api, agent, run_id="no-outcome")
-    AgentRun.objects.for_tenant(tenant).update(created_at=timezone.now() - timedelta(days=3))
+    three_days_ago = timezone.now() - timedelta(days=3)
+    AgentRun.objects.for_tenant(tenant).update(created_at=three_days_ago, responded_at=three_days_ago)
     assert evaluate_matured_outcomes.delay().get() == 0
     run = AgentRun.objects.for_tenant(tenant).get()
     api.post(reverse("run-outcome", kwargs={"run_pk": run.pk}), {"outcome": "failure"}, format="json")
@@ -262,3 +263,103 @@ def test_client_brain_rows_injected_into_failed_runs_keep_their_confidence(api, 
         assert (nudge["graded"], nudge["applied_share"], nudge["confidence_after"]) == (False, 0.0, 0.55)
     assert confidence(row.pk) == 0.55
     assert MemoryHistory.objects.for_tenant(tenant).filter(memory=row, action="verdict").count() == 2
+
+
+# --- Clocks (issue 27): the delay counts from the approval; the learning window bounds outcome verdicts ------
+
+
+def _approve(run: AgentRun, at):
+    from intelligence.services import proposed_action_decide
+
+    action = ProposedAction.objects.for_tenant(run.tenant_id).get(run=run)
+    return proposed_action_decide(action=action, decision="approved", actor="user:1", now=at)
+
+
+def test_the_evaluation_delay_counts_from_the_actions_approval_not_from_the_runs_start(api, tenant):
+    run, rule = _run_with_outcome(api, tenant, 24)
+    approved_at = run.created_at + timedelta(days=3)
+    _approve(run, approved_at)
+    # A day after the run started, two after it... the action was approved on day 3: nothing to judge yet.
+    assert runs_evaluate_matured(now=approved_at + timedelta(hours=23)) == []
+    assert confidence(rule) == 0.7
+    assert runs_evaluate_matured(now=approved_at + timedelta(hours=24, minutes=1)) == [run.pk]
+    assert confidence(rule) == pytest.approx(0.65)
+    assert AgentRun.objects.for_tenant(tenant).get(pk=run.pk).outcome_evaluation == {"result": "applied"}
+
+
+def test_a_run_without_an_approved_action_counts_from_its_response(api, tenant):
+    run, rule = _run_with_outcome(api, tenant, 24)
+    responded = run.created_at + timedelta(hours=10)
+    AgentRun.objects.for_tenant(tenant).filter(pk=run.pk).update(responded_at=responded)
+    assert runs_evaluate_matured(now=run.created_at + timedelta(hours=25)) == []
+    assert runs_evaluate_matured(now=responded + timedelta(hours=24, minutes=1)) == [run.pk]
+
+
+def _age_run(tenant, run: AgentRun, days: int) -> None:
+    from intelligence.models import ContextTrace
+
+    then = timezone.now() - timedelta(days=days)
+    AgentRun.objects.for_tenant(tenant).filter(pk=run.pk).update(created_at=then, responded_at=then)
+    ContextTrace.objects.for_tenant(tenant).filter(pk__in=run.trace_ids).update(created_at=then)
+
+
+def test_an_outcome_older_than_the_agents_learning_window_is_not_applied(api, tenant):
+    agent = action_agent(tenant, evaluate_after_hours=24, learning_window_days=30)
+    rule = add_memory(agent, "Never raise a budget by more than 20 percent a day.")
+    opened = open_run(api, agent, text=f"Capped at 10 percent [mem:{rule}].")
+    api.post(reverse("run-outcome", kwargs={"run_pk": opened["id"]}), {"outcome": "failure"}, format="json")
+    run = AgentRun.objects.for_tenant(tenant).get(pk=opened["id"])
+    _age_run(tenant, run, 60)
+    # The run leaves the queue (it is never judged later either), and says why; the rule does not move.
+    assert runs_evaluate_matured() == [run.pk]
+    assert confidence(rule) == 0.7
+    run.refresh_from_db()
+    assert run.outcome_evaluated_at is not None
+    assert run.outcome_evaluation == {"result": "ignored", "reason": "outside_learning_window"}
+    assert not MemoryHistory.objects.for_tenant(tenant).filter(memory_id=rule, action="verdict").exists()
+    assert runs_evaluate_matured() == []
+
+
+def test_a_posted_verdict_on_a_trace_older_than_the_window_moves_nothing_and_says_why(api, tenant):
+    agent = make_agent(tenant, learning_config={"learning_window_days": 30})
+    rule = add_memory(agent, "Always confirm the order number first.")
+    trace_id = context(api, agent, conversation="Where is my order?").json()["trace_id"]
+    from intelligence.models import ContextTrace
+
+    ContextTrace.objects.for_tenant(tenant).filter(pk=trace_id).update(
+        created_at=timezone.now() - timedelta(days=45)
+    )
+    response = post_verdict(api, trace_id=trace_id, verdict="fail", response_text=f"Checked [mem:{rule}].")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["applied"] is False and body["ignored"] == "outside_learning_window"
+    assert "learning window" in body["message"] and body["injected_memory_ids"] == []
+    assert confidence(rule) == 0.7
+    # The same trace for an agent whose window is all time is applied.
+    agent.learning_config = {}
+    agent.save(update_fields=["learning_config"])
+    again = post_verdict(api, trace_id=trace_id, verdict="fail", response_text=f"Checked [mem:{rule}].")
+    assert again.status_code == 201 and again.json()["ignored"] == ""
+    assert confidence(rule) == pytest.approx(0.65)
+
+
+def test_a_conversation_judged_across_the_window_counts_only_its_recent_traces(api, tenant):
+    from intelligence.models import ContextTrace
+
+    agent = make_agent(tenant, learning_config={"learning_window_days": 30})
+    old_rule = add_memory(agent, "Offer the spring catalogue to returning customers.")
+    first = context(api, agent, conversation_id="c-1", conversation="Spring catalogue please").json()
+    ContextTrace.objects.for_tenant(tenant).filter(pk=first["trace_id"]).update(
+        created_at=timezone.now() - timedelta(days=40)
+    )
+    # Only the old trace injected the old rule; the recent one injected the new rule alone.
+    Memory.objects.all_tenants().filter(pk=old_rule).update(status="archived")
+    new_rule = add_memory(agent, "Always confirm the order number first.")
+    second = context(api, agent, conversation_id="c-1", conversation="Where is my order?").json()
+    Memory.objects.all_tenants().filter(pk=old_rule).update(status="active")
+    assert old_rule in first["injected_memory_ids"] and old_rule not in second["injected_memory_ids"]
+    assert new_rule in second["injected_memory_ids"]
+    body = post_verdict(api, conversation_id=second["conversation"]["id"], verdict="fail").json()
+    assert body["applied"] is True, body
+    assert body["injected_memory_ids"] == second["injected_memory_ids"]
+    assert confidence(new_rule) < 0.7 and confidence(old_rule) == 0.7

@@ -59,7 +59,7 @@ def test_dashboard_charts_are_server_side_svg(tenant, django_capture_on_commit_c
         figure = html.split(f'data-testid="{testid}"')[1].split("</figure>")[0]
         assert "<svg" in figure and "<rect" in figure, testid
     confidence = html.split('data-testid="chart-confidence"')[1].split("</figure>")[0]
-    assert "<title>invalid: 1 rows</title>" in confidence
+    assert "<title>invalid: 1 row</title>" in confidence
     learned = html.split('data-testid="chart-learned"')[1].split("</figure>")[0]
     assert re.search(r"<title>\d\d \w+: \d+ added</title>", learned)
     assert "<script" not in html.split('data-testid="chart-by-type"')[1].split("</figure>")[0]

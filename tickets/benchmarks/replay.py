@@ -30,8 +30,9 @@ hit rate 0, precision null because no memory was injected, 0 characters) and `re
 learned or reinforced live Client Brain rows regardless of the ticket, N = the number the Client Brain
 injected for that ticket, rendered by the same renderer within the Client Brain prompt's length).
 
-The agents' learning window and recency bias (`intelligence/learning.py`) are settings of an agent's
-suggestions, not of Client Brain learning or recall, so there are no such variants here. It lives in
+The agents' learning window and recency bias (`intelligence/learning.py`) are settings of an agent, not of
+Client Brain learning or recall, so there are no such variants here. At the end: the live issue rows, per
+intent and merged across intents (`issue_rows_figures`). It lives in
 `tickets` because it drives the helpdesk's trigger (brain must not import tickets); it runs in its own
 database (default `brain_bench_replay`).
 """
@@ -289,6 +290,7 @@ class ReplayResult:
     learn_ms: list[float] = field(default_factory=list)
     seconds: float = 0.0
     own_in_context: list[str] = field(default_factory=list)  # external ids: must stay empty
+    intent_of: dict[int, str] = field(default_factory=dict)  # ticket id -> its intent
 
     def figures(self, tenant) -> dict:
         brain = self.arms["brain"].figures()
@@ -317,8 +319,46 @@ class ReplayResult:
                 family: Memory.objects.for_tenant(tenant).filter(type=family, status="active").count()
                 for family in typed.FAMILIES
             },
-            "learning_window_and_recency_bias": "agent suggestion settings only; no Client Brain variant",
+            "learning_window_and_recency_bias": "agent settings only; no Client Brain variant",
+            **issue_rows_figures(tenant.pk, self.intent_of),
         }
+
+
+def issue_rows_figures(tenant_id: int, intent_of: dict[int, str]) -> dict:
+    """How the live issue rows map onto the stream's intents (issue 27: one memory per issue): `issue_rows`;
+    per intent, the live rows learned from its tickets (`issue_rows_per_intent`: mean and max over the
+    intents with a row); `intents_merged`: intents that share a row with another intent; `merged_rows`."""
+    rows_of: dict[str, int] = {}
+    merged_rows, merged_intents = 0, set()
+    provenances = (
+        client_brain_candidates(tenant_id=tenant_id)
+        .filter(type=typed.ISSUES)
+        .values_list("provenance", flat=True)
+    )
+    total = 0
+    for provenance in provenances:
+        total += 1
+        intents = {
+            intent_of[e["ticket_id"]]
+            for e in provenance or []
+            if isinstance(e, dict) and e.get("ticket_id") in intent_of
+        }
+        for intent in intents:
+            rows_of[intent] = rows_of.get(intent, 0) + 1
+        if len(intents) > 1:
+            merged_rows += 1
+            merged_intents |= intents
+    per_intent = list(rows_of.values())
+    return {
+        "issue_rows": total,
+        "issue_rows_per_intent": {
+            "mean": round(sum(per_intent) / len(per_intent), 2) if per_intent else 0.0,
+            "max": max(per_intent, default=0),
+            "intents": len(per_intent),
+        },
+        "intents_merged": len(merged_intents),
+        "merged_rows": merged_rows,
+    }
 
 
 def _push(tenant, item: StreamTicket, n: int):
@@ -367,7 +407,7 @@ def replay(*, tenant, stream: list[StreamTicket], eval_share: float = 0.2, progr
         raise RuntimeError("the replay learns in-process: run it without a broker (Celery eager)")
     first = len(stream) - max(1, round(len(stream) * eval_share))
     result = ReplayResult(tickets=len(stream), evaluated_from=first)
-    intent_of: dict[int, str] = {}
+    intent_of = result.intent_of
     started = last = time.perf_counter()
     for n, item in enumerate(stream):
         ticket = _push(tenant, item, n)
@@ -445,5 +485,10 @@ def run(options: dict, stdout) -> dict:
         f"issue memory of the ticket's intent present when asked: {figures['issue_known_rate']:.1%}; "
         f"own memories injected: {figures['own_memories_injected']}; context p50/p95 "
         f"{figures['context_ms']['p50']}/{figures['context_ms']['p95']} ms; learning {figures['tickets_per_s']} tickets/s"
+    )
+    per_intent = figures["issue_rows_per_intent"]
+    stdout.write(
+        f"issue rows {figures['issue_rows']}: per intent mean {per_intent['mean']}, max {per_intent['max']} over"
+        f" {per_intent['intents']} intents; intents merged {figures['intents_merged']} ({figures['merged_rows']} rows)"
     )
     return figures

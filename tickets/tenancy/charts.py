@@ -58,6 +58,11 @@ def _scale(top: int) -> float:
     return (HEIGHT - BOTTOM - TOP) / top if top else 0.0
 
 
+def _per(value: int, unit: str) -> str:
+    """The unit for `value`: "1 row", "2 rows"."""
+    return unit[:-1] if value == 1 and unit.endswith("s") else unit
+
+
 def bar_chart(items: list[tuple[str, int, str]], *, unit: str = "rows") -> Chart:
     """One bar per (label, value, colour)."""
     top = max((value for _, value, _ in items), default=0)
@@ -68,7 +73,14 @@ def bar_chart(items: list[tuple[str, int, str]], *, unit: str = "rows") -> Chart
         x = LEFT + i * slot + slot * 0.15
         height = value * scale
         marks.append(
-            Mark(x, HEIGHT - BOTTOM - height, slot * 0.7, height, colour, f"{label}: {value} {unit}")
+            Mark(
+                x,
+                HEIGHT - BOTTOM - height,
+                slot * 0.7,
+                height,
+                colour,
+                f"{label}: {value} {_per(value, unit)}",
+            )
         )
         labels.append(Label(x + slot * 0.35, label))
     return Chart(marks=marks, labels=labels, top=top, empty=top == 0)

@@ -3,6 +3,8 @@
 from django.shortcuts import render
 from django.views import View
 
+from brain import api as brain_api
+
 from ..navigation import learned_chart
 from ..selectors import learning_attempts_recent
 from ..tenancy.ui.mixins import TenantViewMixin
@@ -14,17 +16,21 @@ SKIP_WORDS = {
     "provider_key_missing": "the AI provider's key is not configured",
     "no_evidence": "the ticket had no reply or classification to learn from",
 }
-RESULT_WORDS = {
-    "added": "new memory",
-    "reinforced": "confirmed a memory again",
-    "superseded": "replaced an older memory",
-    "rejected": "not kept",
-}
 
 
 class LearningView(TenantViewMixin, View):
     def get(self, request):
         ticket = (request.GET.get("ticket") or "").strip()[:128]
+        recent = list(learning_attempts_recent(tenant=request.tenant, ticket_external_id=ticket))
+        outcomes = {
+            a.pk: [o for o in (a.outcomes if isinstance(a.outcomes, list) else []) if isinstance(o, dict)]
+            for a in recent
+        }
+        # What each kept or confirmed memory says (its key and the codes stay on hover, for support).
+        texts = brain_api.client_brain_texts(
+            tenant_id=request.tenant.pk,
+            memory_ids=[o["memory_id"] for found in outcomes.values() for o in found if o.get("memory_id")],
+        )
         attempts = [
             {
                 "attempt": a,
@@ -32,14 +38,14 @@ class LearningView(TenantViewMixin, View):
                 "taught": [
                     {
                         **o,
-                        "words": RESULT_WORDS.get(o.get("result", ""), o.get("result", "")),
-                        "why": str(o.get("reason") or "").replace("_", " "),
+                        "text": texts.get(o.get("memory_id")),
+                        "words": brain_api.code_label("result", o.get("result", "")),
+                        "why": brain_api.code_label("reason", o.get("reason") or ""),
                     }
-                    for o in (a.outcomes if isinstance(a.outcomes, list) else [])
-                    if isinstance(o, dict)
+                    for o in outcomes[a.pk]
                 ],
             }
-            for a in learning_attempts_recent(tenant=request.tenant, ticket_external_id=ticket)
+            for a in recent
         ]
         return render(
             request,

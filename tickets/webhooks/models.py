@@ -60,6 +60,7 @@ class WebhookDelivery(models.Model):
     objects = TenantScopedManager()
 
     class Meta:
+        verbose_name_plural = "webhook deliveries"
         db_table = "tickets_webhookdelivery"
         indexes = [
             models.Index(fields=["tenant", "endpoint", "-created_at"], name="webhookdelivery_tenant_ep")

@@ -138,13 +138,18 @@ class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = AgentRun
         fields = ["id", "agent", "external_id", "trace_ids", "response_text", "responded_at", "outcome",
-                  "outcome_at", "outcome_evaluated_at", "created_at", "proposed_actions"]  # fmt: skip
+                  "outcome_at", "outcome_evaluated_at", "outcome_evaluation", "created_at", "proposed_actions"]  # fmt: skip
 
     def get_proposed_actions(self, run) -> list[dict]:
         return ProposedActionSerializer(self.context["actions"], many=True).data
 
 
 def _verdict_message(result: brain_api.VerdictResult) -> str:
+    if result.ignored:
+        return (
+            "Not applied: everything judged is older than the agent's learning window, which ignores older"
+            " feedback and data entirely (widen it in the agent's learning settings to count it)."
+        )
     if not result.applied:
         return f"Already applied at {result.applied_at.isoformat()}: nothing moved this time."
     ungraded, unmoved = result.ungraded_memory_ids, result.unmoved_memory_ids
@@ -169,6 +174,7 @@ def _verdict_message(result: brain_api.VerdictResult) -> str:
 def verdict_result_data(result: brain_api.VerdictResult) -> dict:
     return {
         "applied": result.applied,
+        "ignored": result.ignored,
         "message": _verdict_message(result),
         "trace": result.judged,
         "verdict": result.verdict,

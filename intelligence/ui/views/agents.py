@@ -25,7 +25,6 @@ from tickets.tenancy.ui.mixins import TenantViewMixin
 from ... import selectors, services, transcripts
 from ...runtime import SECTION_TITLES, TIER_ORDER, default_budget
 from ..forms import (
-    STRENGTH_LABELS,
     AgentForm,
     AgentMemoryEditForm,
     AgentMemoryForm,
@@ -50,15 +49,16 @@ def _actor(request) -> str:
 
 
 def actor_names(actors) -> dict[str, str]:
-    """`{"3": "olivia"}` for the `user:<id>` actors among `actors` (one query), for `actor_words`."""
+    """`{"3": "Olivia Diaz"}` for the `user:<id>` actors among `actors` (one query), for `actor_words`: the
+    user's full name, else the username."""
     ids = {a.partition(":")[2] for a in actors if a.startswith("user:")}
     ids = [int(i) for i in ids if i.isdigit()]
     if not ids:
         return {}
-    return {
-        str(pk): name
-        for pk, name in get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")
-    }
+    users = (
+        get_user_model().objects.filter(pk__in=ids).values_list("pk", "username", "first_name", "last_name")
+    )
+    return {str(pk): f"{first} {last}".strip() or username for pk, username, first, last in users}
 
 
 # The services name a memory's text `text`; the forms call it `content`.
@@ -146,7 +146,6 @@ class IntelligenceTabView(AgentScopedView):
             "status_counts": counts,
             "memory_count": sum(counts.values()),
             "note_count": notes.total,
-            "strength_labels": STRENGTH_LABELS,
             "status_actions": STATUS_ACTIONS,
             "add_form": AgentMemoryForm(),
             "learning_form": learning_form or LearningConfigForm.for_config(agent.learning_config),
@@ -218,7 +217,6 @@ class AgentMemoryDetailView(AgentScopedView):
                 "history": history,
                 "actor_names": actor_names([h.actor for h in history]),
                 "injections": selectors.memory_injections(self.tenant, agent, memory.id),
-                "strength_labels": STRENGTH_LABELS,
                 "status_actions": STATUS_ACTIONS,
                 "edit_form": edit_form or AgentMemoryEditForm.for_memory(memory),
                 "supersede_form": supersede_form or SupersedeForm(initial={"content": memory.text}),
@@ -397,15 +395,14 @@ class BudgetPreviewView(AgentScopedView):
             "agent": agent,
             "form": form,
             "nav_agents": True,
-            "strength_labels": STRENGTH_LABELS,
         }
         if form.is_bound and form.is_valid():
             assembly, inactive = services.agent_context_assemble(
                 agent=agent, request=services.ContextRequest(**form.validated)
             )
-            records = {
-                r.id: r for r in brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
-            }
+            chips = transcripts.memory_chip_records(
+                agent, [(s.name, s.memory_ids) for s in assembly.sections]
+            )
             template_context.update(
                 {
                     "assembly": assembly,
@@ -416,11 +413,11 @@ class BudgetPreviewView(AgentScopedView):
                             "title": SECTION_TITLES[s.name],
                             "is_tier": s.name in TIER_ORDER,
                             "colour": SECTION_COLOURS.get(s.name),
-                            "memories": [(i, records.get(i)) for i in s.memory_ids],
+                            "memories": [(i, chips.of(s.name, i)) for i in s.memory_ids],
                         }
                         for s in assembly.sections
                     ],
-                    "omitted": [(o, records.get(o.memory_id)) for o in assembly.omitted[:100]],
+                    "omitted": [(o, chips.agent.get(o.memory_id)) for o in assembly.omitted[:100]],
                     "omitted_more": max(len(assembly.omitted) - 100, 0),
                     "inactive": inactive,
                     "memory_cap": assembly.budget.memory_cap,
@@ -442,9 +439,10 @@ class AgentTracesView(AgentScopedView):
         traces = self.traces(agent, **kwargs)
         served = transcripts.trace_records(self.tenant, agent, traces)
         labels = transcripts.record_labels(self.tenant, served.values())
-        records = {
-            r.id: r for r in brain_api.agent_memories_active(tenant_id=agent.tenant_id, agent_id=agent.pk)
-        }
+        chips = transcripts.memory_chip_records(
+            agent,
+            [(name, data.get("memory_ids", [])) for t in traces for name, data in (t.sections or {}).items()],
+        )
         rows = []
         for trace in traces:
             sections = [
@@ -455,7 +453,7 @@ class AgentTracesView(AgentScopedView):
                     "chars": data.get("chars", 0),
                     "budget": data.get("budget", 0),
                     "truncated": data.get("truncated", False),
-                    "memories": [(i, records.get(i)) for i in data.get("memory_ids", [])],
+                    "memories": [(i, chips.of(name, i)) for i in data.get("memory_ids", [])],
                 }
                 for name, data in (trace.sections or {}).items()
             ]
@@ -467,7 +465,7 @@ class AgentTracesView(AgentScopedView):
                     "served_label": labels.get(served[trace.pk].key) if trace.pk in served else "",
                     "sections": sections,
                     "omitted": [
-                        (reason, [(i, records.get(i)) for i in ids])
+                        (reason, [(i, chips.agent.get(i)) for i in ids])
                         for reason, ids in (trace.omitted or {}).items()
                     ],
                     "bar": budget_bar(
@@ -483,7 +481,6 @@ class AgentTracesView(AgentScopedView):
                 "agent": agent,
                 "rows": rows,
                 "nav_agents": True,
-                "strength_labels": STRENGTH_LABELS,
                 "trace_page": bool(kwargs),
             },
         )

@@ -20,7 +20,6 @@ from config.ui import service_refusal
 from ... import selectors, transcripts
 from ...learning import learning_config_for
 from ...services import feedback, suggestions
-from ..forms import STRENGTH_LABELS
 from .agents import AgentScopedView, _actor
 
 RECENT = 25
@@ -60,17 +59,19 @@ class ConversationsView(AgentScopedView):
     def get(self, request, agent):
         conversations = list(selectors.conversations_recent(self.tenant, agent, RECENT))
         runs = list(selectors.runs_recent(self.tenant, agent, RECENT))
+        previews = [
+            transcripts.conversation_previews(self.tenant, conversations),
+            transcripts.run_previews(self.tenant, runs),
+        ]
+        turns = [turn for found in previews for preview in found.values() for turn in preview.turns]
         return render(
             request,
             "intelligence/conversations.html",
             _page_context(
                 agent,
-                conversations=_rows(
-                    conversations,
-                    "conversation",
-                    transcripts.conversation_previews(self.tenant, conversations),
-                ),
-                runs=_rows(runs, "run", transcripts.run_previews(self.tenant, runs)),
+                conversations=_rows(conversations, "conversation", previews[0]),
+                runs=_rows(runs, "run", previews[1]),
+                brand_titles=transcripts.brand_chip_titles(agent, turns),
             ),
         )
 
@@ -84,6 +85,7 @@ class ConversationDetailView(AgentScopedView):
         if conversation is None or conversation.agent_id != agent.pk:
             raise Http404("No such conversation for this agent.")
         preview = transcripts.conversation_previews(self.tenant, [conversation], last=0)[conversation.pk]
+        turns = transcripts.conversation_transcript(conversation)
         return render(
             request,
             "intelligence/conversation_detail.html",
@@ -92,7 +94,8 @@ class ConversationDetailView(AgentScopedView):
                 r=conversation,
                 kind="conversation",
                 label=preview.label,
-                turns=transcripts.conversation_transcript(conversation),
+                turns=turns,
+                brand_titles=transcripts.brand_chip_titles(agent, turns),
                 history=selectors.feedback_history(conversation),
             ),
         )
@@ -160,7 +163,6 @@ class SuggestionsView(AgentScopedView):
                 "dismissals": selectors.recent_dismissals(agent, limit=10),
                 "strengths": brain_api.MemoryStrength.choices,
                 "categories": brain_api.MemoryCategory.choices,
-                "strength_labels": STRENGTH_LABELS,
                 "reason_max": suggestions.REASON_MAX_CHARS,
                 "threshold": learning_config_for(agent).suggestion_feedback_threshold,
                 "last_run": selectors.last_run(agent),

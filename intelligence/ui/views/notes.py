@@ -114,7 +114,6 @@ class AgentNoteView(AgentScopedView):
                 "actor_names": actor_names([note.actor, *(h.actor for h in history)]),
                 "promoted": [m for m in promoted if m is not None],
                 "surface_words": NOTE_SURFACE_WORDS,
-                "strength_labels": STRENGTH_LABELS,
                 "form": form or NotePromoteForm(initial={"content": note.text}),
                 "refusal": refusal,
                 "nav_agents": True,

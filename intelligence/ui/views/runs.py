@@ -13,7 +13,7 @@ from config.ui import service_refusal
 from ... import selectors, transcripts
 from ...models import ProposedActionStatus
 from ...services import runs
-from .agents import AgentScopedView, _actor
+from .agents import AgentScopedView, _actor, actor_names
 
 DECISIONS = {"approve": ProposedActionStatus.APPROVED, "reject": ProposedActionStatus.REJECTED}
 
@@ -32,6 +32,9 @@ class AgentRunsView(AgentScopedView):
                 "runs": recent,
                 "tab": "runs",
                 "reason_max": runs.REASON_MAX_CHARS,
+                "actor_names": actor_names(
+                    [a.decided_by for run in recent for a in run.proposed_actions.all() if a.decided_by]
+                ),
                 "nav_agents": True,
             },
         )
@@ -65,6 +68,7 @@ class ProposedActionDecideView(AgentScopedView):
                     )
                 else:
                     messages.success(
-                        request, f"{action.get_status_display()} {action.action_type} of run {run.pk}."
+                        request,
+                        f"{action.get_status_display()}: {action.action_type.replace('_', ' ')} of run {run.pk}.",
                     )
         return HttpResponseRedirect(reverse("intelligence-runs", args=[agent.pk]) + f"#run-{run.pk}")

@@ -227,7 +227,7 @@ def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(ope
     assert row_ids(html) == [new.id]
     rows = dict(re.findall(r'<tr data-id="(\d+)" data-status="(\w+)">', html))
     assert rows == {str(new.id): "active"}
-    assert re.search(r'data-testid="row-status"[^>]*>active<', html)
+    assert re.search(r'data-testid="row-status"[^>]*>Active<', html)
     # The spec's figures count both stored rows (issue 28, item 6); the current split says one is in use.
     counts = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
     current_counts = dict(re.findall(r'data-current-type="(\w+)">\w[\w ]* (\d+)<', html))
@@ -241,7 +241,7 @@ def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(ope
     superseded = operator.get(URL, {"status": "superseded"}).content.decode()
     assert row_ids(superseded) == [old.id]
     row = re.search(rf'<tr data-id="{old.id}".*?</tr>', superseded, re.S).group(0)
-    assert ">superseded<" in row and f"#{new.id}" in row
+    assert ">Superseded<" in row and f"#{new.id}" in row
     everything = operator.get(URL, {"status": "all", "type": "voice"}).content.decode()
     assert sorted(row_ids(everything)) == sorted([old.id, new.id])
 
@@ -260,7 +260,7 @@ def test_archived_rows_are_left_out_of_the_rows_and_of_the_current_split_unless_
     # The spec's figures count the archived row too.
     assert stat(html, "average-confidence") == "0.80" and stat(html, "recorded-activity") == "7"
     archived = operator.get(URL, {"status": "archived"}).content.decode()
-    assert row_ids(archived) == [gone.id] and ">archived<" in archived
+    assert row_ids(archived) == [gone.id] and ">Archived<" in archived
     assert operator.get(URL, {"status": "superseded"}).content.decode().count("<tr data-id") == 0
 
 

@@ -78,7 +78,7 @@ def test_the_status_filter_labels_rows_and_load_more_keeps_it(browser_page, live
     page.click('[data-testid="status-filter"] >> text=Superseded')
     page.wait_for_url(re.compile(r"status=superseded"))
     assert shown_ids(page) == [old.pk]
-    assert page.locator(f'tr[data-id="{old.pk}"] [data-testid="row-status"]').inner_text() == "superseded"
+    assert page.locator(f'tr[data-id="{old.pk}"] [data-testid="row-status"]').inner_text() == "Superseded"
     page.screenshot(path=str(tmp_path / "client-brain-superseded.png"), full_page=True)
 
     page.click('[data-testid="status-filter"] >> text=Archived')

@@ -1,5 +1,5 @@
-"""Issue 13, "One ticket flips the brand voice": supersession follows the weight of evidence, and distinct
-issues of one category stay distinct memories."""
+"""Issue 13, "One ticket flips the brand voice": supersession follows the weight of evidence; issue 27: an
+issue's key is its problem, which every ticket of it reinforces and no other problem merges into."""
 
 from brain.client_brain import typed
 from brain.formation import promote
@@ -80,7 +80,9 @@ def issue(pattern: str, resolution: str) -> dict:
     return {"pattern": pattern, "best_resolution": resolution, "frequency": 1}
 
 
-def test_distinct_issues_of_one_category_stay_distinct(tenant):
+def test_tickets_of_one_problem_reinforce_its_one_issue_whatever_their_wording(tenant):
+    """Issue 27: an issue's key is its problem; three damaged items are three sightings of one issue (before,
+    each ticket's own wording made a new row: 1,098 issue rows from 2,400 tickets of 27 intents)."""
     outcomes = [
         learned(tenant, typed.ISSUES, "issue:damaged-item", issue(f"Damaged item: {subject}", resolution))
         for subject, resolution in [
@@ -89,9 +91,19 @@ def test_distinct_issues_of_one_category_stay_distinct(tenant):
             ("backpack strap tore at the seam", "We refunded the backpack in full."),
         ]
     ]
-    assert [o.result for o in outcomes] == ["added", "added", "added"]
-    rows = Memory.objects.for_tenant(tenant).filter(key="issue:damaged-item")
-    assert rows.filter(status=MemoryStatus.ACTIVE).count() == 3
+    assert [o.result for o in outcomes] == ["added", "reinforced", "reinforced"]
+    assert outcomes[1].reason == "same_issue"
+    row = Memory.objects.for_tenant(tenant).get(key="issue:damaged-item")
+    assert (row.status, row.frequency, row.payload["frequency"]) == (MemoryStatus.ACTIVE, 3, 3)
+    assert "seen" not in row.text  # the count lives on the row, not in a text that would go stale
+
+
+def test_an_issue_of_another_problem_never_merges_however_alike_the_texts(tenant):
+    first = learned(tenant, typed.ISSUES, "issue:router", issue("Help with router", "We reset it remotely."))
+    other = learned(
+        tenant, typed.ISSUES, "issue:printer", issue("Help with printer", "We reset it remotely.")
+    )
+    assert other.result == "added" and other.memory_id != first.memory_id
 
 
 def test_the_same_issue_again_is_reinforced(tenant):
