@@ -20,8 +20,15 @@ LAUNCH_ARGS = [
 
 
 @contextmanager
-def chromium_page(*, width: int = 1300, height: int = 1000, cookies: list[dict] | None = None):
-    """A fresh browser's page. Skips when Chromium is missing, unless BRAIN_REQUIRE_BROWSER=1 (CI) fails."""
+def chromium_page(
+    *,
+    width: int = 1300,
+    height: int = 1000,
+    cookies: list[dict] | None = None,
+    java_script_enabled: bool = True,
+):
+    """A fresh browser's page (`java_script_enabled=False`: as a browser with scripts off). Skips when Chromium
+    is missing, unless BRAIN_REQUIRE_BROWSER=1 (CI) fails."""
     if not os.path.exists(CHROMIUM):
         message = f"no Chromium at {CHROMIUM}: install Debian's chromium (scripts/ensure_browser.sh) to run this test"
         if os.environ.get("BRAIN_REQUIRE_BROWSER") == "1":
@@ -34,7 +41,9 @@ def chromium_page(*, width: int = 1300, height: int = 1000, cookies: list[dict] 
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-            context = browser.new_context(viewport={"width": width, "height": height})
+            context = browser.new_context(
+                viewport={"width": width, "height": height}, java_script_enabled=java_script_enabled
+            )
             if cookies:
                 context.add_cookies(cookies)
             page = context.new_page()

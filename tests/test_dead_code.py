@@ -32,7 +32,7 @@ FRAMEWORK_NAMES = {
     "list_display", "list_filter", "list_select_related", "search_fields", "raw_id_fields", "date_hierarchy",
     "autocomplete_fields", "prepopulated_fields", "formfield_overrides", "inlines", "can_delete",
     "show_change_link", "has_add_permission", "has_change_permission", "get_fields", "get_readonly_fields",
-    "save_model", "adding", "site_header", "site_title", "index_title", "clean_*",
+    "save_model", "adding", "site_header", "site_title", "index_title", "enable_nav_sidebar", "clean_*",
     # Django REST framework and drf-spectacular: views, serializers, pagination, authentication, schema.
     "serializer_class", "pagination_class", "lookup_field", "lookup_value_regex", "filterset_fields",
     "read_only_fields", "retrieve", "partial_update", "destroy", "perform_create", "perform_update",

@@ -2,10 +2,12 @@
 
 Everything is tenant-wide and computed in the database: the Typed Rows aggregate applies the shared
 four-family guard as SQL (`typed_condition()`), so no tenant value is fetched to count it. What is current
-is what is shown: a superseded or archived row is no longer current, so the rows and every aggregate but
-the stored totals per status leave it out unless a status filter asks for it (`STATUS_FILTERS`). Stored and
-typed totals keep rows with invalid historical confidence; the average takes only finite 0–1 values,
-and the rows it excludes are counted separately for the warning. The aggregates over the rows are read
+is what is listed: a superseded or archived row is no longer current, so the rows leave it out unless a status
+filter asks for it (`STATUS_FILTERS`). The aggregates count every stored row, as `client_brain.txt` says
+(typed rows, all stored rows, average valid stored confidence, invalid-confidence rows, recorded activity,
+stored counts by type), and the same figures for the current rows stand beside them. Stored and typed totals
+keep rows with invalid historical confidence; the average takes only finite 0–1 values, and the rows it
+excludes are counted separately for the warning. The aggregates over the rows are read
 from the tally a trigger keeps per group of rows (brain.client_brain.tally), so no view, not even the first
 after a write, scans the tenant's rows; recorded activity changes without a write to the rows, and is
 summed afresh from the counter table on every call.
@@ -90,9 +92,27 @@ def client_brain_rows(*, tenant_id: int):
 
 
 @dataclass(frozen=True)
+class RowFigures:
+    """The aggregates `client_brain.txt` lists, over one set of rows: how many, how many typed, the average of
+    the valid (finite 0–1) confidences, how many have an invalid one, their recorded activity, and how many of
+    each family (`by_type`) or of an unsupported type (`legacy_type_rows`)."""
+
+    rows: int
+    typed_rows: int
+    average_confidence: float | None
+    invalid_confidence_rows: int
+    recorded_activity: int
+    by_type: dict[str, int]
+    legacy_type_rows: int
+
+
+@dataclass(frozen=True)
 class DashboardStats:
-    """Tenant-wide counts. `stored_rows` is every stored row and `rows_by_status` splits it into current,
-    superseded and archived; every other figure counts current rows only (what recall may still use)."""
+    """Tenant-wide counts. The spec's figures count every stored row, whatever its status ("Stored and
+    typed-row totals retain invalid historical confidence for visibility"): `stored_rows`, `typed_rows`,
+    `average_confidence` (valid stored confidence), `invalid_confidence_rows`, `recorded_activity`, `by_type`
+    and `legacy_type_rows`. Beside them, `rows_by_status` splits the stored rows into current, superseded and
+    archived, and `current` gives the same figures for the current rows only (what recall may still use)."""
 
     stored_rows: int
     rows_by_status: dict[str, int]
@@ -102,22 +122,22 @@ class DashboardStats:
     recorded_activity: int
     by_type: dict[str, int]
     legacy_type_rows: int
+    current: RowFigures
     # Evaluator verdicts recorded on Client Brain rows (one per row and verdict), every status: they are in
     # the rows' history and move nothing (VERDICT_NOT_GRADED).
     verdicts_recorded: int = 0
-
-    @property
-    def current_rows(self) -> int:
-        return self.rows_by_status[CURRENT]
 
 
 def client_brain_stats(*, tenant_id: int) -> DashboardStats:
     """Tenant-wide aggregates, independent of any row filter: the rows' figures from the tally that a
     trigger keeps (brain.client_brain.tally: a few dozen group rows, however many memories), recorded
     activity summed afresh, and the verdicts recorded on the rows counted afresh."""
+    totals = _row_totals(tenant_id)
+    stored_activity, current_activity = _recorded_activity(tenant_id)
     return replace(
-        _row_totals(tenant_id),
-        recorded_activity=_recorded_activity(tenant_id),
+        totals,
+        recorded_activity=stored_activity,
+        current=replace(totals.current, recorded_activity=current_activity),
         verdicts_recorded=client_brain_verdicts_recorded(tenant_id=tenant_id),
     )
 
@@ -137,28 +157,44 @@ def client_brain_groups(*, tenant_id: int) -> list[TallyGroup]:
     return [g for g in tally_groups(tenant_id=tenant_id) if g.type not in OTHER_SURFACE_TYPES]
 
 
+def _figures(groups: list[TallyGroup]) -> RowFigures:
+    """The spec's aggregates over some of the tally's groups (recorded activity left at 0)."""
+    valid = sum(g.rows for g in groups if g.valid)
+    confidence_sum = sum(g.confidence_sum for g in groups if g.valid)
+    counts: dict[str, int] = {}
+    for g in groups:
+        counts[g.type] = counts.get(g.type, 0) + g.rows
+    by_type = {family: counts.pop(family, 0) for family in typed.FAMILIES}
+    rows = sum(g.rows for g in groups)
+    return RowFigures(
+        rows=rows,
+        typed_rows=sum(g.rows for g in groups if g.typed),
+        average_confidence=confidence_sum / valid if valid else None,
+        invalid_confidence_rows=rows - valid,
+        recorded_activity=0,
+        by_type=by_type,
+        legacy_type_rows=sum(counts.values()),
+    )
+
+
 def _row_totals(tenant_id: int) -> DashboardStats:
-    """The aggregates of the stored rows (recorded activity left at 0), added up from the tally's groups."""
+    """The aggregates of the stored rows and of the current ones (recorded activity left at 0), added up from
+    the tally's groups."""
     groups = client_brain_groups(tenant_id=tenant_id)
     by_status = dict.fromkeys((CURRENT, *RETIRED_STATUSES), 0)
     for g in groups:
         by_status[status_bucket(g.status)] += g.rows
-    current = [g for g in groups if status_bucket(g.status) == CURRENT]
-    valid = sum(g.rows for g in current if g.valid)
-    confidence_sum = sum(g.confidence_sum for g in current if g.valid)
-    counts: dict[str, int] = {}
-    for g in current:
-        counts[g.type] = counts.get(g.type, 0) + g.rows
-    by_type = {family: counts.pop(family, 0) for family in typed.FAMILIES}
+    stored = _figures(groups)
     return DashboardStats(
-        stored_rows=sum(by_status.values()),
+        stored_rows=stored.rows,
         rows_by_status=by_status,
-        typed_rows=sum(g.rows for g in current if g.typed),
-        average_confidence=confidence_sum / valid if valid else None,
-        invalid_confidence_rows=by_status[CURRENT] - valid,
+        typed_rows=stored.typed_rows,
+        average_confidence=stored.average_confidence,
+        invalid_confidence_rows=stored.invalid_confidence_rows,
         recorded_activity=0,
-        by_type=by_type,
-        legacy_type_rows=sum(counts.values()),
+        by_type=stored.by_type,
+        legacy_type_rows=stored.legacy_type_rows,
+        current=_figures([g for g in groups if status_bucket(g.status) == CURRENT]),
     )
 
 
@@ -173,23 +209,27 @@ def rows_counted(*, tenant_id: int, status: str = CURRENT, family: str | None = 
     )
 
 
-def _recorded_activity(tenant_id: int) -> int:
-    """The recorded activity of the tenant's current rows, in two reads that need not join every counter
-    row to its memory: the sum of all the tenant's counter rows (index `memoryactivity_tenant_count` holds
-    the counts), less the activity of the tenant's memories that are not current Client Brain rows (another
-    scope, another surface's type, superseded or archived: found through the memory indexes, usually few)."""
+def _recorded_activity(tenant_id: int) -> tuple[int, int]:
+    """The recorded activity of the tenant's stored Client Brain rows, and of its current ones, in reads that
+    need not join every counter row to its memory: the sum of all the tenant's counter rows (index
+    `memoryactivity_tenant_count` holds the counts), less the activity of the tenant's memories that are not
+    Client Brain rows (another scope, another surface's type); the current rows' is that, less the activity of
+    the superseded and archived Client Brain rows (found through the memory indexes, usually few)."""
     counters = MemoryActivity.objects.for_tenant(tenant_id)
     total = counters.aggregate(total=Sum("count"))["total"] or 0
     if not total:
-        return 0
-    elsewhere = Memory.objects.for_tenant(tenant_id).filter(
+        return 0, 0
+    memories = Memory.objects.for_tenant(tenant_id)
+    elsewhere = memories.filter(
         Q(scope_kind__lt=BrainScopeKind.TENANT)
         | Q(scope_kind__gt=BrainScopeKind.TENANT)
         | Q(type__in=OTHER_SURFACE_TYPES)
-        | Q(status__in=RETIRED_STATUSES)
     )
+    retired = memories.filter(CLIENT_BRAIN_ROW & Q(status__in=RETIRED_STATUSES))
     other = counters.filter(memory__in=elsewhere).aggregate(total=Sum("count"))["total"] or 0
-    return total - other
+    stored = total - other
+    retired_activity = counters.filter(memory__in=retired).aggregate(total=Sum("count"))["total"] or 0
+    return stored, stored - retired_activity
 
 
 def confidence_display(value: float | None) -> tuple[str, bool]:

@@ -23,7 +23,7 @@ def home_cards(tenant) -> list[dict]:
     return [
         {
             "label": "Client Brain typed current rows",
-            "value": stats.typed_rows,
+            "value": stats.current.typed_rows,
             "url": reverse("client-brain-dashboard"),
         }
     ]

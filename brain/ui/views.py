@@ -52,12 +52,14 @@ def _with_tickets(tenant_id: int, rows) -> list[tuple]:
 
 
 def dashboard_charts(tenant, stats) -> list[dict]:
-    """Rows by type, the confidence histogram (valid tenths, then invalid), then the sections' charts."""
+    """The current rows by type, their confidence histogram (valid tenths, then invalid), then the sections'
+    charts (the aggregate cards give the stored rows' figures)."""
+    current = stats.current
     by_type = [
-        (family, count, TYPE_COLOURS.get(family, "#667085")) for family, count in stats.by_type.items()
+        (family, count, TYPE_COLOURS.get(family, "#667085")) for family, count in current.by_type.items()
     ]
-    if stats.legacy_type_rows:
-        by_type.append(("legacy", stats.legacy_type_rows, "#98a2b3"))
+    if current.legacy_type_rows:
+        by_type.append(("legacy", current.legacy_type_rows, "#98a2b3"))
     bins, invalid = confidence_histogram(tenant_id=tenant.pk)
     histogram = [(f"{i / HISTOGRAM_BINS:.1f}", n, "#3b5bdb") for i, n in enumerate(bins)]
     histogram.append(("invalid", invalid, "#f04438"))

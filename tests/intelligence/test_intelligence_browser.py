@@ -97,3 +97,70 @@ def test_operator_adds_activates_and_previews_a_memory(page, live_server, tenant
     assert f"[mem:{memory_id}] superseded by" in page.inner_text(".messages")
     assert page.locator(f"[data-testid=chain-{memory_id}]").count() == 1
     shot(page, "06-memory-chain")
+
+
+def _inside(page, selector, width) -> bool:
+    """Whether every element `selector` finds is shown and lies within the viewport's width."""
+    boxes = page.eval_on_selector_all(
+        selector,
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.width]; })",
+    )
+    return bool(boxes) and all(left >= -1 and right <= width + 1 and w > 0 for left, right, w in boxes)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_intelligence_table_and_add_memory_fit_the_screen(live_server, tenant, width):
+    """Issue 28, item 8: the Intelligence tab's memory table is usable at 390 px (each memory a card: no table
+    wider than the phone to scroll sideways), its text and status menu on screen; item 6: Add Memory offers a
+    knowledge agent the provider and campaign scopes, with the note on a rule's narrow scope. Screenshots at
+    1280 and 390 px in var/screenshots/intelligence-<width>/."""
+    shots = SHOTS.parent / f"intelligence-{width}"
+    shots.mkdir(parents=True, exist_ok=True)
+    operator = make_member(tenant, Role.OPERATOR, username="olivia")
+    agent = make_agent(tenant, name="Helpdesk", kind="knowledge", description="Answers customers.")
+    memories = [
+        add_memory(
+            agent,
+            "Never promise a refund before the warehouse has confirmed the parcel is back; say it is being checked.",
+            tags=["refunds", "warehouse"],
+        ),
+        add_memory(agent, "Customers on the Pro plan get a reply within four hours.", strength="preference"),
+        add_memory(
+            agent,
+            "Quote Meta ad spend excluding VAT.",
+            strength="heuristic",
+            provider="meta_ads",
+            campaign_ids=["spring-2026", "summer-2026"],
+            status="draft",
+        ),  # fmt: skip
+    ]
+    with chromium_page(width=width, height=900) as page:
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("#id_username", operator.username)
+        page.fill("#id_password", "pw-for-tests-1")
+        page.click("button[type=submit]")
+        page.wait_for_url(re.compile(r"/$"))
+        page.goto(f"{live_server.url}/agents/{agent.pk}/")
+        page.wait_for_selector("table.memories")
+        page.screenshot(path=str(shots / "01-intelligence-tab.png"), full_page=True)
+        page.locator("#memories").screenshot(path=str(shots / "01-memories-table.png"))
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+        assert page.evaluate("document.querySelector('table.memories').scrollWidth") <= width + 1
+        assert _inside(page, "table.memories .mem-text", width)
+        assert _inside(page, "table.memories .status-menu select", width)
+        assert _inside(page, "table.memories .status-menu button", width)
+        for memory_id in memories:
+            assert page.is_visible(f"[data-testid=status-{memory_id}]")
+        if width == 390:  # the column names go with each value in a card
+            label = page.evaluate(
+                "getComputedStyle(document.querySelector("
+                f"'[data-testid=memory-row-{memories[0]}] td[data-label=Status]'), '::before').content"
+            )
+            assert label == '"Status"'
+
+        page.click("[data-testid=add-memory-link]")
+        page.wait_for_selector("[data-testid=add-memory-form]")
+        assert page.is_visible("#id_provider") and page.is_visible("#id_campaign_ids")
+        assert "only where its scope matches" in page.inner_text("[data-testid=rule-scope-note]")
+        page.screenshot(path=str(shots / "02-add-memory-knowledge-agent.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from brain.api import apply_evaluator_verdict
+from brain.api import agent_memory_list, apply_evaluator_verdict
 from intelligence import services
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
@@ -86,17 +86,53 @@ def test_one_vocabulary_and_scope_apart_from_tags(tenant):
     assert row.count("<form") == 1 and f'data-testid="status-select-{pattern}"' in row
 
 
-def test_add_memory_starts_at_pattern_and_offers_provider_scope_only_to_action_agents(tenant):
+def test_add_memory_starts_at_pattern_and_offers_provider_and_campaign_scopes_to_every_agent(tenant):
+    """Issue 28, item 6: the spec's Add Memory offers a provider and campaign IDs as scope whatever the agent's
+    kind ("Memories with narrow scopes are only injected when the conversation or action matches"), and says,
+    for a rule, that a narrow scope limits where it applies (DESIGN.md, decision 11)."""
     client = signed_in(tenant)
     knowledge = make_agent(tenant, name="Helpdesk", kind="knowledge")
     action = make_agent(tenant, name="Ads", kind="action")
-    page = client.get(reverse("intelligence-memory-add", args=[knowledge.pk])).content.decode()
-    checked = re.findall(r'<input type="radio" name="strength" value="(\w+)"[^>]*checked', page)
-    assert checked == ["heuristic"]
-    assert "never injected" in page and "only when the conversation is about it" in page
-    assert 'name="provider"' not in page and 'name="campaign_ids"' not in page
-    page = client.get(reverse("intelligence-memory-add", args=[action.pk])).content.decode()
-    assert 'name="provider"' in page and 'name="campaign_ids"' in page
+    for agent in (knowledge, action):
+        page = client.get(reverse("intelligence-memory-add", args=[agent.pk])).content.decode()
+        checked = re.findall(r'<input type="radio" name="strength" value="(\w+)"[^>]*checked', page)
+        assert checked == ["heuristic"]
+        assert "never injected" in page and "only when the conversation is about it" in page
+        assert 'name="provider"' in page and 'name="campaign_ids"' in page
+        note = re.search(r'data-testid="rule-scope-note"[^>]*>(.*?)</', page, re.S).group(1)
+        assert "A rule with a narrow scope" in note and "only where its scope matches" in note
+
+
+def test_a_knowledge_agents_scoped_rule_is_injected_only_where_its_scope_matches(tenant):
+    """The scope the form now offers a knowledge agent works: a rule scoped to a provider reaches a context call
+    for that provider and no other (decision 11); the preview offers the same scope fields to try it."""
+    client = signed_in(tenant)
+    agent = make_agent(tenant, name="Helpdesk", kind="knowledge")
+    response = client.post(
+        reverse("intelligence-memory-add", args=[agent.pk]),
+        {
+            "category": "instruction",
+            "strength": "hard_rule",
+            "status": "active",
+            "content": "Quote Meta ad spend excluding VAT.",
+            "provider": "meta_ads",
+            "campaign_ids": "",
+            "tags": "",
+        },
+        follow=True,
+    )
+    assert response.status_code == 200
+    [rule] = agent_memory_list(tenant_id=tenant.pk, agent_id=agent.pk).items
+    assert rule.provider == "meta_ads" and rule.strength == "hard_rule"
+    preview = client.get(reverse("intelligence-preview", args=[agent.pk])).content.decode()
+    assert 'name="provider"' in preview and 'name="campaign_ids"' in preview
+
+    def injected(provider):
+        request = services.ContextRequest(conversation="How much did we spend?", provider=provider)
+        return services.agent_context_build(agent=agent, request=request)[2].injected_memory_ids
+
+    assert rule.id in injected("meta_ads")
+    assert rule.id not in injected("google_ads") and rule.id not in injected("")
 
 
 def test_traces_page_opens_what_was_injected_and_left_out(tenant):

@@ -65,15 +65,79 @@ def test_the_key_form_shows_its_errors(client, tenant):
     assert "fix the errors below" in html and "This field is required" in html
 
 
-def test_revoking_a_key_in_the_ui_says_so(client, tenant):
+def test_revoking_a_key_in_the_ui_asks_first_then_says_so(client, tenant):
+    """Issue 28, item 8: a confirmation before revoking a key, without JavaScript: the list's Revoke leads to a
+    page that names the key, and only its form (confirm=yes) revokes; a message follows."""
     from tickets.tenancy import services
 
     key, _ = services.api_key_create(tenant=tenant, name="old")
     client.force_login(make_member(tenant, Role.ADMIN))
-    response = client.post(reverse("tenant-api-key-revoke", args=[key.pk]), follow=True)
-    assert "Revoked key" in response.content.decode()
+    url = reverse("tenant-api-key-revoke", args=[key.pk])
+    listing = client.get(reverse("tenant-api-keys")).content.decode()
+    assert f'href="{url}"' in listing and "Revoke…" in listing
+    for first in (client.get(url), client.post(url)):  # the list's link, or a form posted without the field
+        html = first.content.decode()
+        assert first.status_code == 200 and "Revoke the key “old”?" in html
+        assert 'name="confirm" value="yes"' in html and f'action="{url}"' in html
+        assert 'data-testid="cancel"' in html and "will get 401 at once" in html
+        key.refresh_from_db()
+        assert key.revoked_at is None
+    assert client.post(url, {"confirm": "no"}).status_code == 200
+    key.refresh_from_db()
+    assert key.revoked_at is None
+    response = client.post(url, {"confirm": "yes"}, follow=True)
+    assert response.redirect_chain == [(reverse("tenant-api-keys"), 302)]
+    assert "Revoked key “old”" in response.content.decode()
     key.refresh_from_db()
     assert key.revoked_at is not None
+    # A revoked key has nothing left to confirm: back to the list, which says so.
+    again = client.get(url, follow=True)
+    assert again.redirect_chain == [(reverse("tenant-api-keys"), 302)]
+    assert "The key “old” was already revoked" in again.content.decode()
+
+
+def test_removing_a_member_asks_first_then_says_so(client, tenant):
+    """Issue 28, item 8: a confirmation before removing a member, without JavaScript."""
+    client.force_login(make_member(tenant, Role.ADMIN))
+    membership = Membership.objects.for_tenant(tenant).get(
+        user=make_member(tenant, Role.VIEWER, username="leaver")
+    )
+    url = reverse("tenant-member-remove", args=[membership.pk])
+    listing = client.get(reverse("tenant-members")).content.decode()
+    assert f'href="{url}"' in listing and "Remove…" in listing
+    # The list's link, a form posted without the field, and the old change form's action=remove all ask first.
+    change = reverse("tenant-member-change", args=[membership.pk])
+    for first in (client.get(url), client.post(url), client.post(change, {"action": "remove"}, follow=True)):
+        html = first.content.decode()
+        assert first.status_code == 200 and "Remove leaver from Acme Support?" in html
+        assert 'name="confirm" value="yes"' in html and f'action="{url}"' in html
+        assert Membership.objects.for_tenant(tenant).filter(pk=membership.pk).exists()
+    response = client.post(url, {"confirm": "yes"}, follow=True)
+    assert response.redirect_chain == [(reverse("tenant-members"), 302)]
+    assert "Removed leaver from Acme Support." in response.content.decode()
+    assert not Membership.objects.for_tenant(tenant).filter(pk=membership.pk).exists()
+
+
+def test_removing_the_last_admin_is_refused_after_confirming(client, tenant):
+    admin = make_member(tenant, Role.ADMIN, username="only-admin")
+    client.force_login(admin)
+    membership = Membership.objects.for_tenant(tenant).get(user=admin)
+    url = reverse("tenant-member-remove", args=[membership.pk])
+    response = client.post(url, {"confirm": "yes"}, follow=True)
+    assert response.redirect_chain == [(reverse("tenant-members"), 302)]
+    assert 'class="error"' in response.content.decode()
+    assert Membership.objects.for_tenant(tenant).filter(pk=membership.pk).exists()
+
+
+def test_another_tenants_member_cannot_be_removed(client, tenant, other_tenant):
+    client.force_login(make_member(tenant, Role.ADMIN))
+    theirs = Membership.objects.for_tenant(other_tenant).get(
+        user=make_member(other_tenant, Role.VIEWER, username="theirs")
+    )
+    url = reverse("tenant-member-remove", args=[theirs.pk])
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"confirm": "yes"}).status_code == 404
+    assert Membership.objects.for_tenant(other_tenant).filter(pk=theirs.pk).exists()
 
 
 def test_another_tenants_key_cannot_be_revoked_from_the_ui(client, tenant, other_tenant):
@@ -81,7 +145,9 @@ def test_another_tenants_key_cannot_be_revoked_from_the_ui(client, tenant, other
 
     key, _ = services.api_key_create(tenant=other_tenant, name="theirs")
     client.force_login(make_member(tenant, Role.ADMIN))
-    assert client.post(reverse("tenant-api-key-revoke", args=[key.pk])).status_code == 404
+    url = reverse("tenant-api-key-revoke", args=[key.pk])
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"confirm": "yes"}).status_code == 404
     key.refresh_from_db()
     assert key.revoked_at is None
 

@@ -124,14 +124,10 @@ class ClientBrainStoredMemorySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class ClientBrainStatsSerializer(serializers.Serializer):
-    """Tenant-wide counts. `stored_rows` and `rows_by_status` count every stored row; every other figure
-    counts current rows only (neither superseded nor archived)."""
+class ClientBrainCurrentStatsSerializer(serializers.Serializer):
+    """The same figures for the current rows only (neither superseded nor archived: what recall may use)."""
 
-    stored_rows = serializers.IntegerField(help_text="Every stored row, whatever its status.")
-    rows_by_status = serializers.DictField(
-        child=serializers.IntegerField(), help_text="Stored rows by status: current, superseded, archived."
-    )
+    rows = serializers.IntegerField(help_text="Current rows.")
     typed_rows = serializers.IntegerField(help_text="Current rows passing the four-family shape guard.")
     average_confidence = serializers.FloatField(
         allow_null=True, help_text="Of current rows with finite confidence within 0–1."
@@ -140,3 +136,26 @@ class ClientBrainStatsSerializer(serializers.Serializer):
     recorded_activity = serializers.IntegerField(help_text="Recorded activity of current rows.")
     by_type = serializers.DictField(child=serializers.IntegerField(), help_text="Current rows by family.")
     legacy_type_rows = serializers.IntegerField(help_text="Current rows of an unsupported type.")
+
+
+class ClientBrainStatsSerializer(serializers.Serializer):
+    """Tenant-wide counts. The spec's aggregates count every stored row, whatever its status; `rows_by_status`
+    and `current` give the current rows' split beside them."""
+
+    stored_rows = serializers.IntegerField(help_text="Every stored row, whatever its status.")
+    rows_by_status = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Stored rows by status: current, superseded, archived."
+    )
+    typed_rows = serializers.IntegerField(
+        help_text="Stored rows passing the four-family shape guard (invalid confidence included)."
+    )
+    average_confidence = serializers.FloatField(
+        allow_null=True, help_text="Of stored rows with finite confidence within 0–1."
+    )
+    invalid_confidence_rows = serializers.IntegerField(
+        help_text="Stored rows with invalid confidence (NaN, infinite, outside 0–1 or missing)."
+    )
+    recorded_activity = serializers.IntegerField(help_text="Recorded activity of stored rows.")
+    by_type = serializers.DictField(child=serializers.IntegerField(), help_text="Stored rows by family.")
+    legacy_type_rows = serializers.IntegerField(help_text="Stored rows of an unsupported type.")
+    current = ClientBrainCurrentStatsSerializer(help_text="The same figures for the current rows only.")

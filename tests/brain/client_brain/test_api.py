@@ -94,7 +94,8 @@ def test_memory_list_is_read_only_paginated_and_filterable(api, tenant):
 
 
 def test_memory_stats_endpoint(api, tenant):
-    """Everything but the stored totals counts current rows only (issue 13, finding 6)."""
+    """The spec's aggregates count stored rows, whatever their status (issue 28, item 6); `rows_by_status` and
+    `current` give the current rows' split beside them (issue 13, finding 6)."""
     fact(tenant, "Valid", confidence=0.6)
     fact(tenant, "Also valid", confidence=1.0, activity_count=4)
     memory(tenant, "business", {"fact": ""}, text="blank", confidence=math.inf)
@@ -104,12 +105,21 @@ def test_memory_stats_endpoint(api, tenant):
     assert body == {
         "stored_rows": 5,
         "rows_by_status": {"current": 3, "superseded": 1, "archived": 1},
-        "typed_rows": 2,
-        "average_confidence": pytest.approx(0.8),
+        "typed_rows": 4,
+        "average_confidence": pytest.approx(0.625),  # (0.6 + 1.0 + 0.1 + 0.8) / 4: infinity excluded
         "invalid_confidence_rows": 1,
-        "recorded_activity": 4,
-        "by_type": {"business": 3, "voice": 0, "issues": 0, "process": 0},
+        "recorded_activity": 11,
+        "by_type": {"business": 4, "voice": 1, "issues": 0, "process": 0},
         "legacy_type_rows": 0,
+        "current": {
+            "rows": 3,
+            "typed_rows": 2,
+            "average_confidence": pytest.approx(0.8),
+            "invalid_confidence_rows": 1,
+            "recorded_activity": 4,
+            "by_type": {"business": 3, "voice": 0, "issues": 0, "process": 0},
+            "legacy_type_rows": 0,
+        },
     }
 
 

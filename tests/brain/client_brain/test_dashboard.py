@@ -114,7 +114,8 @@ def test_invalid_confidence_rows_get_a_separate_warning(operator, tenant):
         fact(tenant, "Broken", confidence=value)
     html = operator.get(URL).content.decode()
     warning = re.search(r'data-testid="invalid-confidence-warning">\s*([^<]+)<', html).group(1)
-    assert warning.startswith("3 current rows have invalid confidence")
+    assert warning.startswith("3 stored rows have invalid confidence")
+    assert "3 of them current, excluded from recall too" in warning
     assert "NaN" in html and "∞" in html and "1.5 (out of range)" in html
 
 
@@ -227,12 +228,15 @@ def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(ope
     rows = dict(re.findall(r'<tr data-id="(\d+)" data-status="(\w+)">', html))
     assert rows == {str(new.id): "active"}
     assert re.search(r'data-testid="row-status"[^>]*>Active<', html)
+    # The spec's figures count both stored rows (issue 28, item 6); the current split says one is in use.
     counts = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
-    assert counts["voice"] == "1"
-    assert stat(html, "current-rows") == "1" and stat(html, "typed-rows") == "1"
-    assert stat(html, "stored-rows") == "2"
-    assert "1 current, 1 superseded, 0 archived" in html
-    assert "Current rows by type" in html and "Typed current rows" in html
+    current_counts = dict(re.findall(r'data-current-type="(\w+)">\w[\w ]* (\d+)<', html))
+    assert counts["voice"] == "2" and current_counts["voice"] == "1"
+    assert stat(html, "current-rows") == "1" and stat(html, "current-typed-rows") == "1"
+    assert stat(html, "stored-rows") == "2" and stat(html, "typed-rows") == "2"
+    split = re.search(r'data-testid="rows-by-status">(.*?)</span>', html).group(1)
+    assert re.sub(r"<[^>]+>", "", split) == "Of which 1 current, 1 superseded, 0 archived."
+    assert "Current rows by type" in html and "Stored rows by type" in html
 
     superseded = operator.get(URL, {"status": "superseded"}).content.decode()
     assert row_ids(superseded) == [old.id]
@@ -242,7 +246,7 @@ def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(ope
     assert sorted(row_ids(everything)) == sorted([old.id, new.id])
 
 
-def test_archived_rows_are_left_out_of_the_rows_and_counts_unless_filtered(operator, tenant):
+def test_archived_rows_are_left_out_of_the_rows_and_of_the_current_split_unless_filtered(operator, tenant):
     from brain.api import memory_set_status
 
     kept = fact(tenant, "Kept fact", confidence=0.6, activity_count=2)
@@ -251,7 +255,10 @@ def test_archived_rows_are_left_out_of_the_rows_and_counts_unless_filtered(opera
     html = operator.get(URL).content.decode()
     assert row_ids(html) == [kept.id]
     assert stat(html, "current-rows") == "1" and stat(html, "stored-rows") == "2"
-    assert stat(html, "average-confidence") == "0.60" and stat(html, "recorded-activity") == "2"
+    assert stat(html, "current-average-confidence") == "0.60"
+    assert stat(html, "current-recorded-activity") == "2"
+    # The spec's figures count the archived row too.
+    assert stat(html, "average-confidence") == "0.80" and stat(html, "recorded-activity") == "7"
     archived = operator.get(URL, {"status": "archived"}).content.decode()
     assert row_ids(archived) == [gone.id] and ">Archived<" in archived
     assert operator.get(URL, {"status": "superseded"}).content.decode().count("<tr data-id") == 0
@@ -272,3 +279,37 @@ def test_the_status_filter_links_keep_the_type_and_restart_from_the_first_page(o
     assert row_ids(empty) == [] and "Superseded and archived rows are left out" in empty
     # An unknown status is the default, current.
     assert row_ids(operator.get(URL, {"status": "bogus"}).content.decode()) == []
+
+
+def test_the_aggregates_count_stored_rows_as_the_spec_says_with_the_current_split_beside(operator, tenant):
+    """Issue 28, item 6: client_brain.txt's aggregates (typed rows, all stored rows, average valid stored
+    confidence, invalid-confidence rows, recorded activity, stored counts by type) count stored rows, superseded
+    and archived ones included; the current rows' figures stand beside them, labelled as such."""
+    fact(tenant, "Ships from Lyon", confidence=0.6, activity_count=3)
+    fact(tenant, "Shipped from Paris", confidence=0.2, activity_count=5, status="archived")
+    memory(tenant, "voice", {"formality": "formal"}, confidence=0.8, status="superseded")
+    process(tenant, "Damaged parcel", "Replace it", confidence=math.nan, status="archived")
+    memory(tenant, "faq", {"q": "legacy"}, text="Legacy", confidence=0.2)
+    html = operator.get(URL, {"type": "voice"}).content.decode()
+
+    # The spec's figures: every stored row of the tenant, whatever its status.
+    assert stat(html, "stored-rows") == "5"
+    assert stat(html, "typed-rows") == "4"  # the faq row fails the guard; NaN confidence is still typed
+    assert stat(html, "average-confidence") == "0.45"  # (0.6 + 0.2 + 0.8 + 0.2) / 4: NaN excluded
+    assert stat(html, "invalid-confidence-rows") == "1"
+    assert stat(html, "recorded-activity") == "8"
+    by_type = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
+    assert by_type == {"business": "2", "voice": "1", "issues": "0", "process": "1", "legacy": "1"}
+    warning = re.search(r'data-testid="invalid-confidence-warning">\s*([^<]+)<', html).group(1)
+    assert warning.startswith("1 stored row has invalid confidence")
+
+    # The current rows (neither superseded nor archived) beside them.
+    assert stat(html, "current-rows") == "2"
+    assert stat(html, "current-typed-rows") == "1"
+    assert stat(html, "current-average-confidence") == "0.40"
+    assert stat(html, "current-invalid-confidence-rows") == "0"
+    assert stat(html, "current-recorded-activity") == "3"
+    current_by_type = dict(re.findall(r'data-current-type="(\w+)">\w[\w ]* (\d+)<', html))
+    assert current_by_type == {"business": "1", "voice": "0", "issues": "0", "process": "0", "legacy": "1"}
+    split = re.search(r'data-testid="rows-by-status">(.*?)</span>', html).group(1)
+    assert re.sub(r"<[^>]+>", "", split) == "Of which 2 current, 1 superseded, 2 archived."

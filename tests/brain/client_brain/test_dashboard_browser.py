@@ -88,3 +88,46 @@ def test_the_status_filter_labels_rows_and_load_more_keeps_it(browser_page, live
     page.wait_for_function("document.querySelectorAll('#rows tr[data-id]').length > 100")
     assert sorted(shown_ids(page)) == sorted(r.pk for r in archived)
     print("screenshots:", tmp_path)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_aggregates_count_stored_rows_with_the_current_split_beside(live_server, tenant, width):
+    """Issue 28, item 6, as an operator sees it at 1280 and 390 px: the spec's aggregates over every stored row,
+    each with its current rows' figure labelled beside it, and nothing wider than the screen. Screenshots in
+    var/screenshots/client-brain-<width>/."""
+    from pathlib import Path
+
+    from ..factories import fact, memory, process, voice
+
+    shots = Path(__file__).resolve().parents[3] / "var" / "screenshots" / f"client-brain-{width}"
+    shots.mkdir(parents=True, exist_ok=True)
+    fact(tenant, "Orders ship from Lyon within two days", confidence=0.9, activity_count=4)
+    fact(tenant, "Orders shipped from Paris", confidence=0.5, activity_count=2, status="archived")
+    voice(tenant, formality="casual", tone="friendly", confidence=0.8)
+    memory(tenant, "voice", {"formality": "formal"}, confidence=0.7, status="superseded")
+    process(
+        tenant, "A parcel arrives damaged", "Send a replacement", confidence=float("nan"), status="archived"
+    )
+    client = Client()
+    client.force_login(make_member(tenant, Role.VIEWER))
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    cookies = [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
+    with chromium_page(width=width, height=900, cookies=cookies) as page:
+        page.goto(f"{live_server.url}/insights/analytics/client-brain/")
+        page.wait_for_selector("[data-testid=aggregates]")
+        page.screenshot(path=str(shots / "01-dashboard.png"), full_page=True)
+        page.locator("[data-testid=aggregates]").screenshot(path=str(shots / "02-aggregates.png"))
+
+        def text(testid):
+            return page.inner_text(f"[data-testid={testid}]").strip()
+
+        assert (text("stored-rows"), text("typed-rows"), text("invalid-confidence-rows")) == ("5", "5", "1")
+        assert (text("average-confidence"), text("recorded-activity")) == (
+            "0.73",
+            "6",
+        )  # (0.9 + 0.5 + 0.8 + 0.7) / 4
+        assert (text("current-rows"), text("current-typed-rows")) == ("2", "2")
+        assert (text("current-average-confidence"), text("current-recorded-activity")) == ("0.85", "4")
+        assert text("current-invalid-confidence-rows") == "0"
+        assert "Current rows by type" in text("current-by-type")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1

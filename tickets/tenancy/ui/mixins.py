@@ -4,8 +4,9 @@ parent objects resolved in the tenant before the handler runs."""
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
-from django.shortcuts import redirect
+from django.http import Http404, HttpResponseNotAllowed
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views import View
 
 from ..models import Role, role_at_least
@@ -45,22 +46,65 @@ class TenantViewMixin(LoginRequiredMixin):
 
 
 class TenantRowActionView(TenantViewMixin, View):
-    """An admin's POST on one of the tenant's rows (revoke a key, withdraw an invitation, deactivate a
-    webhook): the row is looked up in the tenant (another tenant's is a 404, like a missing one), the
-    subclass's `act(row)` runs and returns the message shown, and the page `redirect_to` follows."""
+    """An admin's POST on one of the tenant's rows (revoke a key, remove a member, withdraw an invitation,
+    deactivate a webhook): the row is looked up in the tenant (another tenant's is a 404, like a missing one),
+    the subclass's `act(row)` runs and returns the message shown, and the page `redirect_to` follows; an
+    exception of `refusals` becomes an error message instead.
+
+    An action that cannot be undone asks first: when `confirmation(row)` gives the page's words, a GET (the
+    list's link) or a POST without `confirm=yes` shows the confirmation page (tenant/confirm.html), whose form
+    sends `confirm=yes`; only that POST acts. No JavaScript is needed."""
 
     required_role = Role.ADMIN
     write_role = Role.ADMIN
     model = None
     missing = "No such row."
     redirect_to = ""
+    refusals: tuple[type[Exception], ...] = ()
 
     def act(self, row) -> str:
         raise NotImplementedError
 
-    def post(self, request, pk: int):
+    def confirmation(self, row) -> dict | None:
+        """The confirmation page's `title`, `question`, `consequence` and `button`, or None to act at once."""
+        return None
+
+    def already_done(self, row) -> str | None:
+        """What to say when the action has nothing left to do (a key already revoked): nothing is asked or done."""
+        return None
+
+    def _row(self, request, pk: int):
         row = self.model.objects.for_tenant(request.tenant).filter(pk=pk).first()
         if row is None:
             raise Http404(self.missing)
-        messages.success(request, self.act(row))
+        return row
+
+    def _confirm_page(self, request, words: dict):
+        context = {**words, "action_url": request.path, "cancel_url": reverse(self.redirect_to)}
+        return render(request, "tenant/confirm.html", context)
+
+    def get(self, request, pk: int):
+        row = self._row(request, pk)
+        words = self.confirmation(row)
+        if words is None:
+            return HttpResponseNotAllowed(["POST"])
+        done = self.already_done(row)
+        if done:
+            messages.info(request, done)
+            return redirect(self.redirect_to)
+        return self._confirm_page(request, words)
+
+    def post(self, request, pk: int):
+        row = self._row(request, pk)
+        done = self.already_done(row)
+        if done:
+            messages.info(request, done)
+            return redirect(self.redirect_to)
+        words = self.confirmation(row)
+        if words is not None and request.POST.get("confirm") != "yes":
+            return self._confirm_page(request, words)
+        try:
+            messages.success(request, self.act(row))
+        except self.refusals as exc:
+            messages.error(request, str(exc))
         return redirect(self.redirect_to)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("tenant/api-keys/<int:pk>/revoke/", views.ApiKeyRevokeView.as_view(), name="tenant-api-key-revoke"),
     path("tenant/members/", views.MembersView.as_view(), name="tenant-members"),
     path("tenant/members/<int:pk>/", views.MemberChangeView.as_view(), name="tenant-member-change"),
+    path("tenant/members/<int:pk>/remove/", views.MemberRemoveView.as_view(), name="tenant-member-remove"),
     path(
         "tenant/invitations/<int:pk>/revoke/",
         views.InvitationRevokeView.as_view(),

@@ -151,6 +151,20 @@ def agents_first(tenant):
 class ApiKeyRevokeView(TenantRowActionView):
     model, missing, redirect_to = ApiKey, "No such key.", "tenant-api-keys"
 
+    def confirmation(self, key) -> dict:
+        return {
+            "title": "Revoke an API key",
+            "question": f"Revoke the key “{key.name}”?",
+            "consequence": f"Requests with it (brn_{key.prefix}_…) will get 401 at once: an agent or helpdesk "
+            "still using it stops working until it is given a new key. A revoked key cannot be restored.",
+            "button": "Revoke the key",
+        }
+
+    def already_done(self, key) -> str | None:
+        if key.revoked_at is None:
+            return None
+        return f"The key “{key.name}” was already revoked on {key.revoked_at:%Y-%m-%d}."
+
     def act(self, key) -> str:
         services.api_key_revoke(key=key)
         return f"Revoked key “{key.name}”. Requests with it now get 401."
@@ -277,7 +291,30 @@ class InvitationLinkView(View):
         return redirect("home")
 
 
+class MemberRemoveView(TenantRowActionView):
+    """Remove a member, after a confirmation page; the tenant's last admin stays (an error says why)."""
+
+    model, missing, redirect_to = Membership, "No such member.", "tenant-members"
+    refusals = (services.LastAdminError,)
+
+    def confirmation(self, membership) -> dict:
+        name = membership.user.username
+        return {
+            "title": "Remove a member",
+            "question": f"Remove {name} from {self.tenant}?",
+            "consequence": f"{name} loses access to {self.tenant} at once (their account stays); to come back "
+            "they need a new invitation.",
+            "button": f"Remove {name}",
+        }
+
+    def act(self, membership) -> str:
+        services.membership_remove(membership=membership)
+        return f"Removed {membership.user.username} from {self.tenant}."
+
+
 class MemberChangeView(TenantViewMixin, View):
+    """A member's new role. A removal goes through MemberRemoveView's confirmation."""
+
     required_role = Role.ADMIN
     write_role = Role.ADMIN
 
@@ -288,20 +325,15 @@ class MemberChangeView(TenantViewMixin, View):
         if membership is None:
             raise Http404("No such member.")
         if request.POST.get("action") == "remove":
-            try:
-                services.membership_remove(membership=membership)
-                messages.success(request, f"Removed {membership.user.username} from {request.tenant}.")
-            except ValueError as exc:
-                messages.error(request, str(exc))
+            return redirect("tenant-member-remove", pk=membership.pk)
+        role = request.POST.get("role", "")
+        if role not in Role.values:
+            messages.error(request, "Choose admin, operator or viewer.")
         else:
-            role = request.POST.get("role", "")
-            if role not in Role.values:
-                messages.error(request, "Choose admin, operator or viewer.")
+            try:
+                services.membership_set(tenant=request.tenant, user=membership.user, role=role)
+            except services.LastAdminError as exc:
+                messages.error(request, str(exc))
             else:
-                try:
-                    services.membership_set(tenant=request.tenant, user=membership.user, role=role)
-                except services.LastAdminError as exc:
-                    messages.error(request, str(exc))
-                else:
-                    messages.success(request, f"{membership.user.username} is now {role}.")
+                messages.success(request, f"{membership.user.username} is now {role}.")
         return redirect("tenant-members")
