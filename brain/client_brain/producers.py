@@ -32,10 +32,11 @@ from brain.providers import ProviderError, get_provider, register_task
 from brain.types import MemoryCandidate
 
 from . import typed
-from .issue_keys import clip as _clip
-from .issue_keys import humanize as _humanize
-from .issue_keys import slug as _slug
-from .issue_keys import topic as _topic
+from .issues import clip as _clip
+from .issues import humanize as _humanize
+from .issues import reports_gathered
+from .issues import slug as _slug
+from .issues import topic as _topic
 
 EXTRACT_TASK = "client_brain.extract"
 LEARNER_ACTOR = "process:client_brain.learner"
@@ -417,6 +418,15 @@ def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None
             # Recorded activity is a mixed contribution/selection counter (spec): a ticket that reinforces
             # a row contributes to it, as recall's selection into a prompt does.
             _record_activity(evidence.tenant_id, [o.memory_id for o in outcomes if o.result == "reinforced"])
+            # The issue a ticket reinforced learns how this customer put it (issues.py).
+            reports_gathered(
+                evidence.tenant_id,
+                [
+                    (o.memory_id, evidence.subject)
+                    for o in outcomes
+                    if o.result == "reinforced" and o.type == typed.ISSUES
+                ],
+            )
             if ledger is not None:
                 ledger.record(
                     [(identity, o) for (identity, _, _), o in zip(entries, outcomes, strict=True)],

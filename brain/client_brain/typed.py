@@ -8,7 +8,8 @@ stored shape:
 - voice:    one or more supported tone and style fields and nothing else, each a string from its
             allowed values (see VOICE_FIELDS); `formality` is the field recall selects on
 - issues:   {"pattern": <non-blank string>, "best_resolution": <non-blank string>,
-             "frequency": <integral JSON number >= 1>}
+             "frequency": <integral JSON number >= 1>} (optional "reports": the other ways customers put
+             it, gathered by reinforcement: client_brain/issues.py)
 - process:  {"trigger": <non-blank string>, "action": <non-blank string>}
 
 Business, issues and process payloads may carry extra keys (producers keep metadata there); they are
@@ -149,7 +150,9 @@ def render_value(type: str, payload: Any) -> str:
     if type == ISSUES:
         # Without its frequency: reinforcement counts on the row (and in the payload), and a text that
         # changed with every sighting would leave the row's vector stale.
-        return f"Issue: {payload['pattern'].strip()}; best resolution: {payload['best_resolution'].strip()}"
+        reports = [r.strip() for r in payload.get("reports") or [] if isinstance(r, str) and r.strip()]
+        also = f"; also reported as: {'; '.join(reports)}" if reports else ""
+        return f"Issue: {payload['pattern'].strip()}; best resolution: {payload['best_resolution'].strip()}{also}"
     return f"When {payload['trigger'].strip()}: {payload['action'].strip()}"
 
 

@@ -251,7 +251,7 @@ def local_judge(payload: dict[str, Any]) -> dict[str, Any]:
     """The deterministic judge: same key with a new value → supersede; the same fact → reinforce; else add.
 
     A Client Brain issue's key is the problem's identity ("issue:orders-track-order": the helpdesk's
-    classification, else the words of the subject that name the problem; producers.issue_key): every
+    classification, else the words of the subject that name the problem; client_brain/issues.py): every
     ticket of one problem reinforces its one row, whatever the ticket's own wording, and an issue is never
     the same fact as an issue of another key, however alike their texts ("Help with router" and "Help with
     printer" are two problems). A supersede targets the standing (active) row of the key rather than a

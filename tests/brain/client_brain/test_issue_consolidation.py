@@ -128,3 +128,33 @@ def test_stored_issue_texts_lose_their_stale_count_and_payloads_take_the_rows_fr
     assert row.text == "Issue: Help with router; best resolution: We reset your router remotely."
     assert (row.frequency, row.payload["frequency"]) == (4, 4)
     assert other.text == fact_text
+
+
+def test_an_issue_gathers_how_customers_put_it_and_recall_finds_it_by_any_of_their_words(tenant):
+    classified = {"category": "shipping", "intent": "delivery_delayed"}
+    subjects = ["Where is my parcel", "Package late", "Still waiting for delivery", "Package late"]
+    for n, subject in enumerate(subjects, start=1):
+        learn_from_evidence(
+            ticket(tenant, n, subject, "", "We escalated the delay with the carrier.", classified)
+        )
+    row = issues(tenant).get()
+    assert row.frequency == 4 and row.payload["frequency"] == 4
+    # The first ticket named it; the two that put it in new words are gathered once each.
+    assert row.payload["reports"] == ["Package late", "Still waiting for delivery"]
+    assert row.text.endswith("also reported as: Package late; Still waiting for delivery")
+    context = client_brain_context(
+        tenant_id=tenant.pk, subject="Waiting", latest_customer_message="still waiting, nothing came"
+    )
+    assert row.pk in context.memory_ids
+
+
+def test_an_issue_gathers_at_most_twelve_reports(tenant):
+    from brain.client_brain.issues import MAX_REPORTS
+
+    classified = {"category": "orders", "intent": "damaged_item"}
+    for n in range(1, 20):
+        learn_from_evidence(
+            ticket(tenant, n, f"Broken item number{n}x", "", "We dispatched a replacement.", classified)
+        )
+    row = issues(tenant).get()
+    assert row.frequency == 19 and len(row.payload["reports"]) == MAX_REPORTS

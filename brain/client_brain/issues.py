@@ -1,0 +1,108 @@
+"""One memory per issue (issue 27): what an issue is keyed by, and the reports it gathers; with the small text
+helpers the Client Brain's extraction shares.
+
+- Key: the problem's identity is the helpdesk's classification, else the subject's content words
+  (`topic`); formation reinforces the one row of a key (brain.formation.judge).
+- Reports: every ticket that reinforces an issue and puts it in words the row does not hold adds its subject
+  to the row's `reports` (at most MAX_REPORTS), rendered into the row's text ("also reported as: ..."), so
+  the spec's word-overlap recall finds the issue however customers put it; the text is re-embedded after
+  commit. What an issue is reported as is untrusted text that passed the gate with its ticket's candidate.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from brain.formation.writes import enqueue_embedding
+from brain.models import Memory
+
+from . import typed
+from .words import words as client_words
+
+MAX_TEXT = 400  # characters of one field of an extracted memory
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^\w]+", "-", text.lower()).strip("-")[:80]
+
+
+def humanize(label: str) -> str:
+    return " ".join(label.replace("_", " ").replace("-", " ").split())
+
+
+# Words of a subject that ask for help without naming the problem ("Help with router", "Question about my
+# printer"): the problem is what is left.
+_REQUEST_WORDS = frozenset(
+    "help helping problem problems issue issues question questions query enquiry inquiry request support"
+    " urgent asap assistance assist hi hey hello".split()
+)
+MAX_SIGNATURE_WORDS = 6
+
+
+def subject_signature(subject: str) -> str:
+    """The problem a subject names, as a stable key part: its content words (no stopwords, no request words
+    such as "help" or "problem"), singular, sorted, at most six, so "Help with my router" and "Router
+    help" are one problem and "Help with router" and "Help with printer" are two."""
+    found = sorted(
+        {
+            w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in client_words(subject)
+            if w not in _REQUEST_WORDS
+        }
+    )
+    return "-".join(found[:MAX_SIGNATURE_WORDS]) or slug(subject)
+
+
+def topic(evidence: dict[str, Any]) -> tuple[str, str]:
+    """(readable topic, stable key part: the problem's identity) from the latest classification, else the
+    subject's signature."""
+    classification = evidence.get("classification") or {}
+    intent, category = classification.get("intent") or "", classification.get("category") or ""
+    if intent or category:
+        readable = humanize(intent or category)
+        if intent and category and slug(category) not in slug(intent):
+            readable = f"{readable} ({humanize(category)})"
+        return readable, slug(f"{category}-{intent}" if category and intent else intent or category)
+    subject = clip(evidence.get("subject") or "", 160)
+    return subject, subject_signature(subject)
+
+
+MAX_REPORTS = 12
+
+
+def reports_gathered(tenant_id: int, reinforced: list[tuple[int, str]]) -> list[int]:
+    """Add each (issue row id, report) a ticket reinforced to the row's reports when the report brings a word
+    the row's key and text do not hold; returns the ids of the rows changed. Runs in the transaction that
+    reinforced them (the rows are locked there)."""
+    reports_of: dict[int, list[str]] = {}
+    for memory_id, report in reinforced:
+        if report and report.strip():
+            reports_of.setdefault(memory_id, []).append(clip(report, 160))
+    changed = []
+    rows = Memory.objects.for_tenant(tenant_id).filter(pk__in=list(reports_of), type=typed.ISSUES)
+    for row in rows.select_for_update().only("id", "key", "text", "payload", "frequency"):
+        payload = dict(row.payload) if isinstance(row.payload, dict) else None
+        if payload is None or not typed.is_typed(typed.ISSUES, payload):
+            continue
+        reports = [r for r in payload.get("reports") or [] if isinstance(r, str)]
+        held = set(client_words(row.key, row.text))
+        for report in reports_of[row.pk]:
+            words = set(client_words(report))
+            if len(reports) < MAX_REPORTS and words - held:
+                reports.append(report)
+                held |= words
+        if len(reports) == len(payload.get("reports") or []):
+            continue
+        payload.update(reports=reports, frequency=row.frequency)
+        row.payload, row.text = payload, typed.render_value(typed.ISSUES, payload)
+        row.save(update_fields=["payload", "text"])
+        changed.append(row.pk)
+    if changed:
+        enqueue_embedding(tenant_id, changed)
+    return changed
