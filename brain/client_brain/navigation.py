@@ -22,7 +22,7 @@ def home_cards(tenant) -> list[dict]:
     stats = client_brain_stats(tenant_id=tenant.pk)
     return [
         {
-            "label": "Client Brain typed current rows",
+            "label": "Client Brain memories in use",
             "value": stats.current.typed_rows,
             "url": reverse("client-brain-dashboard"),
         }

@@ -103,7 +103,7 @@ def test_aggregates_are_tenant_wide_even_when_the_row_list_is_filtered(operator,
     )  # the faq row and the blank fact fail the guard; NaN still counts as typed
     assert stat("average-confidence") == "0.65"  # (0.6 + 1.0 + 0.8 + 0.2) / 4: NaN and -1 excluded
     assert stat("recorded-activity") == "5"
-    counts = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
+    counts = dict(re.findall(r'data-type="(\w+)">(?:<span[^>]*>)?\w[\w ]*(?:</span>)? (\d+)<', html))
     assert counts == {"business": "3", "voice": "1", "issues": "0", "process": "1", "legacy": "1"}
 
 
@@ -176,7 +176,7 @@ def test_the_navigation_has_a_client_brain_entry(operator, tenant):
     assert nav_item(request) == {"label": "Insights · Client Brain", "url": URL, "active": False}
     fact(tenant, "Counted")
     fact(tenant, "Not current", status="archived")
-    assert home_cards(tenant) == [{"label": "Client Brain typed current rows", "value": 1, "url": URL}]
+    assert home_cards(tenant) == [{"label": "Client Brain memories in use", "value": 1, "url": URL}]
 
 
 def test_an_offset_past_the_end_says_so_and_links_to_the_first_page(operator, tenant):
@@ -229,8 +229,10 @@ def test_a_superseded_voice_row_is_not_shown_as_current_but_under_its_status(ope
     assert rows == {str(new.id): "active"}
     assert re.search(r'data-testid="row-status"[^>]*>Active<', html)
     # The spec's figures count both stored rows (issue 28, item 6); the current split says one is in use.
-    counts = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
-    current_counts = dict(re.findall(r'data-current-type="(\w+)">\w[\w ]* (\d+)<', html))
+    counts = dict(re.findall(r'data-type="(\w+)">(?:<span[^>]*>)?\w[\w ]*(?:</span>)? (\d+)<', html))
+    current_counts = dict(
+        re.findall(r'data-current-type="(\w+)">(?:<span[^>]*>)?\w[\w ]*(?:</span>)? (\d+)<', html)
+    )
     assert counts["voice"] == "2" and current_counts["voice"] == "1"
     assert stat(html, "current-rows") == "1" and stat(html, "current-typed-rows") == "1"
     assert stat(html, "stored-rows") == "2" and stat(html, "typed-rows") == "2"
@@ -298,7 +300,7 @@ def test_the_aggregates_count_stored_rows_as_the_spec_says_with_the_current_spli
     assert stat(html, "average-confidence") == "0.45"  # (0.6 + 0.2 + 0.8 + 0.2) / 4: NaN excluded
     assert stat(html, "invalid-confidence-rows") == "1"
     assert stat(html, "recorded-activity") == "8"
-    by_type = dict(re.findall(r'data-type="(\w+)">\w[\w ]* (\d+)<', html))
+    by_type = dict(re.findall(r'data-type="(\w+)">(?:<span[^>]*>)?\w[\w ]*(?:</span>)? (\d+)<', html))
     assert by_type == {"business": "2", "voice": "1", "issues": "0", "process": "1", "legacy": "1"}
     warning = re.search(r'data-testid="invalid-confidence-warning">\s*([^<]+)<', html).group(1)
     assert warning.startswith("1 stored row has invalid confidence")
@@ -309,7 +311,9 @@ def test_the_aggregates_count_stored_rows_as_the_spec_says_with_the_current_spli
     assert stat(html, "current-average-confidence") == "0.40"
     assert stat(html, "current-invalid-confidence-rows") == "0"
     assert stat(html, "current-recorded-activity") == "3"
-    current_by_type = dict(re.findall(r'data-current-type="(\w+)">\w[\w ]* (\d+)<', html))
+    current_by_type = dict(
+        re.findall(r'data-current-type="(\w+)">(?:<span[^>]*>)?\w[\w ]*(?:</span>)? (\d+)<', html)
+    )
     assert current_by_type == {"business": "1", "voice": "0", "issues": "0", "process": "0", "legacy": "1"}
     split = re.search(r'data-testid="rows-by-status">(.*?)</span>', html).group(1)
     assert re.sub(r"<[^>]+>", "", split) == "Of which 2 current, 1 superseded, 2 archived."
