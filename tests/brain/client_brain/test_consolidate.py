@@ -38,7 +38,9 @@ def old_rows(tenant):
         issue(tenant, "Router help", "We rebooted it remotely.", frequency=1, key="issue:router-help",
               provenance=ticket_ref(5)),
     ]  # fmt: skip
-    printer = issue(tenant, "Help with printer", "We sent a driver.", frequency=1, key="issue:help-with-printer")
+    printer = issue(
+        tenant, "Help with printer", "We sent a driver.", frequency=1, key="issue:help-with-printer"
+    )
     Memory.objects.for_tenant(tenant).filter(pk=router[0].pk).update(frequency=2)  # seen twice
     return damaged, router, printer
 
@@ -58,7 +60,9 @@ def test_a_dry_run_says_what_it_would_fold_and_writes_nothing(tenant):
     output = run("--tenant", tenant.slug, "--dry-run")
     assert "would fold 3 of 6 issue rows" in output and "nothing written" in output
     assert live(tenant).count() == 6
-    assert not MemoryHistory.objects.for_tenant(tenant).filter(actor__startswith="process:client_brain").exists()
+    assert (
+        not MemoryHistory.objects.for_tenant(tenant).filter(actor__startswith="process:client_brain").exists()
+    )
 
 
 def test_stored_issues_fold_into_one_row_per_problem_keeping_provenance_and_history(tenant):
@@ -76,9 +80,11 @@ def test_stored_issues_fold_into_one_row_per_problem_keeping_provenance_and_hist
         row.refresh_from_db()
         assert (row.status, row.superseded_by_id) == (MemoryStatus.SUPERSEDED, first.pk)
         assert MemoryHistory.objects.for_tenant(tenant).filter(memory=row, reason="consolidated").exists()
-        assert BrainEdge.objects.for_tenant(tenant).filter(
-            relation=GraphRelation.SUPERSEDES, source__memory_id=first.pk, target__memory_id=row.pk
-        ).exists()
+        assert (
+            BrainEdge.objects.for_tenant(tenant)
+            .filter(relation=GraphRelation.SUPERSEDES, source__memory_id=first.pk, target__memory_id=row.pk)
+            .exists()
+        )
     # The router seen twice survives and takes the new key; the printer is re-keyed alone.
     assert rows["issue:router"].pk == router[0].pk and rows["issue:router"].frequency == 3
     assert rows["issue:printer"].pk == printer.pk
