@@ -13,7 +13,7 @@ run reports what it would do and writes nothing.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db import transaction
 
@@ -40,7 +40,6 @@ class Consolidation:
     groups: int = 0  # keys with more than one row, or whose row is re-keyed
     folded: int = 0  # rows superseded by their group's survivor
     rekeyed: int = 0  # survivors given their problem's key
-    survivors: list[int] = field(default_factory=list)
 
 
 def problem_key(key: str, payload: dict) -> str:
@@ -82,7 +81,6 @@ def consolidate_issues(tenant_id: int, *, dry_run: bool = False) -> Consolidatio
             others = [m for m in members if m.pk != survivor.pk]
             result.folded += len(others)
             result.rekeyed += survivor.key != key
-            result.survivors.append(survivor.pk)
             if not dry_run:
                 _fold(tenant_id, key, survivor, others)
                 changed.append(survivor.pk)

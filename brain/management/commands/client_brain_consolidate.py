@@ -39,7 +39,8 @@ class Command(CrossTenantCommand):
             totals = [totals[0] + done.rows, totals[1] + done.folded, totals[2] + done.groups]
             self.stdout.write(
                 f"[{n}/{len(pairs)}] {slug}: {done.rows} issue rows, {done.groups} problems to fold,"
-                f" {done.folded} rows {'would be' if dry else ''} superseded".replace("  ", " ")
+                f" {done.folded} rows {'would be' if dry else ''} superseded,".replace("  ", " ")
+                + f" {done.rekeyed} {'would be ' if dry else ''}re-keyed"
             )
         verb = "would fold" if dry else "folded"
         self.stdout.write(
