@@ -7,6 +7,8 @@ helpers the Client Brain's extraction shares.
   to the row's `reports` (at most MAX_REPORTS), rendered into the row's text ("also reported as: ..."), so
   the spec's word-overlap recall finds the issue however customers put it; the text is re-embedded after
   commit. What an issue is reported as is untrusted text that passed the gate with its ticket's candidate.
+- The best resolution: the first ticket's stays, until one says what was done where it only walked the
+  customer through steps (`resolved_by`: "action" beats "steps").
 """
 
 from __future__ import annotations
@@ -76,30 +78,36 @@ def topic(evidence: dict[str, Any]) -> tuple[str, str]:
 MAX_REPORTS = 12
 
 
-def reports_gathered(tenant_id: int, reinforced: list[tuple[int, str]]) -> list[int]:
-    """Add each (issue row id, report) a ticket reinforced to the row's reports when the report brings a word
-    the row's key and text do not hold; returns the ids of the rows changed. Runs in the transaction that
-    reinforced them (the rows are locked there)."""
-    reports_of: dict[int, list[str]] = {}
-    for memory_id, report in reinforced:
-        if report and report.strip():
-            reports_of.setdefault(memory_id, []).append(clip(report, 160))
+def issues_reinforced(tenant_id: int, reinforced: list[tuple[int, str, dict]]) -> list[int]:
+    """What each issue row a ticket reinforced learns from it — (row id, the ticket's subject, the candidate's
+    payload): the subject, when it brings a word the row's key and text do not hold, joins the row's reports;
+    a resolution that says what was done ("resolved_by": "action") replaces one that only walked the customer
+    through steps. Returns the ids of the rows changed. Runs in the transaction that reinforced them (the rows
+    are locked there); the changed rows are re-embedded after commit."""
+    seen: dict[int, list[tuple[str, dict]]] = {}
+    for memory_id, report, payload in reinforced:
+        seen.setdefault(memory_id, []).append((clip(report or "", 160), payload or {}))
     changed = []
-    rows = Memory.objects.for_tenant(tenant_id).filter(pk__in=list(reports_of), type=typed.ISSUES)
+    rows = Memory.objects.for_tenant(tenant_id).filter(pk__in=list(seen), type=typed.ISSUES)
     for row in rows.select_for_update().only("id", "key", "text", "payload", "frequency"):
         payload = dict(row.payload) if isinstance(row.payload, dict) else None
         if payload is None or not typed.is_typed(typed.ISSUES, payload):
             continue
+        before = dict(payload)
         reports = [r for r in payload.get("reports") or [] if isinstance(r, str)]
         held = set(client_words(row.key, row.text))
-        for report in reports_of[row.pk]:
+        for report, candidate in seen[row.pk]:
             words = set(client_words(report))
-            if len(reports) < MAX_REPORTS and words - held:
+            if report and len(reports) < MAX_REPORTS and words - held:
                 reports.append(report)
                 held |= words
-        if len(reports) == len(payload.get("reports") or []):
+            if candidate.get("resolved_by") == "action" and payload.get("resolved_by") != "action":
+                payload.update(best_resolution=candidate["best_resolution"], resolved_by="action")
+        if reports:
+            payload["reports"] = reports
+        if payload == before:
             continue
-        payload.update(reports=reports, frequency=row.frequency)
+        payload["frequency"] = row.frequency
         row.payload, row.text = payload, typed.render_value(typed.ISSUES, payload)
         row.save(update_fields=["payload", "text"])
         changed.append(row.pk)

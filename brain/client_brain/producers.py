@@ -34,7 +34,7 @@ from brain.types import MemoryCandidate
 from . import typed
 from .issues import clip as _clip
 from .issues import humanize as _humanize
-from .issues import reports_gathered
+from .issues import issues_reinforced
 from .issues import slug as _slug
 from .issues import topic as _topic
 
@@ -248,7 +248,7 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     - issues: the classified intent (or the subject alone) with the ticket's subject as the pattern, the
       reply's sentences that carry a resolution verb (refunded, replaced, reset...) as the best
       resolution, else the first two steps it walks the customer through ("Log in to your account.",
-      "Click Cancel Order."), frequency 1 (formation counts repeats);
+      "Click Cancel Order."), frequency 1 (formation counts repeats), `resolved_by` "action" or "steps";
     - process: each APPROVED proposed action as the action, the ticket's topic as the trigger. Rejected
       proposals teach no rule (a rejection says what not to do in one case, not what to do).
     """
@@ -274,9 +274,14 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
 
     resolution = [s for s in sentences if _RESOLUTION_WORD.search(s) and s not in facts and _is_statement(s)][
         :2
-    ] or [s for s in sentences if _GUIDANCE_STEP.match(s) and s.endswith((".", "!")) and s not in facts][
-        :MAX_GUIDANCE_STEPS
     ]
+    resolved_by = "action" if resolution else "steps"
+    resolution = (
+        resolution
+        or [s for s in sentences if _GUIDANCE_STEP.match(s) and s.endswith((".", "!")) and s not in facts][
+            :MAX_GUIDANCE_STEPS
+        ]
+    )
     if topic and resolution:
         # One issue memory per classified topic; the subject of the latest ticket rides along so that recall,
         # which matches ticket words against a memory's key and value, finds "tent pole" under "damaged item".
@@ -286,7 +291,12 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
             {
                 "type": typed.ISSUES,
                 "key": f"issue:{topic_key}",
-                "value": {"pattern": pattern, "best_resolution": _clip(" ".join(resolution)), "frequency": 1},
+                "value": {
+                    "pattern": pattern,
+                    "best_resolution": _clip(" ".join(resolution)),
+                    "frequency": 1,
+                    "resolved_by": resolved_by,
+                },
             }
         )
 
@@ -418,13 +428,13 @@ def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None
             # Recorded activity is a mixed contribution/selection counter (spec): a ticket that reinforces
             # a row contributes to it, as recall's selection into a prompt does.
             _record_activity(evidence.tenant_id, [o.memory_id for o in outcomes if o.result == "reinforced"])
-            # The issue a ticket reinforced learns how this customer put it (issues.py).
-            reports_gathered(
+            # The issue a ticket reinforced learns how this customer put it, and a better resolution (issues.py).
+            issues_reinforced(
                 evidence.tenant_id,
                 [
-                    (o.memory_id, evidence.subject)
-                    for o in outcomes
-                    if o.result == "reinforced" and o.type == typed.ISSUES
+                    (o.memory_id, evidence.subject, candidate.payload)
+                    for (_, _, candidate), o in zip(entries, outcomes, strict=True)
+                    if o.result == "reinforced" and o.type == typed.ISSUES and candidate is not None
                 ],
             )
             if ledger is not None:

@@ -158,3 +158,20 @@ def test_an_issue_gathers_at_most_twelve_reports(tenant):
         )
     row = issues(tenant).get()
     assert row.frequency == 19 and len(row.payload["reports"]) == MAX_REPORTS
+
+
+def test_a_resolution_that_says_what_was_done_replaces_one_that_only_gave_steps_and_stays(tenant):
+    classified = {"category": "account", "intent": "password_reset"}
+    replies = [
+        "Click Forgot password on the sign-in page. Enter the address on your account.",
+        "We sent a password reset link to the address on the account.",
+        "We have reset the password and sent a temporary sign-in code.",
+    ]
+    for n, reply in enumerate(replies, start=1):
+        learn_from_evidence(ticket(tenant, n, f"Password trouble {n}", "", reply, classified))
+        row = issues(tenant).get()
+        if n == 1:
+            assert row.payload["resolved_by"] == "steps" and "Click Forgot password" in row.text
+    assert row.frequency == 3
+    assert row.payload["best_resolution"] == "We sent a password reset link to the address on the account."
+    assert row.payload["resolved_by"] == "action" and "Click Forgot password" not in row.text
