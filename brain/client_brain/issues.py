@@ -49,13 +49,14 @@ MAX_SIGNATURE_WORDS = 6
 
 def subject_signature(subject: str) -> str:
     """The problem a subject names, as a stable key part: its content words (no stopwords, no request words
-    such as "help" or "problem"), singular, sorted, at most six, so "Help with my router" and "Router
-    help" are one problem and "Help with router" and "Help with printer" are two."""
+    such as "help" or "problem", no numbers: "Order 4471 late" is "order 5512 late"'s problem), singular,
+    sorted, at most six, so "Help with my router" and "Router help" are one problem and "Help with router"
+    and "Help with printer" are two."""
     found = sorted(
         {
             w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
             for w in client_words(subject)
-            if w not in _REQUEST_WORDS
+            if w not in _REQUEST_WORDS and not any(ch.isdigit() for ch in w)
         }
     )
     return "-".join(found[:MAX_SIGNATURE_WORDS]) or slug(subject)

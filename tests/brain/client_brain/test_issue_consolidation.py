@@ -96,6 +96,7 @@ def test_the_labelled_topic_set_gives_one_issue_row_per_problem_and_merges_none(
         ("Question about my printers", "Printer problem", True),
         ("Help with router", "Help with printer", False),
         ("Refund for boots", "Refund for jacket", False),
+        ("Parcel 4471 late", "Late parcel 5512", True),
     ],
 )
 def test_an_unclassified_ticket_is_keyed_by_the_problem_its_subject_names(one, other, same):
