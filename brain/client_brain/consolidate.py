@@ -23,8 +23,7 @@ from brain.formation.writes import enqueue_embedding, histories_add, history_row
 from brain.models import BrainScopeKind, GraphRelation, Memory, MemoryHistory, MemoryStatus
 
 from . import typed
-from .issues import MAX_REPORTS, clip, slug, subject_signature
-from .words import words as client_words
+from .issues import clip, reports_gather, slug, subject_signature
 
 ACTOR = "process:client_brain_consolidate"
 REASON = "consolidated"
@@ -94,18 +93,17 @@ def consolidate_issues(tenant_id: int, *, dry_run: bool = False) -> Consolidatio
 def _fold(tenant_id: int, key: str, survivor: Memory, others: list[Memory]) -> None:
     before = snapshot(survivor)
     payload = dict(survivor.payload)
-    reports = [r for r in payload.get("reports") or [] if isinstance(r, str)]
-    held = set(client_words(key, survivor.text))
+    reports_gather(
+        payload,
+        key,
+        survivor.text,
+        [clip(_subject(str(o.payload.get("pattern") or "")), 160) for o in others],
+    )
     provenance = list(survivor.provenance or [])
     for other in others:
         provenance += list(other.provenance or [])
-        report = clip(_subject(str(other.payload.get("pattern") or "")), 160)
-        words = set(client_words(report))
-        if report and len(reports) < MAX_REPORTS and words - held:
-            reports.append(report)
-            held |= words
     survivor.frequency += sum(o.frequency for o in others)
-    payload.update(frequency=survivor.frequency, **({"reports": reports} if reports else {}))
+    payload["frequency"] = survivor.frequency
     survivor.key, survivor.payload = key, payload
     survivor.text = typed.render_value(typed.ISSUES, payload)
     survivor.provenance = provenance[-formation_setting("PROVENANCE_MAX") :]

@@ -79,6 +79,20 @@ def topic(evidence: dict[str, Any]) -> tuple[str, str]:
 MAX_REPORTS = 12
 
 
+def reports_gather(payload: dict, key: str, text: str, reports: list[str]) -> None:
+    """Add to an issue payload's `reports` each report that brings a word its key, its text and the reports
+    kept so far do not hold, while fewer than MAX_REPORTS are kept (in place; unchanged when none does)."""
+    kept = [r for r in payload.get("reports") or [] if isinstance(r, str)]
+    held = set(client_words(key, text))
+    for report in reports:
+        words = set(client_words(report))
+        if report and len(kept) < MAX_REPORTS and words - held:
+            kept.append(report)
+            held |= words
+    if kept:
+        payload["reports"] = kept
+
+
 def issues_reinforced(tenant_id: int, reinforced: list[tuple[int, str, dict]]) -> list[int]:
     """What each issue row a ticket reinforced learns from it — (row id, the ticket's subject, the candidate's
     payload): the subject, when it brings a word the row's key and text do not hold, joins the row's reports;
@@ -95,17 +109,10 @@ def issues_reinforced(tenant_id: int, reinforced: list[tuple[int, str, dict]]) -
         if payload is None or not typed.is_typed(typed.ISSUES, payload):
             continue
         before = dict(payload)
-        reports = [r for r in payload.get("reports") or [] if isinstance(r, str)]
-        held = set(client_words(row.key, row.text))
-        for report, candidate in seen[row.pk]:
-            words = set(client_words(report))
-            if report and len(reports) < MAX_REPORTS and words - held:
-                reports.append(report)
-                held |= words
+        reports_gather(payload, row.key, row.text, [report for report, _ in seen[row.pk]])
+        for _, candidate in seen[row.pk]:
             if candidate.get("resolved_by") == "action" and payload.get("resolved_by") != "action":
                 payload.update(best_resolution=candidate["best_resolution"], resolved_by="action")
-        if reports:
-            payload["reports"] = reports
         if payload == before:
             continue
         payload["frequency"] = row.frequency
