@@ -2,7 +2,12 @@
 
 from .brain import *  # noqa: F401,F403,E402
 from .celery import *  # noqa: F401,F403,E402
-from .database import DATABASES  # noqa: F401,E402
+from .database import (  # noqa: F401,E402
+    BRAIN_REPLICA_ALIASES,
+    BRAIN_REPLICA_MAX_LAG_MS,
+    DATABASE_ROUTERS,
+    DATABASES,
+)
 from .email import *  # noqa: F401,F403,E402
 from .env import BASE_DIR, env_bool, env_int, env_list, env_str
 from .rest import *  # noqa: F401,F403,E402
