@@ -36,13 +36,6 @@ def _probed(probe: str, tenant_id: int, keys: list[tuple]) -> tuple[str, list]:
     return f"SELECT p.*, s.* FROM (SELECT {probe}) p LEFT JOIN ({sql}) s ON TRUE", params
 
 
-def _lsn(text: str | None) -> int:
-    if not text:
-        return 0
-    high, low = text.split("/")
-    return (int(high, 16) << 32) + int(low, 16)
-
-
 def _split(rows, probe_width: int) -> tuple[tuple, list]:
     head = tuple(rows[0][:probe_width]) if rows else ()
     return head, [row[probe_width:] for row in rows if row[probe_width] is not None]
@@ -80,7 +73,7 @@ def reads_on_replica(tenant_id: int, scopes: Sequence[ScopeSpec], read: Callable
             source = "primary_stale"
             break  # another replica would be read after this one: no fresher, most likely
         # The stricter rule would have sent this call back (the replica has not replayed all the primary had).
-        behind = _lsn(replay_lsn) < _lsn(primary_lsn)
+        behind = replicas.lsn_value(replay_lsn) < replicas.lsn_value(primary_lsn)
         try:
             with replicas.replica_block(alias), states_known(states):
                 result = read()

@@ -48,6 +48,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "tickets.tenancy.ui.middleware.TenantMiddleware",
+    # With read replicas (DATABASE_REPLICA_URLS), an operator page's reads on one; without, it does nothing.
+    "tickets.tenancy.ui.replica_reads.ReplicaReadsMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a locked-out sign-in into its page
 ]
 

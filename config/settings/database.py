@@ -91,6 +91,8 @@ def replica_database(default: dict, url: str) -> dict:
     else:
         parsed = database_from_url(url.strip())
         replica.update({k: v for k, v in parsed.items() if v})
+    # A standby that is down costs a call at most this long before it is skipped (libpq's minimum: 2 s).
+    replica["OPTIONS"] = {"connect_timeout": 2, **replica.get("OPTIONS", {})}
     replica["BRAIN_REPLICA"] = True
     replica["TEST"] = {"MIRROR": "default"}
     return replica

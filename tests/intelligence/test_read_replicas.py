@@ -8,12 +8,14 @@ import time
 
 import pytest
 from django.db import connection, connections
+from django.test import Client
 from django.urls import reverse
 
 from config import embedded_replica
 from config.settings.database import replica_database
 from intelligence.models import ContextTrace
 from tests.brain.factories import fact
+from tests.conftest import make_member
 from tickets.tenancy import replicas, wall
 
 from .factories import add_memory, make_agent
@@ -180,3 +182,34 @@ def test_a_stopped_replica_is_skipped_and_logged(replica, api, tenant, caplog):
 def test_a_write_inside_the_replica_block_is_refused(replica, tenant):
     with replicas.replica_block(ALIAS), pytest.raises(replicas.ReplicaWriteError):
         make_agent(tenant)
+
+
+def test_an_operator_page_reads_on_the_replica_and_shows_the_operators_own_write(replica, tenant, settings):
+    client = Client()
+    client.force_login(make_member(tenant))
+    agent = make_agent(tenant, name="Support agent")
+    caught_up()
+    tab = reverse("intelligence-tab", args=[agent.pk])
+    page = client.get(tab)
+    assert page.status_code == 200 and page["X-Brain-Reads"] == "replica"
+    settings.BRAIN_REPLICA_MAX_LAG_MS = 10**9  # the operator's own last write alone decides here
+    embedded_replica.replay_paused(replica, True)
+    text = "Never promise a refund before the billing team confirms it."
+    form = {"category": "instruction", "strength": "hard_rule", "status": "active", "content": text}
+    added = client.post(reverse("intelligence-memory-add", args=[agent.pk]), form)
+    assert added.status_code == 302, added.content.decode()[-2000:]
+    page = client.get(tab)
+    assert page["X-Brain-Reads"] == "primary_stale" and text in page.content.decode()
+    embedded_replica.replay_paused(replica, False)
+    caught_up()
+    page = client.get(tab)
+    assert page["X-Brain-Reads"] == "replica" and text in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_with_no_replica_an_operator_page_is_untouched(tenant, settings):
+    settings.BRAIN_REPLICA_ALIASES = ()
+    client = Client()
+    client.force_login(make_member(tenant))
+    page = client.get(reverse("intelligence-agents"))
+    assert page.status_code == 200 and "X-Brain-Reads" not in page

@@ -102,6 +102,14 @@ def mark_down(alias: str, exc: BaseException) -> None:
         pass
 
 
+def lsn_value(text: str | None) -> int:
+    """A WAL position (`16/B374D848`) as a number, to compare two; no position is 0."""
+    if not text:
+        return 0
+    high, low = text.split("/")
+    return (int(high, 16) << 32) + int(low, 16)
+
+
 def record(source: str) -> None:
     read_sources[source] += 1
     last_source.set(source)
