@@ -41,10 +41,15 @@ def _split(rows, probe_width: int) -> tuple[tuple, list]:
     return head, [row[probe_width:] for row in rows if row[probe_width] is not None]
 
 
-def reads_on_replica(tenant_id: int, scopes: Sequence[ScopeSpec], read: Callable[[], T]) -> T:
-    """`read()` with the memory states of `scopes` read once (as `states_read_once`), on a replica when the
-    freshness rule allows, else on the primary. With no replica configured: exactly `states_read_once`."""
+def reads_on_replica(
+    tenant_id: int, scopes: Sequence[ScopeSpec], read: Callable[[], T], *, states_once: bool = True
+) -> T:
+    """`read()` on a replica when the freshness rule allows for the memory states of `scopes`, else on the
+    primary; within it, the states of `scopes` are known (read once). With no replica configured: exactly
+    `states_read_once` (`states_once`), or `read()` alone (a caller that never read the states before)."""
     if not replicas.configured():
+        if not states_once:
+            return read()
         with states_read_once(tenant_id, scopes):
             return read()
     if not replicas.primary_may_be_left(tenant_id):  # a bypass, or another tenant's session: not on a replica

@@ -51,13 +51,13 @@ def add_arguments(parser) -> None:
     )
 
 
-def _server_cpu(data_dir) -> float:
-    """CPU seconds of a server: its postmaster, the backends it reaped and those alive."""
+def _server_cpu(data_dir) -> tuple[int, float]:
+    """(postmaster pid, CPU seconds of the server: its postmaster, the backends it reaped and those alive)."""
     tick = os.sysconf("SC_CLK_TCK")
     try:
         postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
     except (OSError, ValueError, IndexError):
-        return 0.0
+        return 0, 0.0
     total = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -72,7 +72,12 @@ def _server_cpu(data_dir) -> float:
             total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
         elif ppid == postmaster:
             total += int(fields[11]) + int(fields[12])
-    return total / tick
+    return postmaster, total / tick
+
+
+def _cpu_used(before: tuple[int, float], after: tuple[int, float]) -> float | None:
+    """CPU seconds between two readings of one server (None if it restarted in between)."""
+    return round(after[1] - before[1], 2) if before[0] == after[0] and before[0] else None
 
 
 class _LagSampler:
@@ -161,7 +166,7 @@ def _phase(name, options, stdout, http, key, env, servers, warmup, closed, opene
             extra["rps"] = round(len(load.latencies) / wall, 1) if wall else 0.0
             extra["saturated"] = http.latency(load.latencies)
         load.open_loop(opened, options["rate"], options["rate_threads"])
-        used = {k: round(_server_cpu(d) - cpu[k], 2) for k, d in servers["dirs"].items()}
+        used = {k: _cpu_used(cpu[k], _server_cpu(d)) for k, d in servers["dirs"].items()}
     finally:
         stop.set()
         if writer:
@@ -185,7 +190,7 @@ def _phase(name, options, stdout, http, key, env, servers, warmup, closed, opene
         **extra,
         "errors": len(load.errors),
         "cpu_s": used,
-        "primary_cpu_share": round(used["primary"] / (sum(used.values()) or 1), 3),
+        "primary_cpu_share": round(used["primary"] / (sum(used.values()) or 1), 3) if None not in used.values() else None,
         "reads": dict(load.sources),
         "sent_back_share": round(on_primary / calls, 3) if env.get("DATABASE_REPLICA_URLS") else None,
         "lsn_rule_would_send_back_share": round(

@@ -213,3 +213,18 @@ def test_with_no_replica_an_operator_page_is_untouched(tenant, settings):
     client.force_login(make_member(tenant))
     page = client.get(reverse("intelligence-agents"))
     assert page.status_code == 200 and "X-Brain-Reads" not in page
+
+
+def test_search_reads_on_the_replica_and_sees_a_write_made_just_before(replica, api, tenant, settings):
+    fact(tenant, "Refunds are issued within 14 days.")
+    caught_up()
+    search = reverse("brain-search")
+    response = api.post(search, {"query": "refunds shipping", "limit": 5}, format="json")
+    assert response.status_code == 200 and response.headers["X-Brain-Reads"].startswith("replica")
+    assert response.json()["count"] == 1
+    settings.BRAIN_REPLICA_MAX_LAG_MS = 10**9
+    embedded_replica.replay_paused(replica, True)
+    shipping = fact(tenant, "Shipping to Canada takes five days.")
+    response = api.post(search, {"query": "refunds shipping", "limit": 5}, format="json")
+    assert response.headers["X-Brain-Reads"] == "primary_stale"
+    assert shipping.pk in [r["id"] for r in response.json()["results"]]

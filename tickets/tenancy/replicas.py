@@ -110,6 +110,11 @@ def lsn_value(text: str | None) -> int:
     return (int(high, 16) << 32) + int(low, 16)
 
 
+def reads_header() -> dict[str, str] | None:
+    """The answer's header saying where the call's reads went (with replicas configured; else none)."""
+    return {"X-Brain-Reads": last_source.get()} if configured() else None
+
+
 def record(source: str) -> None:
     read_sources[source] += 1
     last_source.set(source)

@@ -282,7 +282,5 @@ class AgentContextView(_AgentScoped):
         assembly, inactive, trace, record = runs.agent_context_open(
             agent=agent, request=services.ContextRequest(**values), **keys
         )
-        # With read replicas: where the call's reads went (`replica`, or why the primary: tickets/tenancy/replicas.py).
-        headers = {"X-Brain-Reads": replicas.last_source.get()} if replicas.configured() else None
         data = {**context_response(assembly, inactive, trace), record.kind: record.as_dict()}
-        return Response(data, headers=headers)
+        return Response(data, headers=replicas.reads_header())  # with read replicas: where its reads went

@@ -33,6 +33,8 @@ class Command(BaseCommand):
                 self.style.SUCCESS(f"Running: data {server.data_dir}, socket {server.socket_dir}")
             )
         elif action == "stop":
+            if embedded_replica.stop(data_dir):  # its standby first: it would only wait for the primary
+                self.stdout.write("Replica stopped.")
             stopped = embedded_db.stop(data_dir)
             self.stdout.write("Stopped." if stopped else "It was not running.")
         else:
