@@ -31,6 +31,7 @@ def standby(django_db_setup, django_db_blocker):
     data_dir = default.get("EMBEDDED_DATA_DIR")
     if not data_dir:
         pytest.skip("the replica tests make a standby of the embedded server (DATABASE_URL is set)")
+    already = embedded_replica.is_running(embedded_replica.replica_server(data_dir))
     embedded_replica.start(data_dir)
     settings_dict = replica_database(default, "embedded")
     settings_dict["NAME"] = default["NAME"]  # the test database, on the standby
@@ -39,7 +40,8 @@ def standby(django_db_setup, django_db_blocker):
     yield data_dir
     connections[ALIAS].close()
     del connections.settings[ALIAS]
-    embedded_replica.stop(data_dir)
+    if not already:  # another session's (or a developer's) standby is left running
+        embedded_replica.stop(data_dir)
 
 
 @pytest.fixture
