@@ -42,6 +42,9 @@ DEFAULTS: dict[str, Any] = {
     # value (`--ef-search-sweep`); see the README's Scale section.
     "HNSW_EF_SEARCH": 800,
     "HNSW_MAX_SCAN_TUPLES": 40000,
+    # A tenant with at least this many embedded rows gets an HNSW graph of its own (brain.search.graphs,
+    # built by `manage.py memory_graphs` and the hourly beat task); below it, the exact scan of its rows.
+    "TENANT_GRAPH_MIN_ROWS": 2000,
     # Full-text scoring: "bm25" (IDF in the tenant's filtered rows, length-damped) or "ts_rank_cd".
     "LEXICAL_SCORING": "bm25",
     "BM25_K1": 1.2,
