@@ -30,7 +30,7 @@ from django.db import connection
 
 from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
 from brain.search import recall
-from brain.search.graphs import PREFIX, sync_graphs
+from brain.search.graphs import PREFIX, graph_name, owner_connection, sync_graphs
 from brain.search.types import recall_settings
 from config.db_backend.base import migration_role
 
@@ -58,6 +58,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--database", default="brain_bench_scale")
     parser.add_argument("--reuse", action="store_true", help="Measure an already loaded database (no load).")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--extra-graphs",
+        type=int,
+        default=0,
+        help="Tenant graphs of other (empty) tenants to add while measuring: the planner weighs every one.",
+    )
     parser.add_argument(
         "--ef-search-sweep",
         default="100,600,800",
@@ -403,6 +409,20 @@ def run(options: dict, stdout) -> dict:
         f" with TOAST {total / 2**20:,.0f} MiB in all"
     )
     sweep_values = [int(v) for v in options["ef_search_sweep"].split(",") if v.strip()]
+    extra = _extra_graphs(options["extra_graphs"], stdout)
+    figures["tenant_graphs"] = _graph_count()
+    stdout.write(f"{figures['tenant_graphs']} tenant graphs on the table ({len(extra)} of empty tenants)")
+    try:
+        _measure_sizes(tenants, options, rng, base, sweep_values, figures, table, stdout)
+    finally:
+        _drop_graphs(extra)
+    figures["query_embedding_ms"] = _query_embedding(figures.pop("_last_timed"), stdout)
+    figures["seconds"] = round(time.perf_counter() - started, 1)
+    stdout.write(f"the run took {figures['seconds']:.0f} s")
+    return figures
+
+
+def _measure_sizes(tenants, options, rng, base, sweep_values, figures, table, stdout) -> None:
     for size, tenant in sorted(tenants.items()):
         # The generator's centre table belongs to the schema's owner, as the load does.
         with migration_role(connection), connection.cursor() as cursor:
@@ -417,10 +437,39 @@ def run(options: dict, stdout) -> dict:
         _print_size(size, measured, stdout, table)
         for key, value in measured.items():
             figures.setdefault(key, {})[str(size)] = value
-    figures["query_embedding_ms"] = _query_embedding(timed, stdout)
-    figures["seconds"] = round(time.perf_counter() - started, 1)
-    stdout.write(f"the run took {figures['seconds']:.0f} s")
-    return figures
+        figures["_last_timed"] = timed
+
+
+def _graph_count() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_indexes WHERE tablename = 'brain_memory' AND indexname LIKE %s",
+            [PREFIX + "%"],
+        )
+        return cursor.fetchone()[0]
+
+
+def _extra_graphs(count: int, stdout) -> list[str]:
+    """`count` graphs of tenants that hold no row (ids no tenant has): what the planner weighs on a table
+    whose other tenants have graphs of their own, each measured query paying for every one."""
+    names = [graph_name(10**12 + n) for n in range(count)]
+    if names:
+        stdout.write(f"adding {count} tenant graphs of empty tenants ...")
+        with owner_connection() as owner:
+            for name in names:
+                tenant_id = int(name[len(PREFIX) :])
+                owner.execute(
+                    f"CREATE INDEX IF NOT EXISTS {name} ON brain_memory USING hnsw (embedding vector_cosine_ops)"
+                    f" WHERE tenant_id = {tenant_id}::bigint"
+                )
+    return names
+
+
+def _drop_graphs(names: list[str]) -> None:
+    if names:
+        with owner_connection() as owner:
+            for name in names:
+                owner.execute(f"DROP INDEX IF EXISTS {name}")
 
 
 def _query_embedding(queries: list[Query], stdout) -> dict:
