@@ -23,6 +23,7 @@ tenant within a minute of its build, and the exact scan serves it until then.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -52,30 +53,40 @@ class Graph:
     tenant_id: int
     name: str
     valid: bool  # False: a build that did not finish (CONCURRENTLY leaves the invalid index behind)
+    rows: int  # the entries the catalog counts (at its build, then at each VACUUM or ANALYZE)
 
 
 def _graphs_in(cursor) -> dict[int, Graph]:
     cursor.execute(
-        """SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        """SELECT c.relname, i.indisvalid, greatest(c.reltuples, 0)::bigint FROM pg_index i
+        JOIN pg_class c ON c.oid = i.indexrelid
         WHERE i.indrelid = 'brain_memory'::regclass AND c.relname LIKE %s""",
         [PREFIX + "%"],
     )
     graphs = {}
-    for name, valid in cursor.fetchall():
+    for name, valid, rows in cursor.fetchall():
         suffix = name[len(PREFIX) :]
         if suffix.isdigit():
-            graphs[int(suffix)] = Graph(int(suffix), name, valid)
+            graphs[int(suffix)] = Graph(int(suffix), name, valid, rows)
     return graphs
 
 
-def _load_valid() -> frozenset[int]:
+def _load_valid() -> dict[int, int]:
     with connection.cursor() as cursor:
-        return frozenset(t for t, graph in _graphs_in(cursor).items() if graph.valid)
+        return {t: graph.rows for t, graph in _graphs_in(cursor).items() if graph.valid}
 
 
 def has_graph(tenant_id: int) -> bool:
     """Whether the tenant's vectors have a graph of their own (as the catalog said at most a minute ago)."""
     return tenant_id in _GRAPHS.get(_load_valid)
+
+
+def walk_size(tenant_id: int, ef_search: int, reference_rows: int) -> int:
+    """The candidates a walk of the tenant's graph keeps: `ef_search` for a graph of `reference_rows`,
+    scaled by the square root of the graph's size (a walk of a small graph reaches its true neighbours with
+    fewer: `brain_bench scale`'s sweep), within pgvector's 1 to 1,000."""
+    rows = _GRAPHS.get(_load_valid).get(tenant_id) or reference_rows
+    return max(1, min(1000, math.ceil(ef_search * math.sqrt(rows / reference_rows))))
 
 
 @dataclass(frozen=True)

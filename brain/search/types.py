@@ -41,6 +41,9 @@ DEFAULTS: dict[str, Any] = {
     # `brain_bench scale` measures recall against the exact scan per kind of query and the cost of each
     # value (`--ef-search-sweep`); see the README's Scale section.
     "HNSW_EF_SEARCH": 800,
+    # ... for a tenant graph of this many rows; a graph of n rows keeps HNSW_EF_SEARCH * sqrt(n / this)
+    # (brain.search.graphs.walk_size: 253 at 10k rows, 1,000 from 156k rows on).
+    "HNSW_EF_SEARCH_ROWS": 100_000,
     "HNSW_MAX_SCAN_TUPLES": 40000,
     # A tenant with at least this many embedded rows gets an HNSW graph of its own (brain.search.graphs,
     # built by `manage.py memory_graphs` and the hourly beat task); below it, the exact scan of its rows.

@@ -35,7 +35,7 @@ from django.db.models.expressions import RawSQL
 from brain.models import Memory
 
 from .. import scoring
-from ..graphs import has_graph
+from ..graphs import has_graph, walk_size
 from ..plan import RecallPlan
 from ..scoped import (
     CONTAINMENT_ORDER,
@@ -274,9 +274,14 @@ class PostgresBackend(SearchBackend):
         return True
 
     def search(self, cursor, plan: RecallPlan) -> SearchResult:
-        if "vector" in plan.tiers and plan.strategy == "hnsw" and not has_graph(plan.filters.tenant_id):
-            # A tenant without a graph of its own is small (brain.search.graphs): the exact scan serves it.
-            plan = replace(plan, strategy="exact")
+        if "vector" in plan.tiers and plan.strategy == "hnsw":
+            tenant_id, config = plan.filters.tenant_id, plan.config
+            if not has_graph(tenant_id):
+                # A tenant without a graph of its own is small (brain.search.graphs): the exact scan serves it.
+                plan = replace(plan, strategy="exact")
+            else:
+                ef = walk_size(tenant_id, int(config["HNSW_EF_SEARCH"]), int(config["HNSW_EF_SEARCH_ROWS"]))
+                plan = replace(plan, config={**config, "HNSW_EF_SEARCH": ef})
         tiers, known, columns, walked = self._candidates(cursor, plan)
         strategy = plan.strategy if "vector" in plan.tiers else None
         if strategy == "hnsw" and walked < _walk(plan):

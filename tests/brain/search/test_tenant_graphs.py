@@ -12,7 +12,7 @@ from django.db import connection, connections, transaction
 
 from brain.models import Memory
 from brain.search import recall
-from brain.search.graphs import graph_name, has_graph, plan_graphs, sync_graphs
+from brain.search.graphs import graph_name, has_graph, plan_graphs, sync_graphs, walk_size
 from config.db_backend.base import driver_params
 
 from .test_vector_tier import MODEL, exact_top, fresh_tenant_graphs, steer_onto_the_hnsw_index
@@ -195,3 +195,12 @@ def test_writes_go_on_while_a_graph_is_built(tenant, no_graphs):
     built.join(timeout=60)
     assert graphs_in_catalog() == {graph_name(tenant.pk): True}
     assert Memory.objects.for_tenant(tenant).filter(text="written during the build").exists()
+
+
+def test_a_walk_keeps_candidates_by_the_square_root_of_its_graphs_size(tenant, other_tenant, no_graphs):
+    """HNSW_EF_SEARCH is what a 100k-row graph keeps; a 400-row graph keeps sqrt(400 / 100k) of it."""
+    rows_of(tenant, 400, np.random.default_rng(39))
+    sync_graphs(min_rows=100)
+    assert walk_size(tenant.pk, 800, 100_000) == 51  # ceil(800 * 0.0632)
+    assert walk_size(tenant.pk, 800, 100) == 1000  # pgvector's bound
+    assert walk_size(other_tenant.pk, 800, 100_000) == 800  # no graph: the reference size
