@@ -28,7 +28,8 @@ from typing import Any, NamedTuple
 from django.conf import settings
 
 from brain.activity import memories_record_activity
-from brain.memory_state import memory_state
+from brain.caches import StateCache
+from brain.memory_state import memory_state, states_kept
 from brain.models import BrainScopeKind, Memory, MemoryStatus
 from brain.search import ContainmentPlan, contained, containment_query, window_rows
 from brain.search.scoped import CONTAINMENT_ORDER
@@ -39,6 +40,15 @@ from .types import CONTEXT_MODES, ClientBrainContext, ContextMemory, Mode
 from .words import kept_words, keyword_terms, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
+
+# The runtime context call asks for the Client Brain on every call (issue 30, section 0): an answer is kept
+# per process for the words it was asked with, under the tenant scope's memory state.
+_CONTEXTS = StateCache(
+    "client-brain-contexts",
+    512,
+    keyed_on="(tenant, mode, max_chars, caps, the ticket's words, its keyword terms) and the memory state of"
+    " the tenant's scope",
+)
 
 
 @dataclass(slots=True)  # hundreds per call: slots make building and reading them cheaper
@@ -237,6 +247,10 @@ def assemble_context(
     Exported as `brain.api.client_brain_context_preview` for read-only previews (e.g. a budget preview);
     a real agent run uses `client_brain_context()`, which counts activity. `tenant`: the tenant's row when
     the caller already holds it (its settings give the caps); read by `tenant_id` otherwise.
+
+    Served from `_CONTEXTS` when the same words were asked at the same memory state of the tenant's scope
+    (the result depends on the ticket's text only through its words and keyword terms): a write to any
+    Client Brain row changes the state, and the next call is assembled afresh. Treat it as read-only.
     """
     if mode not in CONTEXT_MODES:
         raise ValueError(f"mode must be 'initial' or 'continuation', not {mode!r}")
@@ -246,6 +260,36 @@ def assemble_context(
         raise ValueError(f"tenant {tenant.pk} is not tenant_id {tenant_id}")
     caps = caps_for(tenant)
     query_words = words(subject, latest_customer_message)
+    key = (
+        int(tenant_id),
+        mode,
+        max_chars,
+        tuple(sorted(caps.items())),
+        tuple(query_words),
+        tuple(keyword_terms(subject, latest_customer_message)),
+        tenant is not None,
+    )
+    with states_kept(tenant_id, [(BrainScopeKind.TENANT, None)]):
+        state = memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT)
+        return _CONTEXTS.get(
+            key,
+            state,
+            lambda: _assembled(
+                tenant_id, subject, latest_customer_message, mode, max_chars, tenant, caps, query_words
+            ),
+        )
+
+
+def _assembled(
+    tenant_id: int,
+    subject: str,
+    latest_customer_message: str,
+    mode: Mode,
+    max_chars: int | None,
+    tenant,
+    caps: dict[str, int],
+    query_words: list[str],
+) -> ClientBrainContext:
     candidates, stats = (
         fetch_tiers(tenant_id=tenant_id, subject=subject, latest_customer_message=latest_customer_message)
         if tenant is not None
