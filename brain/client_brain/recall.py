@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from django.conf import settings
 
 from brain.activity import memories_record_activity
-from brain.caches import StateCache
+from brain.caches import DerivedCache, StateCache
 from brain.memory_state import memory_state, states_kept
 from brain.models import BrainScopeKind, Memory, MemoryStatus
 from brain.search import ContainmentPlan, contained, containment_query, window_rows
@@ -64,6 +64,14 @@ class Candidate:
     tier: str
     position: int = 0
     overlap: tuple[str, ...] = ()
+
+    def with_overlap(self, overlap: tuple[str, ...]) -> Candidate:
+        """A copy sharing these words with the ticket (the fallback tier's candidates are shared between
+        calls: never changed in place)."""
+        return Candidate(
+            self.id, self.type, self.key, self.text, self.payload, self.confidence, self.words, self.typed,
+            self.tier, self.position, overlap,
+        )  # fmt: skip
 
 
 def tenant_model():
@@ -169,6 +177,21 @@ def _kept(values: tuple) -> KeptRow:
     return KeptRow(*values, kept_words(values[2], values[3]), typed.is_typed(values[1], values[4]))
 
 
+# The fallback tier is the same for every ticket at a memory state: its candidates are built once per window.
+_FALLBACK = DerivedCache(
+    "client-brain-fallback-tier",
+    bound=64,
+    keyed_on="(tenant, window name), rebuilt when the containment window's rows (one tuple per memory state of"
+    " the tenant's scope) are another object",
+)
+
+
+def _fallback_tier(window: tuple, plan: ContainmentPlan) -> tuple[tuple[Candidate, ...], frozenset[int]]:
+    rows = window[: plan.limit]
+    candidates = tuple(Candidate(*row, tier="fallback", position=i) for i, row in enumerate(rows))
+    return candidates, frozenset(c.id for c in candidates)
+
+
 def fetch_tiers(
     *, tenant_id: int, subject: str, latest_customer_message: str
 ) -> tuple[list[Candidate], dict]:
@@ -179,20 +202,24 @@ def fetch_tiers(
     """
     terms = keyword_terms(subject, latest_customer_message)
     plan = keyword_plan(tenant_id=tenant_id, terms=terms, prepare=_kept)
-    fallback = window_rows(plan)[: plan.limit]
+    window = window_rows(plan)
+    fallback, fetched = _FALLBACK.get(
+        (plan.tenant_id, plan.name), window, lambda: _fallback_tier(window, plan)
+    )
     keyword = contained(plan) if terms else []
-    merged: dict[int, Candidate] = {}
-    for tier, rows in (("fallback", fallback), ("keyword", keyword)):
-        for row in rows:
-            if row.id not in merged:
-                merged[row.id] = Candidate(*row, tier=tier, position=len(merged))
+    merged = list(fallback)
+    added: set[int] = set()  # keyword rows merged so far (the fallback's ids are `fetched`)
+    for row in keyword:
+        if row.id not in fetched and row.id not in added:
+            added.add(row.id)
+            merged.append(Candidate(*row, tier="keyword", position=len(merged)))
     stats = {
         "fallback": len(fallback),
         "keyword": len(keyword),
         "merged": len(merged),
         "keyword_terms": terms,
     }
-    return list(merged.values()), stats
+    return merged, stats
 
 
 def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]:
@@ -200,11 +227,11 @@ def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]
     zero-overlap rest in fetched (confidence) order."""
     wanted = frozenset(query_words)
     disjoint = wanted.isdisjoint
-    for candidate in candidates:
-        # shared_in(wanted, candidate.words), inlined: hundreds of rows per call, and most share nothing
-        candidate.overlap = (
-            () if disjoint(candidate.words) else tuple(sorted(wanted.intersection(candidate.words)))
-        )
+    # shared_in(wanted, candidate.words), inlined: hundreds of rows per call, and most share nothing
+    candidates = [
+        c if disjoint(c.words) else c.with_overlap(tuple(sorted(wanted.intersection(c.words))))
+        for c in candidates
+    ]
     voice = [c for c in candidates if c.type == typed.VOICE]
     others = [c for c in candidates if c.type != typed.VOICE]
     overlapping = sorted(
