@@ -95,6 +95,9 @@ from brain.prompting import canonical_tags, quote  # noqa: E402,F401
 # Errors of the configured LLM provider.
 from brain.providers import BudgetExhausted, ProviderError, spend_scope  # noqa: E402,F401
 
+# The context call's reads on a read replica when it has the memory states they depend on (brain/replicas.py).
+from brain.replicas import reads_on_replica  # noqa: E402,F401
+
 # The REST API's caps on how many memories a search or an ask returns: other surfaces (the MCP tools) offer
 # the same range.
 from brain.rest.serializers.search import MAX_ASK_LIMIT, MAX_SEARCH_LIMIT  # noqa: E402,F401

@@ -6,12 +6,14 @@ keyed by the memory state of the scopes it was read from (brain.memory_state), s
 process is seen by the next read in every process. A cache of something that never goes stale (a word's
 lexemes, a loaded model) says so in `keyed_on`.
 
-Four kinds, all thread-safe enough for their use (a lost update only costs a second load):
+Five kinds, all thread-safe enough for their use (a lost update only costs a second load):
 - `StateCache`: an LRU of values stored under (key, memory state).
 - `BoundedDict`: a dict cleared when it reaches its bound, for values that never change for their key.
 - `memoize()`: `functools.lru_cache` of a pure function, registered under a name.
 - `DerivedCache`: a value built from another cache's value, kept while that value is the same object
   (it then stands for the same memory state as that value).
+- `TimedValue`: one value read from the catalog, reloaded once it is `seconds` old (what no memory state
+  stamps: which indexes exist).
 
 `registry()` lists them (name, kind, bound, keyed_on, entries); `clear_all()` empties them (tests,
 benchmarks that measure a cold start).
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -159,6 +162,31 @@ class DerivedCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+class TimedValue:
+    """One value, loaded on first use and again once it is older than `seconds` (or after `clear`)."""
+
+    kind = "timed"
+    bound = 1
+
+    def __init__(self, name: str, seconds: float, keyed_on: str):
+        self.name, self.seconds, self.keyed_on = name, seconds, keyed_on
+        self._entry: tuple[float, Any] | None = None
+        _register(name, self)
+
+    def get(self, load: Callable[[], Any]) -> Any:
+        entry = self._entry
+        now = time.monotonic()
+        if entry is None or now - entry[0] > self.seconds:
+            entry = self._entry = (now, load())
+        return entry[1]
+
+    def clear(self) -> None:
+        self._entry = None
+
+    def __len__(self) -> int:
+        return 0 if self._entry is None else 1
 
 
 class _Memoized:

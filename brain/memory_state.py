@@ -47,10 +47,8 @@ def _covers(key: tuple, kind: str, scope_id: str) -> bool:
     return wanted_kind is None or (kind == wanted_kind and (wanted_ids is None or scope_id in wanted_ids))
 
 
-def _read_states(tenant_id: int, keys: list[tuple]) -> dict[tuple, str]:
-    """The states of several scope selections of one tenant, in one statement."""
-    if not keys:
-        return {}
+def states_sql(tenant_id: int, keys: list[tuple]) -> tuple[str, list]:
+    """The statement reading the stamps of several scope selections of one tenant: (sql, params)."""
     conditions, params = [], [int(tenant_id)]
     for _, kind, ids in keys:
         if kind is None:
@@ -65,11 +63,23 @@ def _read_states(tenant_id: int, keys: list[tuple]) -> dict[tuple, str]:
     if conditions == ["TRUE"]:
         params = [int(tenant_id)]
     sql = "SELECT scope_kind, scope_id, stamp FROM brain_memory_scope_state WHERE tenant_id = %s"
-    sql += " AND (" + " OR ".join(conditions) + ")"
+    return sql + " AND (" + " OR ".join(conditions) + ")", params
+
+
+def states_of_rows(keys: list[tuple], rows) -> dict[tuple, str]:
+    """The states of the scope selections `keys`, from the (scope kind, scope id, stamp) rows `states_sql` read."""
+    return {key: _digest(row for row in rows if _covers(key, row[0], row[1])) for key in keys}
+
+
+def _read_states(tenant_id: int, keys: list[tuple]) -> dict[tuple, str]:
+    """The states of several scope selections of one tenant, in one statement."""
+    if not keys:
+        return {}
+    sql, params = states_sql(tenant_id, keys)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return {key: _digest(row for row in rows if _covers(key, row[0], row[1])) for key in keys}
+    return states_of_rows(keys, rows)
 
 
 def memory_state(
@@ -93,8 +103,20 @@ def states_read_once(tenant_id: int, scopes: Sequence[ScopeSpec]):
     entry read is what reading the state first means anyway: whatever the block reads afterwards is at
     least as new. Per thread and task (a context variable); blocks nest, the inner one read afresh.
     """
-    keys = [_scope_key(tenant_id, kind, ids) for kind, ids in scopes]
-    token = _READ_ONCE.set(_read_states(tenant_id, keys))
+    keys = scope_keys(tenant_id, scopes)
+    with states_known(_read_states(tenant_id, keys)):
+        yield
+
+
+def scope_keys(tenant_id: int, scopes: Sequence[ScopeSpec]) -> list[tuple]:
+    return [_scope_key(tenant_id, kind, ids) for kind, ids in scopes]
+
+
+@contextmanager
+def states_known(states: dict[tuple, str]):
+    """Within the block, `memory_state()` of these scope keys answers `states` (read by the caller: where
+    reads go to a replica, brain/replicas.py reads them on the primary and the replica in one statement each)."""
+    token = _READ_ONCE.set(states)
     try:
         yield
     finally:

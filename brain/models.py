@@ -13,7 +13,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import F, Func
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
 from tickets.tenancy.managers import TenantScopedManager
 
@@ -172,13 +172,8 @@ class Memory(models.Model):
                 name="memory_tenant_trgm",
                 opclasses=["int8_ops", "gin_trgm_ops", "gin_trgm_ops"],
             ),
-            HnswIndex(
-                name="memory_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
+            # No HNSW index over every tenant: each large tenant's vectors have a graph of their own, a
+            # partial index made by brain.search.graphs (migration 0023).
         ]
 
     def __str__(self) -> str:

@@ -22,3 +22,14 @@ from config.celery import app
 def embed_memories(tenant_id: int, memory_ids: list[int]) -> int:
     """Embed the tenant's rows among `memory_ids` that lack a current vector; returns how many were written."""
     return memories_embed(tenant_id=tenant_id, memory_ids=memory_ids)
+
+
+@app.task(name="brain.sync_memory_graphs", autoretry_for=(OperationalError,), retry_backoff=60, max_retries=3)
+def sync_memory_graphs() -> dict:
+    """Build the graphs of tenants that grew past TENANT_GRAPH_MIN_ROWS, drop those of tenants that shrank
+    (brain.search.graphs); a cross-tenant task, under the wall's logged bypass."""
+    from brain.search.graphs import sync_graphs
+    from brain.search.types import recall_settings
+
+    plan = sync_graphs(min_rows=int(recall_settings()["TENANT_GRAPH_MIN_ROWS"]))
+    return {"built": sorted(plan.build), "dropped": list(plan.drop), "redone": list(plan.invalid)}

@@ -124,11 +124,15 @@ def _make_traversable(path: Path) -> None:
             parent.chmod(mode | 0o005)
 
 
-def _pg(server: EmbeddedServer, exe: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def _pg(
+    server: EmbeddedServer, exe: str, *args: str, timeout: float = 60, env: dict | None = None
+) -> subprocess.CompletedProcess:
     cmd = [str(_bin_dir() / exe), *args]
     user = _run_as()
     # Drop root's group as well as its uid: with gid 0 left, a root-owned 0700 folder's group bits would apply.
     as_user = {"user": user, "group": user, "extra_groups": []} if user else {}
+    if env:
+        as_user["env"] = {**os.environ, **env}
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **as_user)
     if result.returncode != 0:
         raise EmbeddedDatabaseError(

@@ -33,6 +33,10 @@ FRAMEWORK_NAMES = {
     "autocomplete_fields", "prepopulated_fields", "formfield_overrides", "inlines", "can_delete",
     "show_change_link", "has_add_permission", "has_change_permission", "get_fields", "get_readonly_fields",
     "save_model", "adding", "site_header", "site_title", "index_title", "enable_nav_sidebar", "clean_*",
+    # A database router (DATABASE_ROUTERS, tickets/tenancy/replicas.py).
+    "db_for_read", "db_for_write", "allow_relation", "allow_migrate",
+    # A middleware's hook (tickets/tenancy/ui/replica_reads.py).
+    "process_view",
     # Django REST framework and drf-spectacular: views, serializers, pagination, authentication, schema.
     "serializer_class", "pagination_class", "lookup_field", "lookup_value_regex", "filterset_fields",
     "read_only_fields", "retrieve", "partial_update", "destroy", "perform_create", "perform_update",

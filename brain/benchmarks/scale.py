@@ -30,6 +30,8 @@ from django.db import connection
 
 from brain.benchmarks.common import fresh_tenant, percentile, use_bench_database
 from brain.search import recall
+from brain.search.graphs import PREFIX, graph_name, owner_connection, sync_graphs
+from brain.search.types import recall_settings
 from config.db_backend.base import migration_role
 
 MODEL = "synthetic-384"
@@ -37,7 +39,6 @@ SEARCH_INDEXES = (
     "memory_tenant_lexemes",
     "memory_tenant_trigrams",
     "memory_tenant_trgm",
-    "memory_embedding_hnsw",
 )
 CLUSTERS = 200
 
@@ -57,6 +58,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--database", default="brain_bench_scale")
     parser.add_argument("--reuse", action="store_true", help="Measure an already loaded database (no load).")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--extra-graphs",
+        type=int,
+        default=0,
+        help="Tenant graphs of other (empty) tenants to add while measuring: the planner weighs every one.",
+    )
     parser.add_argument(
         "--ef-search-sweep",
         default="100,600,800",
@@ -151,7 +158,12 @@ def load(options: dict, stdout) -> dict[int, object]:
         )
         definitions = dict(cursor.fetchall())
         cursor.execute("TRUNCATE brain_memory CASCADE")
-        for name in definitions:
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'brain_memory' AND indexname LIKE %s",
+            [PREFIX + "%"],
+        )
+        graphs = [name for (name,) in cursor.fetchall()]  # the tenant graphs of an earlier load's tenants
+        for name in [*definitions, *graphs]:
             cursor.execute(f"DROP INDEX IF EXISTS {name}")
         _setup_generators(cursor, rng)
         tenants = {}
@@ -177,9 +189,14 @@ def load(options: dict, stdout) -> dict[int, object]:
             cursor.execute(definitions[name])
             timings[f"index_{name}_s"] = round(time.perf_counter() - began, 1)
             stdout.write(f"  built {name} in {timings[f'index_{name}_s']}s")
+        cursor.execute("DROP TABLE IF EXISTS bench_phrase, bench_noise")
+    # The tenants' own HNSW graphs, as `manage.py memory_graphs` builds them (brain.search.graphs).
+    began = time.perf_counter()
+    sync_graphs(min_rows=int(recall_settings()["TENANT_GRAPH_MIN_ROWS"]), say=stdout.write)
+    timings["index_tenant_graphs_s"] = round(time.perf_counter() - began, 1)
+    with migration_role(connection), connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE brain_memory")
         # The cluster centres stay: queries between two clusters are built from them (`--reuse` too).
-        cursor.execute("DROP TABLE IF EXISTS bench_phrase, bench_noise")
     timings["rows_total"] = offset
     return tenants, timings
 
@@ -341,21 +358,22 @@ def _sweep(tenant_id: int, timed: list[Query], truth: dict, base: dict, values: 
     return sweep
 
 
-def _print_size(size: int, measured: dict, stdout) -> None:
+def _print_size(size: int, measured: dict, stdout, table: str) -> None:
+    """Every line names the table it was measured in (its rows and size) beside the tenant's rows."""
     for kind in KINDS:
         stdout.write(
-            f"  {size:>7,} rows  {kind:<16} nearest row at cosine {measured['nearest_cosine'][kind]:.3f}; "
+            f"  {table} {size:>7,} rows  {kind:<16} nearest row at cosine {measured['nearest_cosine'][kind]:.3f}; "
             f"HNSW recall@10 vs exact {measured['recall_vs_exact'][kind]:.3f} "
-            f"({measured['vector_fell_back'][kind]} fell back to the exact scan)"
+            f"({measured['vector_fell_back'][kind]} served by the exact scan)"
         )
         for label, spread in measured["latency_ms"][kind].items():
             stdout.write(
-                f"  {size:>7,} rows  {kind:<16} {label:<13} p50 {spread['p50']:>7.2f}  p95 {spread['p95']:>7.2f}"
-                f"  p99 {spread['p99']:>7.2f} ms"
+                f"  {table} {size:>7,} rows  {kind:<16} {label:<13} p50 {spread['p50']:>7.2f}"
+                f"  p95 {spread['p95']:>7.2f}  p99 {spread['p99']:>7.2f} ms"
             )
     for ef, kinds in measured.get("ef_search_sweep", {}).items():
         stdout.write(
-            f"  {size:>7,} rows  ef_search {ef:>5}: "
+            f"  {table} {size:>7,} rows  ef_search {ef:>5}: "
             + "; ".join(
                 f"{kind} recall {v['recall_vs_exact']:.3f} p50 {v['p50']:.2f} p95 {v['p95']:.2f} ms"
                 for kind, v in kinds.items()
@@ -379,10 +397,32 @@ def run(options: dict, stdout) -> dict:
     base = dict(getattr(settings, "BRAIN_RECALL", {}) or {})
     figures: dict = {"kinds": list(KINDS), "queries_per_kind": options["queries"], **timings}
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM brain_memory")
-        figures["rows_in_table"] = cursor.fetchone()[0]
-    stdout.write(f"{figures['rows_in_table']:,} rows in the table")
+        cursor.execute(
+            "SELECT count(*), pg_relation_size('brain_memory'), pg_indexes_size('brain_memory'),"
+            " pg_total_relation_size('brain_memory') FROM brain_memory"
+        )
+        rows, heap, indexes, total = cursor.fetchone()
+    figures |= {"rows_in_table": rows, "table_bytes": heap, "indexes_bytes": indexes, "total_bytes": total}
+    table = f"[table {rows:,} rows, {total / 2**30:.2f} GiB]"
+    stdout.write(
+        f"{rows:,} rows in the table: heap {heap / 2**20:,.0f} MiB, indexes {indexes / 2**20:,.0f} MiB,"
+        f" with TOAST {total / 2**20:,.0f} MiB in all"
+    )
     sweep_values = [int(v) for v in options["ef_search_sweep"].split(",") if v.strip()]
+    extra = _extra_graphs(options["extra_graphs"], stdout)
+    figures["tenant_graphs"] = _graph_count()
+    stdout.write(f"{figures['tenant_graphs']} tenant graphs on the table ({len(extra)} of empty tenants)")
+    try:
+        _measure_sizes(tenants, options, rng, base, sweep_values, figures, table, stdout)
+    finally:
+        _drop_graphs(extra)
+    figures["query_embedding_ms"] = _query_embedding(figures.pop("_last_timed"), stdout)
+    figures["seconds"] = round(time.perf_counter() - started, 1)
+    stdout.write(f"the run took {figures['seconds']:.0f} s")
+    return figures
+
+
+def _measure_sizes(tenants, options, rng, base, sweep_values, figures, table, stdout) -> None:
     for size, tenant in sorted(tenants.items()):
         # The generator's centre table belongs to the schema's owner, as the load does.
         with migration_role(connection), connection.cursor() as cursor:
@@ -394,13 +434,42 @@ def run(options: dict, stdout) -> dict:
                 measured["ef_search_sweep"] = _sweep(tenant.pk, timed, truth, base, sweep_values)
         finally:
             settings.BRAIN_RECALL = base
-        _print_size(size, measured, stdout)
+        _print_size(size, measured, stdout, table)
         for key, value in measured.items():
             figures.setdefault(key, {})[str(size)] = value
-    figures["query_embedding_ms"] = _query_embedding(timed, stdout)
-    figures["seconds"] = round(time.perf_counter() - started, 1)
-    stdout.write(f"the run took {figures['seconds']:.0f} s")
-    return figures
+        figures["_last_timed"] = timed
+
+
+def _graph_count() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_indexes WHERE tablename = 'brain_memory' AND indexname LIKE %s",
+            [PREFIX + "%"],
+        )
+        return cursor.fetchone()[0]
+
+
+def _extra_graphs(count: int, stdout) -> list[str]:
+    """`count` graphs of tenants that hold no row (ids no tenant has): what the planner weighs on a table
+    whose other tenants have graphs of their own, each measured query paying for every one."""
+    names = [graph_name(10**12 + n) for n in range(count)]
+    if names:
+        stdout.write(f"adding {count} tenant graphs of empty tenants ...")
+        with owner_connection() as owner:
+            for name in names:
+                tenant_id = int(name[len(PREFIX) :])
+                owner.execute(
+                    f"CREATE INDEX IF NOT EXISTS {name} ON brain_memory USING hnsw (embedding vector_cosine_ops)"
+                    f" WHERE tenant_id = {tenant_id}::bigint"
+                )
+    return names
+
+
+def _drop_graphs(names: list[str]) -> None:
+    if names:
+        with owner_connection() as owner:
+            for name in names:
+                owner.execute(f"DROP INDEX IF EXISTS {name}")
 
 
 def _query_embedding(queries: list[Query], stdout) -> dict:

@@ -15,8 +15,9 @@ judge's neighbour and backstop queries.
 
 Tiers: `fts` (full text on `search_vector`, BM25 over lexeme presence, or PostgreSQL's `ts_rank_cd`),
 `trigram` (pg_trgm `word_similarity` of the words full text found nowhere: typos, partial words), `vector`
-(cosine similarity to the query's embedding; its nearest rows found by pgvector through HNSW with iterative
-scans, or by an exact scan: `VECTOR_STRATEGY`).
+(cosine similarity to the query's embedding; its nearest rows found by pgvector through the tenant's own
+HNSW graph with iterative scans (`graphs.py`: one per tenant of `TENANT_GRAPH_MIN_ROWS` embedded rows), or
+by an exact scan: `VECTOR_STRATEGY`, and always for a tenant without a graph).
 
 The backend rule (`backends.get_search_backend`), explicit:
 - The in-memory backend (`backends/memory.py`) serves a recall plan when (1) the filtered rows number

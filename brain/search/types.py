@@ -41,7 +41,13 @@ DEFAULTS: dict[str, Any] = {
     # `brain_bench scale` measures recall against the exact scan per kind of query and the cost of each
     # value (`--ef-search-sweep`); see the README's Scale section.
     "HNSW_EF_SEARCH": 800,
+    # ... for a tenant graph of this many rows; a graph of n rows keeps HNSW_EF_SEARCH * sqrt(n / this)
+    # (brain.search.graphs.walk_size: 253 at 10k rows, 1,000 from 156k rows on).
+    "HNSW_EF_SEARCH_ROWS": 100_000,
     "HNSW_MAX_SCAN_TUPLES": 40000,
+    # A tenant with at least this many embedded rows gets an HNSW graph of its own (brain.search.graphs,
+    # built by `manage.py memory_graphs` and the hourly beat task); below it, the exact scan of its rows.
+    "TENANT_GRAPH_MIN_ROWS": 2000,
     # Full-text scoring: "bm25" (IDF in the tenant's filtered rows, length-damped) or "ts_rank_cd".
     "LEXICAL_SCORING": "bm25",
     "BM25_K1": 1.2,

@@ -42,6 +42,10 @@ class DatabaseWrapper(base.DatabaseWrapper):
             # The database was prepared (created, marked) by `migrate` or the test run's set-up.
             server = embedded_db.ensure_running(data_dir)
             conn_params = {**conn_params, "password": embedded_db.password_for(server, conn_params["user"])}
+        elif replica_dir := self.settings_dict.get("EMBEDDED_REPLICA_DATA_DIR"):
+            # The embedded standby: the primary's passwords (its copy); never started here (down: skipped).
+            server = embedded_db.server_for(replica_dir)
+            conn_params = {**conn_params, "password": embedded_db.password_for(server, conn_params["user"])}
         # A session opened again inside a tenant scope starts in it (tickets/tenancy/wall.py).
         options = wall.session_options(self)
         if options:

@@ -2,7 +2,12 @@
 
 from .brain import *  # noqa: F401,F403,E402
 from .celery import *  # noqa: F401,F403,E402
-from .database import DATABASES  # noqa: F401,E402
+from .database import (  # noqa: F401,E402
+    BRAIN_REPLICA_ALIASES,
+    BRAIN_REPLICA_MAX_LAG_MS,
+    DATABASE_ROUTERS,
+    DATABASES,
+)
 from .email import *  # noqa: F401,F403,E402
 from .env import BASE_DIR, env_bool, env_int, env_list, env_str
 from .rest import *  # noqa: F401,F403,E402
@@ -43,6 +48,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "tickets.tenancy.ui.middleware.TenantMiddleware",
+    # With read replicas (DATABASE_REPLICA_URLS), an operator page's reads on one; without, it does nothing.
+    "tickets.tenancy.ui.replica_reads.ReplicaReadsMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a locked-out sign-in into its page
 ]
 

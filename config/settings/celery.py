@@ -63,6 +63,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # Periodic work (`celery -A config beat`): action runs whose "evaluate outcomes after" delay has passed are
 # judged on the next pass, so an outcome is judged at most this many seconds after it matured.
 CELERY_BEAT_SCHEDULE = {
+    # Each large tenant's vectors get an HNSW graph of their own (brain.search.graphs).
+    "sync-memory-graphs": {"task": "brain.sync_memory_graphs", "schedule": 3600.0, "options": {"expires": 3600.0}},
     "evaluate-matured-outcomes": {"task": "intelligence.evaluate_matured_outcomes", "schedule": 900.0},
     # Learning attempts whose lease ran out (a killed worker) or that a broker outage left queued.
     "requeue-learning-attempts": {

@@ -4,11 +4,17 @@ Two roles either way (decision 13): USER is the runtime role the application con
 the role that owns the schema and runs `migrate` (config/db_backend). With DATABASE_URL, the migration
 role comes from DATABASE_MIGRATION_URL (same server and database; unset, one role does both, without the
 second wall's guarantee). RUNTIME_USER keeps the runtime role's name while a connection runs as the other.
+
+Read replicas (issue 30): DATABASE_REPLICA_URLS, comma-separated postgresql:// URLs of hot standbys of the
+primary (or `embedded`: the embedded server's standby, `manage.py embedded_db replica start`), become the
+aliases `replica`, `replica_2`, ... with the runtime role; brain/replicas.py decides per call whether a read
+may go to one. Unset (the default), there is no replica alias and no router: nothing changes.
 """
 
+import copy
 from urllib.parse import parse_qsl, unquote, urlparse
 
-from config import embedded_db
+from config import embedded_db, embedded_replica
 
 from .env import BASE_DIR, env_int, env_str
 
@@ -67,3 +73,35 @@ _default["CONN_HEALTH_CHECKS"] = True
 _default["TEST"] = {"NAME": env_str("BRAIN_TEST_DB_NAME") or None}
 
 DATABASES = {"default": _default}
+
+
+def replica_database(default: dict, url: str) -> dict:
+    """The alias of one standby: the primary's settings (runtime role, wall key, connection reuse) on another
+    server. It never migrates and, in tests, mirrors the test database (`TEST.MIRROR`)."""
+    replica = copy.deepcopy(default)
+    for key in ("MIGRATION_USER", "MIGRATION_PASSWORD", "EMBEDDED_DATA_DIR", "EMBEDDED_DATABASE"):
+        replica.pop(key, None)
+    if url.strip() == "embedded":
+        if not default.get("EMBEDDED_DATA_DIR"):
+            raise ValueError("DATABASE_REPLICA_URLS=embedded needs the embedded server (DATABASE_URL unset).")
+        server = embedded_replica.replica_server(default["EMBEDDED_DATA_DIR"])
+        replica["HOST"], replica["PORT"] = str(server.socket_dir), str(server.port)
+        # Its passwords are the primary's (a copy of the server); never started by a connection.
+        replica["EMBEDDED_REPLICA_DATA_DIR"] = str(server.data_dir)
+    else:
+        parsed = database_from_url(url.strip())
+        replica.update({k: v for k, v in parsed.items() if v})
+    # A standby that is down costs a call at most this long before it is skipped (libpq's minimum: 2 s).
+    replica["OPTIONS"] = {"connect_timeout": 2, **replica.get("OPTIONS", {})}
+    replica["BRAIN_REPLICA"] = True
+    replica["TEST"] = {"MIRROR": "default"}
+    return replica
+
+
+DATABASE_REPLICA_URLS = [u for u in env_str("DATABASE_REPLICA_URLS").split(",") if u.strip()]
+for _index, _url in enumerate(DATABASE_REPLICA_URLS):
+    DATABASES["replica" if _index == 0 else f"replica_{_index + 1}"] = replica_database(_default, _url)
+BRAIN_REPLICA_ALIASES = tuple(alias for alias in DATABASES if alias != "default")
+# A standby whose replay is further behind than this is skipped for the call (its reads go to the primary).
+BRAIN_REPLICA_MAX_LAG_MS = env_int("BRAIN_REPLICA_MAX_LAG_MS", 500)
+DATABASE_ROUTERS = ["tickets.tenancy.replicas.ReplicaRouter"] if BRAIN_REPLICA_ALIASES else []

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 from django.db import connection
@@ -74,6 +75,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--threads", type=int, default=2, help="Threads per gunicorn worker (gthread only).")
     parser.add_argument("--reload", action="store_true", help="Reload the tenant's rows even if present.")
     parser.add_argument("--seed", type=int, default=8)
+    from .context_replica import add_arguments as replica_arguments
+
+    replica_arguments(parser)
 
 
 def _notes_present(tenant, agents) -> int:
@@ -133,7 +137,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_gunicorn(options, port: int, stdout):
+def _start_gunicorn(options, port: int, stdout, extra_env: dict | None = None):
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -144,6 +148,7 @@ def _start_gunicorn(options, port: int, stdout):
         # The benchmark measures the endpoint, not the per-key rate limit.
         "BRAIN_API_THROTTLE_RATE": "100000000/min",
         "LOG_LEVEL": "WARNING",
+        **(extra_env or {}),
     }
     log_path = REPO / "var" / "bench-context-gunicorn.log"
     log_path.parent.mkdir(exist_ok=True)
@@ -278,6 +283,7 @@ class _Load:
         self.lock = threading.Lock()
         self.latencies: list[float] = []
         self.errors: list[str] = []
+        self.sources: Counter = Counter()
 
     def _record(self, status: int, payload: bytes, elapsed_ms: float) -> None:
         with self.lock:
@@ -292,6 +298,8 @@ class _Load:
     def _post(self, conn, agent_id: int, body: bytes) -> tuple[int, bytes]:
         conn.request("POST", f"/api/v1/agents/{agent_id}/context", body=body, headers=self.headers)
         response = conn.getresponse()
+        with self.lock:  # where the call's reads went, with read replicas (brain_bench context --replica)
+            self.sources[response.getheader("X-Brain-Reads") or "none"] += 1
         return response.status, response.read()
 
     def _run(self, threads: int, target) -> float:
@@ -370,6 +378,16 @@ def run(options, stdout) -> dict:
     measured = _requests(rng, agents, options["requests"])
     closed = [(a, json.dumps(b).encode()) for a, b in measured]
     opened = [(a, json.dumps(b).encode()) for a, b in _requests(rng, agents, options["rate_requests"])]
+    if options["replica"]:
+        from types import SimpleNamespace
+
+        from .context_replica import run_replica
+
+        # This module's HTTP plumbing, handed over (context_replica does not import it back: no circle).
+        http = SimpleNamespace(
+            start=_start_gunicorn, Load=_Load, free_port=_free_port, latency=_latency_figures
+        )
+        return run_replica(options, stdout, http, agents, full_key, warmup, closed, opened)
     port = _free_port()
     proc, log = _start_gunicorn(options, port, stdout)
     load = _Load(port, {"Authorization": f"Bearer {full_key}", "Content-Type": "application/json"}, stdout)

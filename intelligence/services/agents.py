@@ -415,38 +415,40 @@ def agent_context_assemble(
 ) -> tuple[ContextAssembly, dict[str, int]]:
     """Load the agent's active memories and their relevance, then assemble. Writes nothing (the budget
     preview calls it as it is; the runtime's `agent_context_build` adds the trace and the activity).
-
     Returns the assembly (with how many of the agent's own notes match the conversation) and, per status,
-    how many of the agent's memories were not candidates (not active).
-    """
-    # The three caches on this path (the agent's memories, recall's statistics, the Client Brain window)
-    # are keyed by the memory state of the agent's scope and of the tenant's (Client Brain) scope: read once.
-    with brain_api.states_read_once(agent.tenant_id, [("agent", [agent.pk]), ("tenant", None)]):
-        records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
-        relevance = _relevance(agent, request.query)
-        candidates = [
-            c.with_relevance(relevance[c.id]) if c.id in relevance else c
-            for c in _base_candidates(agent, records)
-        ]
-        assembly = assemble_runtime_context(
-            candidates=candidates,
-            scope=ConversationScope(
-                provider=request.provider, campaign_ids=tuple(request.campaign_ids), tags=tuple(request.tags)
-            ),
-            budget=budget_for(agent.budget_overrides),
-            policy_text=request.policy,
-            knowledge_base_text=request.knowledge_base,
-            brand=_brand_renderer(agent, request),
-            pattern_weight=_pattern_weight(agent),
-        )
-        # Notes are never injected (spec: Notes): the answer says how many match, so the agent knows when
-        # searching them is worth a call. No search when the agent has no note.
-        assembly.notes_matching = brain_api.agent_notes_matching(
-            tenant_id=agent.tenant_id,
-            agent_id=agent.pk,
-            query=request.query,
-            mode=getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "fulltext"),
-        )
+    how many of the agent's memories were not candidates (not active)."""
+    # The caches on this path are keyed by the memory states of the agent's scope and the tenant's (Client
+    # Brain): read once; the reads go to a replica that has those states (brain/replicas.py), else the primary.
+    scopes, read = [("agent", [agent.pk]), ("tenant", None)], lambda: _context_reads(agent, request)
+    return brain_api.reads_on_replica(agent.tenant_id, scopes, read)
+
+
+def _context_reads(agent: Agent, request: ContextRequest) -> tuple[ContextAssembly, dict[str, int]]:
+    records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
+    relevance = _relevance(agent, request.query)
+    candidates = [
+        c.with_relevance(relevance[c.id]) if c.id in relevance else c
+        for c in _base_candidates(agent, records)
+    ]
+    assembly = assemble_runtime_context(
+        candidates=candidates,
+        scope=ConversationScope(
+            provider=request.provider, campaign_ids=tuple(request.campaign_ids), tags=tuple(request.tags)
+        ),
+        budget=budget_for(agent.budget_overrides),
+        policy_text=request.policy,
+        knowledge_base_text=request.knowledge_base,
+        brand=_brand_renderer(agent, request),
+        pattern_weight=_pattern_weight(agent),
+    )
+    # Notes are never injected (spec: Notes): the answer says how many match, so the agent knows when
+    # searching them is worth a call. No search when the agent has no note.
+    assembly.notes_matching = brain_api.agent_notes_matching(
+        tenant_id=agent.tenant_id,
+        agent_id=agent.pk,
+        query=request.query,
+        mode=getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "fulltext"),
+    )
     inactive = {status: n for status, n in counts.items() if status != "active"}
     return assembly, inactive
 

@@ -8,7 +8,7 @@ EXPECTED = {
     "agent-memories-active", "agent-memory-status-counts", "containment-windows",
     "search-lexical-statistics", "search-word-lexemes", "minilm-models", "runtime-base-candidates", "llm-provider",
     "client-brain-omitted-notes", "reranker", "hashing-embedder-buckets", "embedder", "runtime-memory-lines",
-    "formation-entities",
+    "formation-entities", "memory-graphs",
 }  # fmt: skip
 
 
@@ -16,7 +16,7 @@ def test_every_per_process_cache_is_registered_named_bounded_and_documented():
     caches = {info.name: info for info in registry()}
     assert EXPECTED <= set(caches)
     for info in caches.values():
-        assert info.bound > 0 and info.keyed_on and info.kind in {"state", "dict", "derived", "lru"}
+        assert info.bound > 0 and info.keyed_on and info.kind in {"state", "dict", "derived", "lru", "timed"}
 
 
 def test_clear_all_empties_every_cache():

@@ -9,7 +9,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
 from brain.ask import brain_ask
+from brain.replicas import reads_on_replica
 from brain.search import recall
+from tickets.tenancy import replicas
 from tickets.tenancy.drf import TenantAPIView
 from tickets.tenancy.models import Role
 
@@ -45,15 +47,17 @@ class BrainSearchView(TenantAPIView):
         serializer = SearchRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        results = recall(tenant_id=self.tenant.pk, query=data["query"], **_recall_kwargs(data))
-        return Response(
-            {
-                "query": data["query"],
-                "mode": data["mode"],
-                "count": len(results),
-                "results": _memories(results),
-            }
-        )
+        # On a read replica when one has the memory states of the scopes searched (brain/replicas.py).
+        scopes = [(data.get("scope_kind"), data.get("scope_ids"))]
+        read = lambda: recall(tenant_id=self.tenant.pk, query=data["query"], **_recall_kwargs(data))  # noqa: E731
+        results = reads_on_replica(self.tenant.pk, scopes, read, states_once=False)
+        body = {
+            "query": data["query"],
+            "mode": data["mode"],
+            "count": len(results),
+            "results": _memories(results),
+        }
+        return Response(body, headers=replicas.reads_header())
 
 
 class BrainAskView(TenantAPIView):

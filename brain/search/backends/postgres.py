@@ -14,10 +14,12 @@ judge's neighbours. Its SQL generates candidates through the indexes and compute
   per word (`scoring.mean_similarity` averages them); or, for a scope small enough, the rows and scores the
   scope's vocabulary gave (brain.search.vocabulary), still under the filters.
 - `vector`: the `pool` rows nearest the query embedding by pgvector's cosine distance, over rows embedded
-  by the same model, through the HNSW index with iterative scans under the filters or an exact scan
-  (`VECTOR_STRATEGY`), each with its vector (`scoring.cosine_similarities`). When the walk ends with fewer
-  than `pool` rows, the tier is run again as the exact scan, whose rows serve it when they differ (the walk
-  stopped before it found all the filtered rows).
+  by the same model: through the tenant's own HNSW graph (brain.search.graphs) with iterative scans under the
+  filters, or by an exact scan (`VECTOR_STRATEGY`; a tenant without a graph of its own is small, and always
+  served exactly), each with its vector (`scoring.cosine_similarities`). The walk is asked for
+  `hnsw.ef_search` rows passing the filters, the best `pool` of them kept; when it finds fewer, it was starved
+  (the filters pass a share of the graph too small for `HNSW_MAX_SCAN_TUPLES`) or the filters pass no more,
+  and the tier is run again as the exact scan, whose rows serve it when they differ.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from django.db.models.expressions import RawSQL
 from brain.models import Memory
 
 from .. import scoring
+from ..graphs import has_graph, walk_size
 from ..plan import RecallPlan
 from ..scoped import (
     CONTAINMENT_ORDER,
@@ -135,15 +138,33 @@ def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
 
 def _vector_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     params.update(qvec=vector_literal(plan.query_vector()), embedding_model=plan.embedding_model)
-    # "+ 0" hides the operator from the planner: the exact strategy never walks the HNSW graph.
-    distance = "(m.embedding <=> %(qvec)s::vector)" + (" + 0" if plan.strategy == "exact" else "")
+    nearest = f"""SELECT m.id, m.confidence, m.created_at, m.embedding <=> %(qvec)s::vector AS distance
+      FROM brain_memory m
+      WHERE {condition} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s"""
+    if plan.strategy == "exact":
+        # "+ 0" hides the operator from the planner: the exact strategy never walks an HNSW graph.
+        chosen = f"{nearest} ORDER BY (m.embedding <=> %(qvec)s::vector) + 0, m.id LIMIT %(pool)s"
+        walked = "NULL::int"
+    else:
+        # The walk (the tenant's own graph, brain.search.graphs) is asked for `walk` rows that pass the
+        # filters, `hnsw.ef_search` of them: as many as an unfiltered walk keeps, whatever share of the graph
+        # the filters pass. The best `pool` of them are kept, and how many it found (`walked`) tells
+        # `search` whether the walk was starved.
+        params["walk"] = _walk(plan)
+        chosen = f"""SELECT w.id, w.confidence, w.created_at, count(*) OVER () AS walked FROM (
+      {nearest} ORDER BY m.embedding <=> %(qvec)s::vector LIMIT %(walk)s) w
+      ORDER BY w.distance, w.id LIMIT %(pool)s"""
+        walked = "m.walked::int"
     # The vectors of the nearest rows only, read by primary key once they are chosen (in the ordering query,
     # the planner would send every scanned row's vector through the sort).
-    return f"""(SELECT {_candidate("vector", vector="vector_send(e.embedding)")}
-    FROM (SELECT m.id, m.confidence, m.created_at FROM brain_memory m
-      WHERE {condition} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s
-      ORDER BY {distance}, m.id LIMIT %(pool)s) m
+    return f"""(SELECT {_candidate("vector", length=walked, vector="vector_send(e.embedding)")}
+    FROM ({chosen}) m
     JOIN brain_memory e ON e.id = m.id)"""
+
+
+def _walk(plan: RecallPlan) -> int:
+    """The rows that pass the filters a walk is asked for: `hnsw.ef_search` of them (at least the pool)."""
+    return max(int(plan.config["HNSW_EF_SEARCH"]), plan.pool)
 
 
 def _holding_trigrams(plan: RecallPlan, word: str, params: dict) -> str:
@@ -253,14 +274,23 @@ class PostgresBackend(SearchBackend):
         return True
 
     def search(self, cursor, plan: RecallPlan) -> SearchResult:
-        tiers, known, columns = self._candidates(cursor, plan)
+        if "vector" in plan.tiers and plan.strategy == "hnsw":
+            tenant_id, config = plan.filters.tenant_id, plan.config
+            if not has_graph(tenant_id):
+                # A tenant without a graph of its own is small (brain.search.graphs): the exact scan serves it.
+                plan = replace(plan, strategy="exact")
+            else:
+                ef = walk_size(tenant_id, int(config["HNSW_EF_SEARCH"]), int(config["HNSW_EF_SEARCH_ROWS"]))
+                plan = replace(plan, config={**config, "HNSW_EF_SEARCH": ef})
+        tiers, known, columns, walked = self._candidates(cursor, plan)
         strategy = plan.strategy if "vector" in plan.tiers else None
-        if strategy == "hnsw" and len(tiers["vector"]) < plan.pool:
-            # Fewer than `pool` rows: either the filters leave no more, or the walk stopped
-            # (`HNSW_MAX_SCAN_TUPLES`) before it found them, as for a tenant or scope small beside the
-            # table. Either way the rows are few, so the exact scan is cheap; where it finds other rows
-            # than the walk, its rows serve the tier, and every result's explanation says "exact".
-            exact, exact_known, exact_columns = self._candidates(
+        if strategy == "hnsw" and walked < _walk(plan):
+            # The walk found fewer rows passing the filters than it was asked for: either the filters pass no
+            # more, or it was starved, stopped by `HNSW_MAX_SCAN_TUPLES` before it met them (filters that pass
+            # a small share of the graph: a narrow scope of a large tenant). Either way the rows passing are
+            # few beside the graph, so the exact scan is cheap; where it finds other rows than the walk, its
+            # rows serve the tier, and every result's explanation says "exact".
+            exact, exact_known, exact_columns, _ = self._candidates(
                 cursor, replace(plan, tiers=("vector",), strategy="exact")
             )
             if set(exact["vector"]) != set(tiers["vector"]):
@@ -277,15 +307,17 @@ class PostgresBackend(SearchBackend):
 
     def _candidates(
         self, cursor, plan: RecallPlan
-    ) -> tuple[dict[str, dict], dict[int, tuple], dict[int, tuple]]:
-        """Each tier's scored candidates, their (confidence, created_at), and with `plan.details` their
-        columns in `Hit`'s order."""
+    ) -> tuple[dict[str, dict], dict[int, tuple], dict[int, tuple], int]:
+        """Each tier's scored candidates, their (confidence, created_at), with `plan.details` their
+        columns in `Hit`'s order, and how many rows passing the filters the vector tier's walk found."""
         sql, params = candidate_statement(plan)
         set_local(cursor, plan)
         cursor.execute(sql, params)
         rows = cursor.fetchall()
         columns = {row[1]: row[_SCORING_COLUMNS:] for row in rows} if plan.details else {}
-        return (*_scored(plan, [row[:_SCORING_COLUMNS] for row in rows]), columns)
+        # The vector tier's rows carry the walk's count in their `length` column (every row the same).
+        walked = next((row[4] for row in rows if row[0] == "vector" and row[4] is not None), 0)
+        return (*_scored(plan, [row[:_SCORING_COLUMNS] for row in rows]), columns, walked)
 
     def window(self, plan: ContainmentPlan) -> Window:
         """The window read from the stored rows, every call (the in-memory backend caches it)."""

@@ -15,6 +15,7 @@ from rest_framework.viewsets import GenericViewSet
 from brain import api as brain_api
 from config.rest import PAGE_PARAMETERS, gate_rejected_response, page_bounds
 from config.schema import ErrorSerializer, page_of
+from tickets.tenancy import replicas
 from tickets.tenancy.drf import TenantAPIView, TenantScopedMixin
 from tickets.tenancy.models import ApiKey
 
@@ -281,4 +282,5 @@ class AgentContextView(_AgentScoped):
         assembly, inactive, trace, record = runs.agent_context_open(
             agent=agent, request=services.ContextRequest(**values), **keys
         )
-        return Response({**context_response(assembly, inactive, trace), record.kind: record.as_dict()})
+        data = {**context_response(assembly, inactive, trace), record.kind: record.as_dict()}
+        return Response(data, headers=replicas.reads_header())  # with read replicas: where its reads went

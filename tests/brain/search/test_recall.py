@@ -8,7 +8,7 @@ import pytest
 from brain.api import RecalledMemory, RecallInputError, Reranker, recall
 from brain.embedders import get_embedder
 from brain.models import Memory
-from tests.brain.search.test_vector_tier import fresh_hnsw_graph
+from tests.brain.search.test_vector_tier import fresh_tenant_graphs
 
 
 def remember(tenant, text, *, key="", embed=True, **fields):
@@ -186,7 +186,7 @@ def test_vector_tier_is_tenant_and_scope_isolated_under_both_strategies(
     for _ in range(5):
         remember(other_tenant, "Escalate chargebacks to finance.", scope_kind="agent", scope_id="a1")
     if strategy == "hnsw":
-        fresh_hnsw_graph()
+        fresh_tenant_graphs(min_rows=1)  # each tenant walks a graph of its own
     results = recall(
         tenant_id=tenant.pk,
         query="chargebacks",
