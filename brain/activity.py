@@ -34,11 +34,21 @@ def memories_record_activity(*, tenant_id: int, memory_ids: list[int]) -> None:
     Tenant-scoped: ids of other tenants' memories (or of no memory) are ignored. A repeated id counts
     once. Not idempotent: each call adds one. Runs in (or as) one transaction.
     """
-    ids = sorted(set(memory_ids))  # sorted: concurrent callers lock counter rows in the same order
-    if not ids:
+    statement = record_activity_statement(tenant_id=tenant_id, memory_ids=memory_ids)
+    if statement is None:
         return
     with connection.cursor() as cursor:
-        cursor.execute(RECORD_ACTIVITY_SQL, [tenant_id, ids])
+        cursor.execute(*statement)
+
+
+def record_activity_statement(*, tenant_id: int, memory_ids: list[int]) -> tuple[str, list] | None:
+    """The statement `memories_record_activity` runs, with its parameters (None when there is nothing to
+    count), for a caller that runs it inside a statement of its own (a WITH clause of the runtime context
+    call's one write: issue 30)."""
+    ids = sorted(set(memory_ids))  # sorted: concurrent callers lock counter rows in the same order
+    if not ids:
+        return None
+    return RECORD_ACTIVITY_SQL.strip(), [tenant_id, ids]
 
 
 def activity_count_expression():

@@ -6,7 +6,7 @@ Brain's own code calls its own modules, never this one (an import contract in py
 """
 
 # Recorded activity of memories a caller put in a prompt (brain/activity.py).
-from brain.activity import memories_record_activity  # noqa: E402,F401
+from brain.activity import memories_record_activity, record_activity_statement  # noqa: E402,F401
 
 # Agent memories (Intelligence tab, runtime injection): their one frozen value and the read selectors that
 # return it (brain/agent_memories.py); writes go through promote() and the formation services below.

@@ -121,3 +121,15 @@ def states_known(states: dict[tuple, str]):
         yield
     finally:
         _READ_ONCE.reset(token)
+
+
+@contextmanager
+def states_kept(tenant_id: int, scopes: Sequence[ScopeSpec]):
+    """`states_read_once` for a reader that may run inside such a block: when the enclosing block already
+    read every one of these scopes, its reads answer (no statement); otherwise they are read once, here."""
+    read_once = _READ_ONCE.get()
+    if read_once is not None and all(_scope_key(tenant_id, kind, ids) in read_once for kind, ids in scopes):
+        yield
+        return
+    with states_read_once(tenant_id, scopes):
+        yield

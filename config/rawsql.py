@@ -45,3 +45,34 @@ class ModelColumns:
                 value = converter(value, col, connection)
             converted.append(value)
         return self.model.from_db(alias, self.attnames, converted)
+
+
+def insert_values(instance, refs: dict[str, str] | None = None) -> tuple[str, list]:
+    """`INSERT INTO table (columns) VALUES (...)` for an unsaved instance, with its parameters, as the ORM's
+    `save()` would write it (each field's pre_save, then its database preparation; the auto primary key
+    left to the database). `refs` gives some attnames an SQL expression instead of a value (another row of
+    the same statement: `(SELECT id FROM t)`), so several inserts chain in one statement's WITH clauses."""
+    refs = refs or {}
+    meta = instance._meta
+    connection = connections[instance._state.db or "default"]
+    columns, values, params = [], [], []
+    for field in meta.local_concrete_fields:
+        if field is meta.auto_field:
+            continue
+        columns.append(connection.ops.quote_name(field.column))
+        if field.attname in refs:
+            values.append(refs[field.attname])
+            continue
+        value = field.pre_save(instance, True)
+        values.append("%s")
+        params.append(field.get_db_prep_save(value, connection))
+    sql = f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({', '.join(columns)}) VALUES ({', '.join(values)})"
+    return sql, params
+
+
+def saved(instance, pk, alias: str = "default"):
+    """The instance as if `save()` had inserted it with this primary key."""
+    instance.pk = pk
+    instance._state.adding = False
+    instance._state.db = alias
+    return instance

@@ -28,7 +28,8 @@ from typing import Any, NamedTuple
 from django.conf import settings
 
 from brain.activity import memories_record_activity
-from brain.memory_state import memory_state
+from brain.caches import DerivedCache, StateCache
+from brain.memory_state import memory_state, states_kept
 from brain.models import BrainScopeKind, Memory, MemoryStatus
 from brain.search import ContainmentPlan, contained, containment_query, window_rows
 from brain.search.scoped import CONTAINMENT_ORDER
@@ -39,6 +40,15 @@ from .types import CONTEXT_MODES, ClientBrainContext, ContextMemory, Mode
 from .words import kept_words, keyword_terms, words
 
 FIELDS = ("id", "type", "key", "text", "payload", "confidence")
+
+# The runtime context call asks for the Client Brain on every call (issue 30, section 0): an answer is kept
+# per process for the words it was asked with, under the tenant scope's memory state.
+_CONTEXTS = StateCache(
+    "client-brain-contexts",
+    512,
+    keyed_on="(tenant, mode, max_chars, caps, the ticket's words, its keyword terms) and the memory state of"
+    " the tenant's scope",
+)
 
 
 @dataclass(slots=True)  # hundreds per call: slots make building and reading them cheaper
@@ -54,6 +64,14 @@ class Candidate:
     tier: str
     position: int = 0
     overlap: tuple[str, ...] = ()
+
+    def with_overlap(self, overlap: tuple[str, ...]) -> Candidate:
+        """A copy sharing these words with the ticket (the fallback tier's candidates are shared between
+        calls: never changed in place)."""
+        return Candidate(
+            self.id, self.type, self.key, self.text, self.payload, self.confidence, self.words, self.typed,
+            self.tier, self.position, overlap,
+        )  # fmt: skip
 
 
 def tenant_model():
@@ -159,6 +177,21 @@ def _kept(values: tuple) -> KeptRow:
     return KeptRow(*values, kept_words(values[2], values[3]), typed.is_typed(values[1], values[4]))
 
 
+# The fallback tier is the same for every ticket at a memory state: its candidates are built once per window.
+_FALLBACK = DerivedCache(
+    "client-brain-fallback-tier",
+    bound=64,
+    keyed_on="(tenant, window name), rebuilt when the containment window's rows (one tuple per memory state of"
+    " the tenant's scope) are another object",
+)
+
+
+def _fallback_tier(window: tuple, plan: ContainmentPlan) -> tuple[tuple[Candidate, ...], frozenset[int]]:
+    rows = window[: plan.limit]
+    candidates = tuple(Candidate(*row, tier="fallback", position=i) for i, row in enumerate(rows))
+    return candidates, frozenset(c.id for c in candidates)
+
+
 def fetch_tiers(
     *, tenant_id: int, subject: str, latest_customer_message: str
 ) -> tuple[list[Candidate], dict]:
@@ -169,20 +202,24 @@ def fetch_tiers(
     """
     terms = keyword_terms(subject, latest_customer_message)
     plan = keyword_plan(tenant_id=tenant_id, terms=terms, prepare=_kept)
-    fallback = window_rows(plan)[: plan.limit]
+    window = window_rows(plan)
+    fallback, fetched = _FALLBACK.get(
+        (plan.tenant_id, plan.name), window, lambda: _fallback_tier(window, plan)
+    )
     keyword = contained(plan) if terms else []
-    merged: dict[int, Candidate] = {}
-    for tier, rows in (("fallback", fallback), ("keyword", keyword)):
-        for row in rows:
-            if row.id not in merged:
-                merged[row.id] = Candidate(*row, tier=tier, position=len(merged))
+    merged = list(fallback)
+    added: set[int] = set()  # keyword rows merged so far (the fallback's ids are `fetched`)
+    for row in keyword:
+        if row.id not in fetched and row.id not in added:
+            added.add(row.id)
+            merged.append(Candidate(*row, tier="keyword", position=len(merged)))
     stats = {
         "fallback": len(fallback),
         "keyword": len(keyword),
         "merged": len(merged),
         "keyword_terms": terms,
     }
-    return list(merged.values()), stats
+    return merged, stats
 
 
 def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]:
@@ -190,11 +227,11 @@ def rank(candidates: list[Candidate], query_words: list[str]) -> list[Candidate]
     zero-overlap rest in fetched (confidence) order."""
     wanted = frozenset(query_words)
     disjoint = wanted.isdisjoint
-    for candidate in candidates:
-        # shared_in(wanted, candidate.words), inlined: hundreds of rows per call, and most share nothing
-        candidate.overlap = (
-            () if disjoint(candidate.words) else tuple(sorted(wanted.intersection(candidate.words)))
-        )
+    # shared_in(wanted, candidate.words), inlined: hundreds of rows per call, and most share nothing
+    candidates = [
+        c if disjoint(c.words) else c.with_overlap(tuple(sorted(wanted.intersection(c.words))))
+        for c in candidates
+    ]
     voice = [c for c in candidates if c.type == typed.VOICE]
     others = [c for c in candidates if c.type != typed.VOICE]
     overlapping = sorted(
@@ -237,6 +274,10 @@ def assemble_context(
     Exported as `brain.api.client_brain_context_preview` for read-only previews (e.g. a budget preview);
     a real agent run uses `client_brain_context()`, which counts activity. `tenant`: the tenant's row when
     the caller already holds it (its settings give the caps); read by `tenant_id` otherwise.
+
+    Served from `_CONTEXTS` when the same words were asked at the same memory state of the tenant's scope
+    (the result depends on the ticket's text only through its words and keyword terms): a write to any
+    Client Brain row changes the state, and the next call is assembled afresh. Treat it as read-only.
     """
     if mode not in CONTEXT_MODES:
         raise ValueError(f"mode must be 'initial' or 'continuation', not {mode!r}")
@@ -246,6 +287,36 @@ def assemble_context(
         raise ValueError(f"tenant {tenant.pk} is not tenant_id {tenant_id}")
     caps = caps_for(tenant)
     query_words = words(subject, latest_customer_message)
+    key = (
+        int(tenant_id),
+        mode,
+        max_chars,
+        tuple(sorted(caps.items())),
+        tuple(query_words),
+        tuple(keyword_terms(subject, latest_customer_message)),
+        tenant is not None,
+    )
+    with states_kept(tenant_id, [(BrainScopeKind.TENANT, None)]):
+        state = memory_state(tenant_id, scope_kind=BrainScopeKind.TENANT)
+        return _CONTEXTS.get(
+            key,
+            state,
+            lambda: _assembled(
+                tenant_id, subject, latest_customer_message, mode, max_chars, tenant, caps, query_words
+            ),
+        )
+
+
+def _assembled(
+    tenant_id: int,
+    subject: str,
+    latest_customer_message: str,
+    mode: Mode,
+    max_chars: int | None,
+    tenant,
+    caps: dict[str, int],
+    query_words: list[str],
+) -> ClientBrainContext:
     candidates, stats = (
         fetch_tiers(tenant_id=tenant_id, subject=subject, latest_customer_message=latest_customer_message)
         if tenant is not None

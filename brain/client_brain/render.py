@@ -96,21 +96,16 @@ def _compose(
 
 
 def _composed_length(
-    line_chars: dict[str, list[int]], omitted: dict[str, int], budget_omitted: dict[str, int]
+    lines: int, line_chars: int, headings: int, heading_chars: int, omitted: dict, budget_omitted: dict
 ) -> int:
-    """len(_compose(...)) for lines of these lengths, without building the text: the budget loop asks
-    it once per memory, and composing every trial was quadratic in the lines."""
-    if not any(line_chars.values()):
+    """len(_compose(...)) for `lines` lines of `line_chars` characters in all under `headings` headings of
+    `heading_chars` (each with its colon), without building the text: the budget loop asks it once per
+    memory with running totals (composing every trial was quadratic in the lines)."""
+    if not lines:
         return 0
-    parts = [len(OPEN), len(PREAMBLE), len(CLOSE)]
-    for family in typed.PROMPT_ORDER:
-        if line_chars[family]:
-            parts.append(len(HEADINGS[family]) + 1)
-            parts.extend(line_chars[family])
     notes = _notes(omitted, budget_omitted)
-    if notes:
-        parts.append(len(notes))
-    return sum(parts) + len(parts) - 1  # one newline between parts
+    parts = 3 + headings + lines + (1 if notes else 0)  # open, preamble, close; one newline between parts
+    return len(OPEN) + len(PREAMBLE) + len(CLOSE) + heading_chars + line_chars + len(notes) + parts - 1
 
 
 def _priority(sections: dict[str, list[ContextMemory]]) -> list[ContextMemory]:
@@ -137,18 +132,23 @@ def render_context(
         for memory in ordered:
             lines[memory.type].append((memory.id, memory_line(memory)))
     else:
-        line_chars: dict[str, list[int]] = {family: [] for family in typed.FAMILIES}
         for memory in ordered:
             budget_omitted[memory.type] += 1
+        kept = headings = kept_chars = heading_chars = 0
         for memory in ordered:
-            line = memory_line(memory)
-            line_chars[memory.type].append(len(line))
-            budget_omitted[memory.type] -= 1
-            if _composed_length(line_chars, omitted, budget_omitted) <= max_chars:
-                lines[memory.type].append((memory.id, line))
+            line, family = memory_line(memory), memory.type
+            heading = 0 if lines[family] else len(HEADINGS[family]) + 1
+            budget_omitted[family] -= 1
+            length = _composed_length(
+                kept + 1, kept_chars + len(line), headings + bool(heading), heading_chars + heading,
+                omitted, budget_omitted,
+            )  # fmt: skip
+            if length <= max_chars:
+                lines[family].append((memory.id, line))
+                kept, kept_chars = kept + 1, kept_chars + len(line)
+                headings, heading_chars = headings + bool(heading), heading_chars + heading
             else:
-                line_chars[memory.type].pop()
-                budget_omitted[memory.type] += 1
+                budget_omitted[family] += 1
     # Keep rank order inside each section whatever order the budget filled them in.
     rank = {
         memory.id: i for i, memory in enumerate(m for f in typed.PROMPT_ORDER for m in sections.get(f, []))

@@ -1,6 +1,7 @@
 """Writes of the Intelligence app, one module per part, re-exported here:
 
-- `agents`: agents, their settings and memories (through `brain`), the runtime context and its trace;
+- `agents`: agents, their settings and memories (through `brain`), the runtime context's assembly;
+- `context_store`: what the runtime context call writes (its trace, record and activity), in one statement;
 - `runs`: conversations and runs as records, proposed actions and their decisions, outcomes, verdicts;
 - `feedback`: operators' ratings of conversations and runs;
 - `suggestions`: memories suggested from feedback, and their review (activate, dismiss).
@@ -15,7 +16,6 @@ from .agents import (
     ContextRequest,
     NoteKeptAsWritten,
     agent_context_assemble,
-    agent_context_build,
     agent_create,
     agent_memory_add,
     agent_memory_edit,
@@ -25,6 +25,7 @@ from .agents import (
     agent_update,
     omitted_ids_by_reason,
 )
+from .context_store import agent_context_build
 from .feedback import conversation_feedback_set, run_feedback_set
 from .runs import (
     ActionAlreadyDecided,

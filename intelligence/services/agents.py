@@ -20,9 +20,8 @@ from brain import api as brain_api
 from brain.api import MemoryCandidate, PromoteOutcome
 
 from ..learning import learning_config_clean, learning_config_for
-from ..models import Agent, ContextTrace
+from ..models import Agent
 from ..runtime import (
-    OMITTED_DETAIL_LIMIT,
     BrandSection,
     CandidateMemory,
     ContextAssembly,
@@ -461,40 +460,3 @@ def omitted_ids_by_reason(omitted) -> dict[str, list[int]]:
     for o in omitted:
         by_reason.setdefault(o.reason, []).append(o.memory_id)
     return by_reason
-
-
-@transaction.atomic
-def agent_context_build(
-    *, agent: Agent, request: ContextRequest, origin: str = "api"
-) -> tuple[ContextAssembly, dict[str, int], ContextTrace]:
-    """Assemble the runtime context, store its `ContextTrace` (the id verdicts refer to later) and count
-    Client Brain activity for the brand memories it injected."""
-    assembly, inactive = agent_context_assemble(agent=agent, request=request)
-    omitted = assembly.omitted
-    trace = ContextTrace.objects.create(
-        tenant_id=agent.tenant_id,
-        agent=agent,
-        origin=origin,
-        request_summary=request.summary(),
-        request_text=request.request_text(),
-        sections={
-            s.name: {
-                "memory_ids": s.memory_ids,
-                "chars": s.chars,
-                "budget": s.budget,
-                "truncated": s.truncated,
-            }
-            for s in assembly.sections
-        },
-        injected_memory_ids=assembly.injected_memory_ids,
-        omitted=omitted_ids_by_reason(omitted[:OMITTED_DETAIL_LIMIT]),
-        omitted_counts={**assembly.omitted_counts, **{f"status_{k}": v for k, v in inactive.items()}},
-        total_chars=assembly.total_chars,
-        budget=assembly.budget.as_dict(),
-    )
-    # Last before the commit: every call counts the same few top Client Brain rows, and their counter
-    # rows stay locked from this statement to the commit (concurrent calls wait on each other that long).
-    brain_api.memories_record_activity(
-        tenant_id=agent.tenant_id, memory_ids=assembly.section_map["brand"].memory_ids
-    )
-    return assembly, inactive, trace

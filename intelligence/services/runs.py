@@ -25,7 +25,6 @@ proposed action (section 4: approved / rejected), matured outcomes and evaluator
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
@@ -51,7 +50,8 @@ from ..models import (
     ProposedActionStatus,
     RunOutcome,
 )
-from .agents import ContextRequest, agent_context_build
+from .agents import ContextRequest, agent_context_assemble
+from .context_store import context_store
 
 RECOMMENDATION_MAX_CHARS = 700
 REASON_MAX_CHARS = 2000
@@ -72,19 +72,6 @@ class OutcomeAlreadyEvaluated(Exception):
         self.run_id = run_id
 
 
-@dataclass(frozen=True)
-class RecordRef:
-    """The record a runtime context call opened or continued."""
-
-    kind: str  # "conversation" | "run"
-    id: int
-    external_id: str
-    created: bool
-
-    def as_dict(self) -> dict:
-        return {"id": self.id, "external_id": self.external_id, "created": self.created}
-
-
 # --- Section 1: records ---------------------------------------------------------------------------------
 
 
@@ -102,65 +89,24 @@ def _check_record_keys(agent: Agent, conversation_id: str, run_id: str) -> None:
         raise RecordOfOtherKind({"run_id": "This is a knowledge agent: send conversation_id, not run_id."})
 
 
-def _open_conversation(agent: Agent, external_id: str, trace: ContextTrace) -> RecordRef:
-    if external_id:
-        conversation, created = (
-            Conversation.objects.for_tenant(agent.tenant_id)
-            .select_for_update()
-            .get_or_create(tenant_id=agent.tenant_id, agent=agent, external_id=external_id)
-        )
-    else:
-        conversation = Conversation.objects.create(
-            tenant_id=agent.tenant_id, agent=agent, context_trace=trace
-        )
-        created = True
-    ConversationTurn.objects.create(tenant_id=agent.tenant_id, conversation=conversation, context_trace=trace)
-    if conversation.context_trace_id != trace.pk:
-        conversation.context_trace = trace
-        conversation.save(update_fields=["context_trace"])
-    return RecordRef("conversation", conversation.pk, external_id, created)
-
-
-def _open_run(agent: Agent, external_id: str, trace: ContextTrace, request) -> RecordRef:
-    defaults = {"provider": request.provider, "campaign_ids": list(request.campaign_ids)}
-    if external_id:
-        run, created = (
-            AgentRun.objects.for_tenant(agent.tenant_id)
-            .select_for_update()
-            .get_or_create(tenant_id=agent.tenant_id, agent=agent, external_id=external_id, defaults=defaults)
-        )
-    else:
-        run = AgentRun.objects.create(
-            tenant_id=agent.tenant_id, agent=agent, context_trace=trace, trace_ids=[trace.pk], **defaults
-        )
-        return RecordRef("run", run.pk, external_id, True)
-    run.context_trace = trace
-    run.trace_ids = [*run.trace_ids, trace.pk]
-    run.save(update_fields=["context_trace", "trace_ids"])
-    return RecordRef("run", run.pk, external_id, created)
-
-
 def agent_context_open(*, agent: Agent, request: ContextRequest, conversation_id: str = "", run_id: str = ""):
-    """The runtime context call: assemble and store the trace (`services.agent_context_build`), then open
-    or continue the agent's record for the caller's id — idempotent per (tenant, agent, caller's id).
+    """The runtime context call: assemble (reads only), then store the trace, open or continue the agent's
+    record for the caller's id — idempotent per (tenant, agent, caller's id) — and count the brand memories'
+    activity in one statement (`context_store`: committed before the answer, all or nothing).
 
     Returns (assembly, inactive counts, trace, RecordRef). Raises ValidationError, before anything is
     written, when the id does not fit the agent's kind (a run_id for a knowledge agent, a conversation_id
     for an action agent)."""
     conversation_id, run_id = (conversation_id or "").strip(), (run_id or "").strip()
     _check_record_keys(agent, conversation_id, run_id)
-    return _context_open(agent, request, conversation_id, run_id)
-
-
-# No savepoint of its own: the request's transaction (or a new one outside a request) holds the trace and the
-# record together, and the runtime path stays at two writes more than the trace alone.
-@transaction.atomic(savepoint=False)
-def _context_open(agent: Agent, request, conversation_id: str, run_id: str):
-    assembly, inactive, trace = agent_context_build(agent=agent, request=request, origin="api")
-    if agent.kind == AgentKind.ACTION:
-        record = _open_run(agent, run_id, trace, request)
-    else:
-        record = _open_conversation(agent, conversation_id, trace)
+    assembly, inactive = agent_context_assemble(agent=agent, request=request)
+    trace, record = context_store(
+        agent=agent,
+        request=request,
+        assembly=assembly,
+        inactive=inactive,
+        external_id=run_id if agent.kind == AgentKind.ACTION else conversation_id,
+    )
     return assembly, inactive, trace, record
 
 

@@ -184,15 +184,21 @@ def test_the_tenants_client_brain_caps_apply_to_the_brand_section(api, tenant):
 
 
 def test_a_context_call_reads_each_memory_state_once(api, tenant, django_assert_num_queries):
-    """Key, agent, then inside the request's savepoint: the states of both scopes (one statement), the
-    Client Brain activity and the trace (the query's words were seen before: their lexemes are cached), then
-    the conversation the call opens and its first turn. A new cache or state read on this path shows up here."""
+    """Key, agent, the states of both scopes (one statement), then one write: the trace, the conversation
+    the call opens, its first turn and the Client Brain activity together (issue 30, section 0: these were
+    five statements and a savepoint; the query's words were seen before: their lexemes are cached). A new
+    cache or state read, or another write, on this path shows up here."""
     agent = make_agent(tenant)
     add_memory(agent, "Always greet the customer by name.", strength="hard_rule", status="active")
     fact(tenant, "Acme ships refurbished laptops from Lyon within two days.")
     context(api, agent, conversation="Do refurbished laptops ship from Lyon?")  # fills this process's caches
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(4) as captured:
         assert context(api, agent, conversation="Do refurbished laptops ship from Lyon?").status_code == 200
+    write = captured.captured_queries[-1]["sql"]
+    assert "SAVEPOINT" not in " ".join(q["sql"] for q in captured.captured_queries)
+    for table in ("intelligence_contexttrace", "intelligence_conversation", "intelligence_conversationturn"):
+        assert f'INSERT INTO "{table}"' in write
+    assert "brain_memoryactivity" in write
 
 
 def test_an_operator_rule_that_closes_a_block_comes_out_quoted_in_the_prompt(api, tenant):
