@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from tickets.tenancy import services
 from tickets.tenancy.models import Role
 
+from .tenant_query_audit import pytest_configure  # noqa: F401 - the tenant query audit (BRAIN_AUDIT_TENANT_QUERIES=1)
 from .tickets.factories import MembershipFactory, TenantFactory, UserFactory
 
 REPO = Path(__file__).resolve().parent.parent

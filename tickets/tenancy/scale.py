@@ -62,6 +62,9 @@ REFERENCE = (
     "table that stays whole on every node as a Citus reference table, where a global unique key holds"
 )
 
+# Tables Citus keeps whole on every node (with the tenants table itself, whose id is the distribution key).
+REFERENCE_TABLES = frozenset({"tickets_apikey", "tickets_invitation", "tickets_membership"})
+
 ALLOWED: dict[str, str] = {
     # Reference tables (with the tenants table itself, which has no tenant_id: it is the distribution key).
     "tickets_apikey primary key id": REFERENCE,
