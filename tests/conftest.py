@@ -140,6 +140,19 @@ def _broker_reachable(url: str) -> bool:
         return False
 
 
+@pytest.fixture
+def require_pgbouncer() -> None:
+    """Skip with a visible reason when Debian's pgbouncer is missing; BRAIN_REQUIRE_PGBOUNCER=1 (CI) fails instead."""
+    from config import pgbouncer
+
+    if pgbouncer.binary() is not None:
+        return
+    message = "pgbouncer is not installed (apt-get install pgbouncer; `make test` installs it as root)"
+    if os.environ.get("BRAIN_REQUIRE_PGBOUNCER") == "1":
+        pytest.fail(message + " (BRAIN_REQUIRE_PGBOUNCER=1 forbids skipping)")
+    pytest.skip(message)
+
+
 def broker_or_skip(url: str = BROKER_URL) -> None:
     """Skip with a visible reason when no broker is reachable; BRAIN_REQUIRE_BROKER=1 (CI) makes it a failure."""
     if _broker_reachable(url):

@@ -74,6 +74,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--threads", type=int, default=2, help="Threads per gunicorn worker (gthread only).")
     parser.add_argument("--reload", action="store_true", help="Reload the tenant's rows even if present.")
     parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument(
+        "--pooler",
+        action="store_true",
+        help="Measure twice in this run: direct connections, then through a PgBouncer in transaction mode"
+        " (context_pooler.py).",
+    )
+    parser.add_argument("--pool-size", type=int, default=4, help="PgBouncer's server connections (--pooler).")
 
 
 def _notes_present(tenant, agents) -> int:
@@ -358,6 +365,11 @@ def _latency_figures(latencies: list[float]) -> dict[str, float | None]:
 
 def run(options, stdout) -> dict:
     import json
+
+    if options.get("pooler"):
+        from .context_pooler import beside_pooler
+
+        return beside_pooler(run, options, stdout)
 
     from tickets.tenancy import services as ticket_services
 

@@ -7,8 +7,6 @@ their statements take turns on that one server connection. Skipped when pgbounce
 BRAIN_REQUIRE_PGBOUNCER=1 (CI), which makes that a failure.
 """
 
-import os
-
 import pytest
 from django.db import connection, connections, transaction
 
@@ -21,12 +19,7 @@ from tickets.tenancy import selectors, wall
 
 
 @pytest.fixture
-def bouncer(transactional_db):
-    if pgbouncer.binary() is None:
-        message = "pgbouncer is not installed (apt-get install pgbouncer; `make test` installs it as root)"
-        if os.environ.get("BRAIN_REQUIRE_PGBOUNCER") == "1":
-            pytest.fail(message + " (BRAIN_REQUIRE_PGBOUNCER=1 forbids skipping)")
-        pytest.skip(message)
+def bouncer(transactional_db, require_pgbouncer):
     data_dir = connection.settings_dict["EMBEDDED_DATA_DIR"]
     if not data_dir:
         pytest.skip("the PgBouncer tests start one in front of the embedded server (DATABASE_URL is set)")
@@ -161,3 +154,18 @@ def test_pooled_connections_prepare_no_statements_and_keep_no_cursor(pooled):
     wrapper = pooled("pooled_a")
     assert wrapper.connection.prepare_threshold is None
     assert wrapper.settings_dict["DISABLE_SERVER_SIDE_CURSORS"] is True
+
+
+def test_a_tenant_or_bypass_changed_inside_a_transaction_holds_from_the_next_statement(pooled, two_tenants):
+    (acme, acme_row), (globex, globex_row) = two_tenants
+    pooled("pooled_a")
+    with transaction.atomic(using="pooled_a"):
+        wall.tenant_set(acme.id, using="pooled_a")
+        assert ids("pooled_a") == {acme_row.id}
+        wall.tenant_set(globex.id, using="pooled_a")
+        assert ids("pooled_a") == {globex_row.id}
+        with wall.tenant_bypass("a sweep", using="pooled_a"):
+            assert ids("pooled_a") == {acme_row.id, globex_row.id}
+        assert ids("pooled_a") == {globex_row.id}
+        wall.tenant_set(None, using="pooled_a")
+        assert ids("pooled_a") == set()

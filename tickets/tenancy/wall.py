@@ -330,11 +330,21 @@ def pooled(connection) -> bool:
 
 
 def _set(connection, name: str, value: str) -> None:
-    local = pooled(connection)
-    if local and not connection.in_atomic_block:
-        return  # the next statement's transaction is given it (tickets/tenancy/pooled.py)
+    if pooled(connection):
+        _set_in_transaction(connection, name, value)
+        return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config(%s, %s, %s)", [name, value, local])
+        cursor.execute("SELECT set_config(%s, %s, false)", [name, value])
+
+
+def _set_in_transaction(connection, name: str, value: str) -> None:
+    """Behind a pooler: the next statement's transaction is given the wrapper's new state (pooled.py); inside a
+    transaction, a setting switched off is cleared now (the next statement sets only what is on)."""
+    if connection.in_atomic_block:
+        if not value:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT set_config(%s, '', true)", [name])
+        connection.brain_applied = None
 
 
 def tenant_set(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS) -> None:
@@ -404,12 +414,7 @@ def bypass_set(on: bool, reason: str, *, using: str = DEFAULT_DB_ALIAS, level: i
     if connection.connection is None:
         return
     if pooled(connection):
-        if connection.in_atomic_block:
-            with connection.cursor() as cursor:
-                if on:
-                    cursor.execute("SELECT brain_wall_lower(%s, %s, true)", [connection.wall_key(), reason])
-                else:
-                    cursor.execute("SELECT set_config(%s, '', true)", [BYPASS_SETTING])
+        _set_in_transaction(connection, BYPASS_SETTING, "on" if on else "")
         return
     with connection.cursor() as cursor:
         _lower_or_raise(connection, cursor, on, reason)
