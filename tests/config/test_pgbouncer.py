@@ -169,3 +169,21 @@ def test_a_tenant_or_bypass_changed_inside_a_transaction_holds_from_the_next_sta
         assert ids("pooled_a") == {globex_row.id}
         wall.tenant_set(None, using="pooled_a")
         assert ids("pooled_a") == set()
+
+
+def test_a_pooled_client_writes_its_own_tenants_rows_only(pooled, two_tenants):
+    """An INSERT ... RETURNING reads its own result behind the prefix; a row of another tenant is refused."""
+    from django.db import DatabaseError
+
+    from tickets.models import Ticket
+
+    (acme, _), (globex, _) = two_tenants
+    pooled("pooled_a"), pooled("pooled_nobody")
+    wall.tenant_set(acme.id, using="pooled_a")
+    ticket = Ticket.objects.using("pooled_a").create(
+        tenant=acme, external_id="T-1", subject="Where is my order?"
+    )
+    assert ticket.id and Ticket.objects.using("pooled_a").for_tenant(acme).get().id == ticket.id
+    with pytest.raises(DatabaseError, match="row-level security"):
+        Ticket.objects.using("pooled_a").create(tenant=globex, external_id="T-2")
+    assert not Ticket.objects.using("pooled_nobody").all_tenants().exists()
