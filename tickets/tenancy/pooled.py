@@ -38,7 +38,8 @@ def transaction_prefix(connection) -> tuple[str, list] | None:
         params.append(str(int(tenant_id)))
     if getattr(connection, "brain_bypass", False):
         parts.append("brain_wall_lower(%s, %s, true)")
-        params += [connection.wall_key(), "a block with the wall lowered, behind a transaction pooler"]
+        reason = getattr(connection, "brain_bypass_reason", "") or "a block with the wall lowered"
+        params += [connection.wall_key(), reason]
     return ("SELECT " + ", ".join(parts), params) if parts else None
 
 

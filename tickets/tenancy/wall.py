@@ -409,8 +409,9 @@ def bypass_set(on: bool, reason: str, *, using: str = DEFAULT_DB_ALIAS, level: i
     if on:
         logger.log(level, "tenant wall bypassed: %s", reason)
     connection.brain_bypass = on
+    connection.brain_bypass_reason = reason
     # A closed connection is left closed: the backend lowers the wall on the next session (session_opened).
-    # Behind a pooler, each transaction is given its pass (transaction_prefix); inside one, it is given now.
+    # Behind a pooler, each transaction is given its own pass, with this reason (pooled.py).
     if connection.connection is None:
         return
     if pooled(connection):
