@@ -37,8 +37,9 @@ run: install ## Migrate, seed the demo (prints the users, the staff account and 
 	@echo "Open http://$(HOST):$(PORT)/ and sign in with one of the users printed above; staff: http://$(HOST):$(PORT)/admin/."
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: install ## Run the whole test suite (installs Debian's Chromium for the browser tests when root)
+test: install ## Run the whole test suite (installs Debian's Chromium and PgBouncer for their tests when root)
 	bash scripts/ensure_browser.sh
+	bash scripts/ensure_pgbouncer.sh
 	$(PY) -m pytest
 
 lint: install ## ruff check and ruff format --check

@@ -256,9 +256,8 @@ class BrainNode(models.Model):
     kind = models.CharField(max_length=16, choices=GraphNodeKind.choices)
     # The id of what the node stands for: a memory id, a ticket id, a run id, a normalised key.
     ref = models.CharField(max_length=255)
-    memory = models.OneToOneField(
-        Memory, null=True, blank=True, on_delete=models.CASCADE, related_name="graph_node"
-    )
+    # One node per memory, unique within the tenant (tenant_id leads the key, as Citus needs: issue 30).
+    memory = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     label = models.CharField(max_length=255, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -267,6 +266,7 @@ class BrainNode(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["tenant", "kind", "ref"], name="brainnode_tenant_kind_ref"),
+            models.UniqueConstraint(fields=["tenant", "memory"], name="brainnode_tenant_memory"),
         ]
         indexes = [
             models.Index(fields=["tenant", "scope_kind", "scope_id", "kind"], name="brainnode_tenant_scope"),

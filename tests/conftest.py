@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from tickets.tenancy import services
 from tickets.tenancy.models import Role
 
+from .tenant_query_audit import pytest_configure  # noqa: F401 - the tenant query audit (BRAIN_AUDIT_TENANT_QUERIES=1)
 from .tickets.factories import MembershipFactory, TenantFactory, UserFactory
 
 REPO = Path(__file__).resolve().parent.parent
@@ -139,6 +140,19 @@ def _broker_reachable(url: str) -> bool:
             return True
     except OSError:
         return False
+
+
+@pytest.fixture
+def require_pgbouncer() -> None:
+    """Skip with a visible reason when Debian's pgbouncer is missing; BRAIN_REQUIRE_PGBOUNCER=1 (CI) fails instead."""
+    from config import pgbouncer
+
+    if pgbouncer.binary() is not None:
+        return
+    message = "pgbouncer is not installed (apt-get install pgbouncer; `make test` installs it as root)"
+    if os.environ.get("BRAIN_REQUIRE_PGBOUNCER") == "1":
+        pytest.fail(message + " (BRAIN_REQUIRE_PGBOUNCER=1 forbids skipping)")
+    pytest.skip(message)
 
 
 def broker_or_skip(url: str = BROKER_URL) -> None:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from django.db.backends.postgresql import base, creation
 
 from config import embedded_db
-from tickets.tenancy import wall
+from tickets.tenancy import pooled, wall
 
 
 class DatabaseCreation(creation.DatabaseCreation):
@@ -35,6 +35,31 @@ class DatabaseCreation(creation.DatabaseCreation):
 
 class DatabaseWrapper(base.DatabaseWrapper):
     creation_class = DatabaseCreation
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Behind PgBouncer in transaction mode, each transaction is given the tenant and the bypass
+        # (tickets/tenancy/pooled.py); `brain_applied` is what the current transaction was given.
+        self.brain_applied = None
+        if wall.pooled(self):
+            self.execute_wrappers.append(pooled.TransactionLocalWall())
+
+    # A transaction begins or ends, or is rolled back to a savepoint: what it was given is gone.
+    def _set_autocommit(self, autocommit):
+        self.brain_applied = None
+        super()._set_autocommit(autocommit)
+
+    def _commit(self):
+        self.brain_applied = None
+        super()._commit()
+
+    def _rollback(self):
+        self.brain_applied = None
+        super()._rollback()
+
+    def _savepoint_rollback(self, sid):
+        self.brain_applied = None
+        super()._savepoint_rollback(sid)
 
     def get_new_connection(self, conn_params):
         data_dir = self.settings_dict.get("EMBEDDED_DATA_DIR")

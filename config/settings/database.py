@@ -72,6 +72,17 @@ _default["CONN_HEALTH_CHECKS"] = True
 # Tests run several suites side by side on one server; BRAIN_TEST_DB_NAME keeps their databases apart.
 _default["TEST"] = {"NAME": env_str("BRAIN_TEST_DB_NAME") or None}
 
+# Behind PgBouncer in transaction mode (README, "Scale-out"): `BRAIN_DB_POOLER=transaction` sets the tenant and the
+# wall's bypass per transaction (tickets/tenancy/pooled.py), and no cursor outlives its transaction. With the
+# embedded server, BRAIN_DB_POOLER_PORT is a PgBouncer on 127.0.0.1 in front of it (`brain_bench context --pooler`).
+_default["POOLER"] = env_str("BRAIN_DB_POOLER")
+if _default["POOLER"] not in ("", "transaction"):
+    raise ValueError("BRAIN_DB_POOLER is `transaction` (PgBouncer in transaction mode) or empty")
+if _default["POOLER"]:
+    _default["DISABLE_SERVER_SIDE_CURSORS"] = True
+    if env_str("BRAIN_DB_POOLER_PORT") and not DATABASE_URL:
+        _default["HOST"], _default["PORT"] = "127.0.0.1", env_str("BRAIN_DB_POOLER_PORT")
+
 DATABASES = {"default": _default}
 
 

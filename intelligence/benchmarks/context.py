@@ -78,6 +78,13 @@ def add_arguments(parser) -> None:
     from .context_replica import add_arguments as replica_arguments
 
     replica_arguments(parser)
+    parser.add_argument(
+        "--pooler",
+        action="store_true",
+        help="Measure twice in this run: direct connections, then through a PgBouncer in transaction mode"
+        " (context_pooler.py).",
+    )
+    parser.add_argument("--pool-size", type=int, default=4, help="PgBouncer's server connections (--pooler).")
 
 
 def _notes_present(tenant, agents) -> int:
@@ -366,6 +373,11 @@ def _latency_figures(latencies: list[float]) -> dict[str, float | None]:
 
 def run(options, stdout) -> dict:
     import json
+
+    if options.get("pooler"):
+        from .context_pooler import beside_pooler
+
+        return beside_pooler(run, options, stdout)
 
     from tickets.tenancy import services as ticket_services
 

@@ -41,3 +41,24 @@ def test_the_context_benchmark_runs_and_prints_its_figures():
     assert figures["rps"] > 0 and 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"]
     assert figures["worker_class"] == "sync" and figures["workers"] == 2
     assert "targets: p95 <= 50 ms at 20 requests/s" in result.stdout
+
+
+def test_the_context_benchmark_measures_beside_pgbouncer(require_pgbouncer):
+    """`--pooler`: the same run measures direct connections, then gunicorn behind PgBouncer in transaction mode."""
+    database = f"brain_bench_smoke_{secrets.token_hex(4)}"
+    try:
+        result = subprocess.run(
+            [
+                sys.executable, "manage.py", "brain_bench", "context", "--db", database, "--pooler",
+                "--agents", "2", "--agent-memories", "40", "--client-brain-rows", "60",
+                "--requests", "20", "--rate", "20", "--rate-requests", "20", "--json",
+            ],
+            cwd=REPO, capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+    finally:
+        _drop(database)
+    assert result.returncode == 0, result.stderr[-3000:]
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["direct"]["errors"] == 0 and figures["pooler"]["errors"] == 0
+    assert figures["pooler"]["requests"] == 40 and figures["pooler"]["pool_size"] == 4
+    assert "through PgBouncer (transaction mode" in result.stdout

@@ -18,7 +18,7 @@ class TenancyConfig(AppConfig):
         from django.core.signals import request_finished
         from django.db.models.signals import post_migrate
 
-        from . import wall
+        from . import scale, wall
         from .rest import schema  # noqa: F401 - registers the OpenAPI description of the API-key scheme
         from .rest.errors import register_errors
 
@@ -31,3 +31,5 @@ class TenancyConfig(AppConfig):
         task_postrun.connect(wall.task_exit, dispatch_uid="brain.tenant_wall.task_exit")
         post_migrate.connect(wall.wall_install_after_migrate, dispatch_uid="brain.tenant_wall.migrate")
         checks.register(wall.check_leakproof, checks.Tags.database)
+        # Ready to shard by tenant (issue 30): every key of a tenant table holds tenant_id, or says why not.
+        checks.register(scale.check_scale, scale.TAG)

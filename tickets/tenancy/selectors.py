@@ -25,7 +25,7 @@ _MEMBERSHIPS_SQL = (
 _CURRENT_SQL = (
     f", set_config('{wall.TENANT_SETTING}', (SELECT m2.tenant_id FROM {wall.MEMBERSHIPS_FUNCTION}(%s) m2"
     f" JOIN {Tenant._meta.db_table} t2 ON t2.id = m2.tenant_id"
-    " ORDER BY m2.tenant_id IS NOT DISTINCT FROM %s DESC, t2.name, m2.id LIMIT 1)::text, false)"
+    " ORDER BY m2.tenant_id IS NOT DISTINCT FROM %s DESC, t2.name, m2.id LIMIT 1)::text, %s)"
 )
 
 
@@ -40,7 +40,12 @@ def memberships_for_user(
     if not getattr(user, "is_authenticated", False) or not getattr(user, "pk", None):
         return []
     if make_current:
-        sql, params = _MEMBERSHIPS_SQL.format(current=_CURRENT_SQL), [user.pk, wanted_tenant_id, user.pk]
+        # Transaction-local behind a pooler (tickets/tenancy/pooled.py gives the next transactions the tenant).
+        local = wall.pooled(connection)
+        sql, params = (
+            _MEMBERSHIPS_SQL.format(current=_CURRENT_SQL),
+            [user.pk, wanted_tenant_id, local, user.pk],
+        )
     else:
         sql, params = _MEMBERSHIPS_SQL.format(current=""), [user.pk]
     with connection.cursor() as cursor:
@@ -65,7 +70,7 @@ _KEY_COLUMNS = ModelColumns(ApiKey, "k")
 _TENANT_COLUMNS = ModelColumns(Tenant, "t")
 _KEY_WITH_TENANT_SQL = (
     f"SELECT {_KEY_COLUMNS.sql}, {_TENANT_COLUMNS.sql},"
-    f" set_config('{wall.TENANT_SETTING}', k.tenant_id::text, false)"
+    f" set_config('{wall.TENANT_SETTING}', k.tenant_id::text, %s)"
     f" FROM {wall.KEY_LOOKUP_FUNCTION}(%s) k JOIN {Tenant._meta.db_table} t ON t.id = k.tenant_id"
 )
 
@@ -76,7 +81,7 @@ def api_key_with_tenant(prefix: str) -> ApiKey | None:
     When found, the key's tenant becomes the connection's tenant until the request finishes.
     """
     with connection.cursor() as cursor:
-        cursor.execute(_KEY_WITH_TENANT_SQL, [prefix])
+        cursor.execute(_KEY_WITH_TENANT_SQL, [wall.pooled(connection), prefix])
         row = cursor.fetchone()
     if row is None:
         return None

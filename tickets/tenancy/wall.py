@@ -10,7 +10,9 @@ Who sets the tenant:
 - Celery tasks: from their `tenant_id` argument (`task_prerun`), restored after the task;
 - management commands and benchmarks: `tenant_scope(tenant_id)` or the bypass below.
 A request's setting is cleared when the request finishes (`request_finished`), so a pooled connection
-(CONN_MAX_AGE) never carries one tenant into the next request.
+(CONN_MAX_AGE) never carries one tenant into the next request. Behind PgBouncer in transaction mode
+(`BRAIN_DB_POOLER=transaction`) nothing is set for the session: every transaction is given the tenant and the
+bypass as its first statement, transaction-local (tickets/tenancy/pooled.py).
 
 The explicit, audited bypass: `tenant_bypass(reason)` lowers the wall for a block and logs the reason. The
 admin (staff work across tenants), `migrate`, cross-tenant tasks and maintenance commands use it. The
@@ -82,6 +84,8 @@ WALL_SQL = [
         token_hash bytea PRIMARY KEY, pid int, opened_at timestamptz NOT NULL DEFAULT now(),
         reason text NOT NULL)""",
     f"CREATE INDEX IF NOT EXISTS pass_pid ON {WALL_SCHEMA}.pass (pid)",
+    # A pass for one transaction (behind a transaction pooler): its transaction's start, else NULL.
+    f"ALTER TABLE {WALL_SCHEMA}.pass ADD COLUMN IF NOT EXISTS xact_start timestamptz",
     f"""CREATE TABLE IF NOT EXISTS {WALL_SCHEMA}.log (
         id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), pid int NOT NULL,
         role name NOT NULL, reason text NOT NULL)""",
@@ -91,11 +95,15 @@ WALL_SQL = [
     LANGUAGE sql STABLE {_DEFINER} AS $$
         SELECT EXISTS (SELECT 1 FROM {WALL_SCHEMA}.pass p
             WHERE p.token_hash = {_TOKEN_HASH.format(value=f"current_setting('{BYPASS_SETTING}', true)")}
-              AND (p.pid IS NULL OR p.pid = pg_backend_pid()))
+              AND (p.pid IS NULL OR p.pid = pg_backend_pid())
+              AND (p.xact_start IS NULL OR p.xact_start = now()))
     $$""",
-    # A pass for this session: with the wall key (or as the schema's owner, who could drop the policy), and a
-    # reason, logged. Passes of sessions that ended without raising the wall are dropped on the way.
-    f"""CREATE OR REPLACE FUNCTION brain_wall_lower(wall_key text, reason text) RETURNS void
+    # A pass for this session (`local`: for this transaction alone): with the wall key (or as the schema's owner,
+    # who could drop the policy), and a reason, logged. Passes of sessions that ended without raising the wall,
+    # and this session's earlier ones, are dropped on the way.
+    "DROP FUNCTION IF EXISTS brain_wall_lower(text, text)",
+    f"""CREATE OR REPLACE FUNCTION brain_wall_lower(wall_key text, reason text, local boolean DEFAULT false)
+    RETURNS void
     LANGUAGE plpgsql VOLATILE {_DEFINER} AS $$
     DECLARE token text := gen_random_uuid()::text || gen_random_uuid()::text;
     BEGIN
@@ -109,11 +117,12 @@ WALL_SQL = [
         END IF;
         DELETE FROM {WALL_SCHEMA}.pass WHERE pid = pg_backend_pid()
             OR pid NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL);
-        INSERT INTO {WALL_SCHEMA}.pass (token_hash, pid, reason)
-            VALUES ({_TOKEN_HASH.format(value="token")}, pg_backend_pid(), left(reason, 500));
+        INSERT INTO {WALL_SCHEMA}.pass (token_hash, pid, reason, xact_start)
+            VALUES ({_TOKEN_HASH.format(value="token")}, pg_backend_pid(), left(reason, 500),
+                    CASE WHEN local THEN now() END);
         INSERT INTO {WALL_SCHEMA}.log (pid, role, reason) VALUES (pg_backend_pid(), session_user, left(reason, 500));
         DELETE FROM {WALL_SCHEMA}.log WHERE at < now() - interval '90 days';
-        PERFORM set_config('{BYPASS_SETTING}', token, false);
+        PERFORM set_config('{BYPASS_SETTING}', token, local);
     END $$""",
     f"""CREATE OR REPLACE FUNCTION brain_wall_raise() RETURNS void
     LANGUAGE plpgsql VOLATILE {_DEFINER} AS $$
@@ -276,7 +285,9 @@ def wall_install_after_migrate(sender, using=DEFAULT_DB_ALIAS, **kwargs) -> None
 def session_options(connection) -> str:
     """libpq startup options for a new session of this wrapper: its tenant, if any."""
     tenant_id = getattr(connection, "brain_tenant_id", None)
-    return f"-c {TENANT_SETTING}={int(tenant_id)}" if tenant_id is not None else ""
+    if tenant_id is None or pooled(connection):  # behind a pooler, each transaction sets its own
+        return ""
+    return f"-c {TENANT_SETTING}={int(tenant_id)}"
 
 
 def _wall_functions_installed(connection, cursor) -> bool:
@@ -285,7 +296,7 @@ def _wall_functions_installed(connection, cursor) -> bool:
     database = connection.settings_dict["NAME"]
     if getattr(connection, "brain_wall_installed", None) == database:
         return True
-    cursor.execute("SELECT to_regprocedure('brain_wall_lower(text,text)') IS NOT NULL")
+    cursor.execute("SELECT to_regprocedure('brain_wall_lower(text,text,boolean)') IS NOT NULL")
     if cursor.fetchone()[0]:
         connection.brain_wall_installed = database
         return True
@@ -307,18 +318,39 @@ def _lower_or_raise(connection, cursor, lower: bool, reason: str) -> None:
 def session_opened(connection, reason: str = "a session opened again inside a bypass") -> None:
     """config/db_backend, on a new session of a wrapper inside a bypass: the wall lowered again there (on the
     driver's connection: not one of a request's queries)."""
-    if getattr(connection, "brain_bypass", False):
+    if getattr(connection, "brain_bypass", False) and not pooled(connection):
         with connection.connection.cursor() as cursor:
             _lower_or_raise(connection, cursor, True, reason)
 
 
+def pooled(connection) -> bool:
+    """Behind a pooler in transaction mode (`BRAIN_DB_POOLER`) the tenant and the bypass are set for each
+    transaction, never for the session (tickets/tenancy/pooled.py)."""
+    return connection.settings_dict.get("POOLER") == "transaction"
+
+
 def _set(connection, name: str, value: str) -> None:
+    if pooled(connection):
+        _set_in_transaction(connection, name, value)
+        return
     with connection.cursor() as cursor:
         cursor.execute("SELECT set_config(%s, %s, false)", [name, value])
 
 
+def _set_in_transaction(connection, name: str, value: str) -> None:
+    """Behind a pooler: the next statement's transaction is given the wrapper's new state (pooled.py); inside a
+    transaction, a setting switched off is cleared now (the next statement sets only what is on)."""
+    if connection.in_atomic_block:
+        if not value:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT set_config(%s, '', true)", [name])
+        connection.brain_applied = None
+
+
 def tenant_set(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS) -> None:
-    """Make `tenant_id` the session's tenant (None: no tenant, no rows). Lasts until cleared or changed."""
+    """Make `tenant_id` the session's tenant (None: no tenant, no rows). Lasts until cleared or changed.
+
+    Behind a transaction pooler it is the tenant of every transaction of this connection wrapper from now on."""
     connection = connections[using]
     connection.brain_tenant_id = tenant_id
     if connection.connection is not None:  # else the next session starts with it (startup options)
@@ -337,8 +369,8 @@ def session_reset(*, using: str = DEFAULT_DB_ALIAS) -> None:
     had_bypass = getattr(connection, "brain_bypass", False)
     connection.brain_tenant_id = None
     connection.brain_bypass = False
-    if not (had_tenant or had_bypass) or connection.connection is None:
-        return
+    if not (had_tenant or had_bypass) or connection.connection is None or pooled(connection):
+        return  # behind a pooler nothing outlived its transaction
     try:
         # Connection upkeep, sent on the driver's connection as Django's own health check is: not one of
         # the request's queries (query-count guards measure the handler's).
@@ -377,10 +409,16 @@ def bypass_set(on: bool, reason: str, *, using: str = DEFAULT_DB_ALIAS, level: i
     if on:
         logger.log(level, "tenant wall bypassed: %s", reason)
     connection.brain_bypass = on
+    connection.brain_bypass_reason = reason
     # A closed connection is left closed: the backend lowers the wall on the next session (session_opened).
-    if connection.connection is not None:
-        with connection.cursor() as cursor:
-            _lower_or_raise(connection, cursor, on, reason)
+    # Behind a pooler, each transaction is given its own pass, with this reason (pooled.py).
+    if connection.connection is None:
+        return
+    if pooled(connection):
+        _set_in_transaction(connection, BYPASS_SETTING, "on" if on else "")
+        return
+    with connection.cursor() as cursor:
+        _lower_or_raise(connection, cursor, on, reason)
 
 
 @contextmanager
