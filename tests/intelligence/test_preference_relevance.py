@@ -77,3 +77,18 @@ def test_only_the_preferences_near_the_best_stay_relevant():
     assert near_best(scores, {1, 2, 3}, 0.95) == {1: 0.06, 2: 0.058, 4: 0.01}
     assert near_best(scores, {1, 2, 3}, 0.0) == scores
     assert near_best({4: 0.01}, {1}, 0.95) == {4: 0.01}
+
+
+def test_the_vector_floor_drops_a_word_match_the_vector_tier_scored_low_and_keeps_an_unscored_one(tenant):
+    """`recall_scores(vector_floor=)`: meaning gates what the vector tier scored; a row without a vector yet is
+    still found by its words (tests embed with the hashing embedder)."""
+    from brain.api import recall_scores
+
+    agent = make_agent(tenant, name="Support assistant")
+    scored = add_memory(agent, "Prefer formal wording when discussing invoices.", strength="preference")
+    unscored = add_memory(agent, "Prefer short replies when discussing invoices.", strength="preference")
+    Memory.objects.all_tenants().filter(id=unscored).update(embedding=None, embedding_model="")
+    assert Memory.objects.all_tenants().get(id=scored).embedding is not None
+    query = {"tenant_id": tenant.pk, "query": "discussing invoices", "scope_kind": "agent", "mode": "hybrid"}
+    assert set(recall_scores(**query, scope_ids=[str(agent.pk)])) == {scored, unscored}
+    assert set(recall_scores(**query, scope_ids=[str(agent.pk)], vector_floor=1.01)) == {unscored}
