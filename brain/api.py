@@ -48,7 +48,7 @@ from brain.client_brain.recall import assemble_context as client_brain_context_p
 from brain.client_brain.recall import client_brain_context  # noqa: E402,F401
 
 # Embeddings (decision 6): a serving process loads the query embedder at start-up (config/wsgi.py).
-from brain.embedders import query_embedder_warm_up  # noqa: E402,F401
+from brain.embedders import EmbedderError, get_embedder, query_embedder_warm_up  # noqa: E402,F401
 
 # What happened to a tenant's memories, told after the commit to the listeners that subscribe (brain/events.py).
 from brain.events import subscribe as events_subscribe  # noqa: E402,F401

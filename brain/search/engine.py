@@ -156,7 +156,10 @@ def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any
     """{memory id: score} for what `recall(tenant_id=, query=, limit=, rerank=False, **filters)` returns, best first:
     the same filters, modes and scores, for a caller that needs only the scores (the runtime's relevance
     check). Full text over a small scope then reads no memory row at all. No MMR, reranker or graph tier.
+    `vector_floor`: in a mode with the vector tier, only the memories at least this similar to the query
+    are scored (`fuse_scores`).
     """
+    vector_floor = filters.pop("vector_floor", None)
     for name in ("mmr_lambda", "rerank", "expand_graph"):
         if filters.pop(name, None):
             raise RecallInputError(f"recall_scores does not take {name}: use recall().")
@@ -172,7 +175,7 @@ def recall_scores(*, tenant_id: int, query: str, limit: int = 10, **filters: Any
     )
     if plan is None:
         return {}
-    return fuse_scores(execute(plan), limit)
+    return fuse_scores(execute(plan), limit, vector_floor)
 
 
 def recall(

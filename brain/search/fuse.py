@@ -22,13 +22,21 @@ def _tiers(hit: Hit) -> tuple[tuple[str, int | None, float | None], ...]:
     )
 
 
-def fuse_scores(result: SearchResult, limit: int) -> RecallScores:
-    """{memory id: final score} of the best `limit` hits, best first (ties by id)."""
+def fuse_scores(result: SearchResult, limit: int, vector_floor: float | None = None) -> RecallScores:
+    """{memory id: final score} of the best `limit` hits, best first (ties by id).
+
+    `vector_floor` (a cosine similarity), when the plan has the vector tier: meaning gates, words order — a
+    hit the vector tier scored under the floor is dropped, whatever words it shares with the query (the vector
+    tier ranks every row by similarity, so without a floor every row would be "found"). A hit the vector tier
+    did not score (a row without a vector yet, or beyond the tier's candidates) keeps its words' score."""
     config = result.plan.config
     k, weights, now = config["RRF_K"], config["WEIGHTS"], timezone.now()
     fts, trigram, vector = weights["fts"], weights["trigram"], weights["vector"]
+    gate = vector_floor is not None and "vector" in result.plan.tiers
     scores = []
     for hit in result.hits:  # _tiers(), unrolled: the runtime's relevance check scores hundreds per call
+        if gate and hit.vector_score is not None and hit.vector_score < vector_floor:
+            continue
         fused = 0.0
         if hit.fts_rank is not None:
             fused += rrf(fts, k, hit.fts_rank)

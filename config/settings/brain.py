@@ -85,6 +85,7 @@ BRAIN_BENCHMARKS = {
     "chaos": "tickets.benchmarks.chaos",
     "replay": "tickets.benchmarks.replay",
     "timing-channel": "brain.benchmarks.timing_channel",
+    "preference-relevance": "intelligence.benchmarks.preference_relevance",
 }
 # The Bitext customer-support sample the extraction, formation and replay benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.
@@ -136,6 +137,17 @@ BRAIN_CONTEXT_BUDGET = {
 # a trigram-only match scores below PREFERENCE_MIN_SCORE anyway, and the trigram tier's per-row
 # word_similarity was most of the context endpoint's recall time (brain_bench context).
 BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "fulltext")
+# Which agent memories a conversation makes relevant (intelligence/relevance.py): MODE "hybrid" (the engine's
+# words and meaning: a memory less similar than VECTOR_FLOOR, a cosine, is not relevant whatever words it shares;
+# a preference under NEAR_BEST times the best preference's score is left out) or "fulltext" (shared words, the
+# former rule). Floor and ratio chosen on the calibration half of `brain_bench preference-relevance` (README).
+BRAIN_CONTEXT_RELEVANCE = {
+    "MODE": env_str("BRAIN_CONTEXT_RELEVANCE_MODE", "hybrid"),
+    "VECTOR_FLOOR": float(env_str("BRAIN_CONTEXT_VECTOR_FLOOR", "0.225")),
+    "NEAR_BEST": float(env_str("BRAIN_CONTEXT_NEAR_BEST", "0.95")),
+    # The embedders (model names) the floor and the ratio were chosen for; with any other, words decide.
+    "CALIBRATED_FOR": ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"),
+}
 
 # --- Client Brain learning (tickets/tasks.py) ----------------------------------------------------------
 # Transient provider errors are retried with exponential backoff: BACKOFF, 2×BACKOFF, 4×BACKOFF... seconds.

@@ -236,7 +236,7 @@ def _stage_breakdown(tenant, agents, bodies, stdout) -> dict[str, float]:
         t0 = time.perf_counter()
         records = brain_api.agent_memories_active(tenant_id=tenant.pk, agent_id=agent.pk)
         t1 = time.perf_counter()
-        relevance = services._relevance(agent, request.query)
+        relevance = services._relevance(agent, request.query, records)
         t2 = time.perf_counter()
         brand = brain_api.client_brain_context_preview(
             tenant_id=tenant.pk,

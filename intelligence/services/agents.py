@@ -21,6 +21,7 @@ from brain.api import MemoryCandidate, PromoteOutcome
 
 from ..learning import learning_config_clean, learning_config_for
 from ..models import Agent
+from ..relevance import memory_relevance
 from ..runtime import (
     BrandSection,
     CandidateMemory,
@@ -339,23 +340,12 @@ class ContextRequest:
         }
 
 
-def _relevance(agent: Agent, query: str) -> dict[int, float]:
-    """Recall scores of the agent's active memories for this conversation (0 for those recall did not find)."""
-    if not query.strip():
-        return {}
-    mode = getattr(settings, "BRAIN_CONTEXT_RECALL_MODE", "fulltext")
-    # One recall over the injectable strengths (notes are never injected, so they are not scored). Recall
-    # returns at most 100: an agent with more matching memories than that scores only its best 100.
-    return brain_api.recall_scores(
-        tenant_id=agent.tenant_id,
-        query=query[:2000],
-        scope_kind="agent",
-        scope_ids=[str(agent.pk)],
-        types=[AGENT_MEMORY_TYPE],
-        statuses=["active"],
-        strengths=["hard_rule", "preference", "heuristic"],
-        limit=100,
-        mode=mode,
+def _relevance(agent: Agent, query: str, records: tuple) -> dict[int, float]:
+    """Relevance of the agent's active memories for this conversation (0 for those not found): the
+    engine's hybrid score, calibrated (intelligence.relevance)."""
+    preference_ids = {r.id for r in records if r.strength == "preference"}
+    return memory_relevance(
+        tenant_id=agent.tenant_id, agent_id=agent.pk, query=query, preference_ids=preference_ids
     )
 
 
@@ -425,7 +415,7 @@ def agent_context_assemble(
 
 def _context_reads(agent: Agent, request: ContextRequest) -> tuple[ContextAssembly, dict[str, int]]:
     records, counts = brain_api.agent_runtime_memories(tenant_id=agent.tenant_id, agent_id=agent.pk)
-    relevance = _relevance(agent, request.query)
+    relevance = _relevance(agent, request.query, records)
     candidates = [
         c.with_relevance(relevance[c.id]) if c.id in relevance else c
         for c in _base_candidates(agent, records)

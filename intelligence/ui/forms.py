@@ -308,8 +308,8 @@ BUDGET_LABELS = {
 # The relevance floor is a search score: the form says what moving it does rather than what it is.
 PREFERENCE_MATCH_HELP = (
     "A preference is injected only when the conversation matches it at least this closely. The default lets "
-    "in a preference that shares words with the conversation; raise it to inject fewer preferences, lower it "
-    "to inject more."
+    "in a preference the conversation is about (by its meaning, not only shared words); raise it to inject "
+    "fewer preferences, lower it to inject more."
 )
 
 

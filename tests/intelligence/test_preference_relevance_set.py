@@ -1,0 +1,33 @@
+"""The labelled set `brain_bench preference-relevance` calibrates and reports on (issue 27): at least 150
+openings × 16 preferences, every pair labelled, split once into two halves, the Bitext rows as labelled."""
+
+from brain.benchmarks.common import bitext_path
+from intelligence.benchmarks.preference_relevance import load_set, precision_recall
+
+
+def test_the_set_is_large_enough_labelled_and_split():
+    openings, preferences, labels = load_set(bitext_path())  # raises when a row's intent is not the label's
+    assert len(openings) >= 150 and len(preferences) >= 16
+    assert len(labels) == len(openings) * len(preferences)
+    halves = {o["split"] for o in openings}
+    assert halves == {"calibration", "test"}
+    assert abs(sum(o["split"] == "test" for o in openings) - len(openings) / 2) <= 2
+    assert all(o["text"].strip() for o in openings)
+    # Every preference is relevant to some openings of each half: both halves can measure recall for it.
+    for preference in preferences:
+        for half in halves:
+            assert any(labels[(o["id"], preference["id"])] for o in openings if o["split"] == half)
+
+
+def test_precision_and_recall_count_pairs():
+    openings = [{"id": "a"}, {"id": "b"}]
+    preferences = [{"id": "p"}, {"id": "q"}]
+    labels = {("a", "p"): True, ("a", "q"): False, ("b", "p"): False, ("b", "q"): True}
+    figures = precision_recall({"a": {"p", "q"}, "b": set()}, openings, preferences, labels)
+    assert (figures["precision"], figures["recall"], figures["tp"], figures["fp"], figures["fn"]) == (
+        0.5,
+        0.5,
+        1,
+        1,
+        1,
+    )
