@@ -135,3 +135,17 @@ def key_rows_deciding(candidate: MemoryCandidate, scope: dict, vector, model: st
     ):
         return None
     return rows
+
+
+def key_rows(candidates: list[MemoryCandidate]) -> list:
+    """The live rows of the candidates' keys, per scope (a queryset each, in id order): those a reinforcement
+    by key will count, for `Reinforcements.lock_rows` to lock and read together under the scope's lock."""
+    scopes: dict[tuple, set[str]] = {}
+    for c in candidates:
+        scopes.setdefault((c.tenant_id, c.scope_kind, c.scope_id), set()).add(c.key)
+    return [
+        Memory.objects.for_tenant(tenant_id)
+        .filter(scope_kind=scope_kind, scope_id=scope_id, status__in=LIVE_STATUSES, key__in=sorted(keys))
+        .order_by("id")
+        for (tenant_id, scope_kind, scope_id), keys in sorted(scopes.items())
+    ]

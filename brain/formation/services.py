@@ -27,7 +27,7 @@ from ..memory_state import states_read_once
 from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, MemoryType, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
 from .backstop import backstop_duplicate, duplicate_types, recent_note_duplicate
-from .by_key import key_rows_deciding, settled_by_key_before_lock
+from .by_key import key_rows, key_rows_deciding, settled_by_key_before_lock
 from .evidence import (
     COMPETING_REASON,
     HELD_REASON,
@@ -150,6 +150,8 @@ def promote_many(candidates: Sequence[MemoryCandidate]) -> list[PromoteOutcome]:
         for scope in sorted(scopes):
             scope_lock(*scope)
         reinforcements = Reinforcements()
+        for rows in key_rows([candidates[i] for i in sorted(by_key)]):
+            reinforcements.lock_rows(rows)
         outcomes = []
         for i, candidate in enumerate(candidates):
             if verdicts[i].passed:

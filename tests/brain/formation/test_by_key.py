@@ -10,9 +10,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from brain.api import TicketEvidence, learn_from_evidence
+from brain.formation import promote_many
 from brain.formation.by_key import key_neighbours
 from brain.formation.judge import DEFAULTS, Neighbour, find_neighbours
-from brain.models import BrainEdge, BrainScopeKind, Memory, MemoryHistory, MemoryStatus
+from brain.models import BrainEdge, BrainScopeKind, Memory, MemoryHistory, MemoryStatus, WriteSurface
+from brain.types import MemoryCandidate
 from tickets.demo import ACME_TICKETS, GLOBEX_TICKETS
 
 pytestmark = pytest.mark.django_db
@@ -129,3 +131,38 @@ def test_a_neighbour_is_shown_to_the_judge_as_asdict_shows_it():
     )
     assert neighbour.as_payload() == asdict(neighbour)
     assert DEFAULTS["JUDGE_BY_KEY"] is True
+
+
+def test_reinforcements_by_key_lock_and_read_their_rows_in_one_statement(tenant):
+    values = {
+        "fact:returns": "Returns are free.",
+        "fact:hours": "The shop opens at nine.",
+        "fact:gift": "Gift cards never expire.",
+    }
+
+    def candidates(ticket):
+        return [
+            MemoryCandidate(
+                tenant_id=tenant.pk,
+                type="business",
+                key=key,
+                payload={"fact": text},
+                text=text,
+                surface=WriteSurface.CLIENT_BRAIN,
+                scope_kind=BrainScopeKind.TENANT,
+                confidence=0.7,
+                actor="process:test",
+                provenance=[{"kind": "ticket", "ticket_id": ticket}],
+            )
+            for key, text in values.items()
+        ]
+
+    added = promote_many(candidates(1))
+    with CaptureQueriesContext(connection) as queries:
+        reinforced = promote_many(candidates(2))
+    assert [o.result for o in reinforced] == ["reinforced"] * 3
+    assert [o.memory_id for o in reinforced] == [o.memory_id for o in added]
+    sql = [q["sql"] for q in queries.captured_queries]
+    assert len([s for s in sql if "brain_memory" in s and s.rstrip().endswith("FOR UPDATE")]) == 1
+    assert not [s for s in sql if "m.text %" in s]
+    assert set(Memory.objects.for_tenant(tenant).values_list("frequency", flat=True)) == {2}
