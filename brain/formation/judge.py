@@ -16,7 +16,7 @@ existing memory to reinforce instead of writing a second copy.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -47,6 +47,9 @@ DEFAULTS: dict[str, Any] = {
     "RECENT_NOTE_OVERLAP": 0.6,
     "REINFORCE_STEP": 0.05,
     "PROVENANCE_MAX": 50,
+    # Rows of a candidate's own key that settle the local judge's reinforcement are all it is shown (by_key.py);
+    # False: every candidate takes the full path (recall before the lock, the direct neighbour query).
+    "JUDGE_BY_KEY": True,
 }
 
 # Rows a candidate may duplicate: everything still standing in the scope (superseded values are history).
@@ -70,6 +73,19 @@ class Neighbour:
     @property
     def closeness(self) -> float:
         return max(self.cosine or 0.0, self.lexical, self.token_overlap)
+
+    def as_payload(self) -> dict[str, Any]:
+        """The neighbour as the judge's payload shows it: `asdict(self)`, without its recursive copying (every
+        field is a plain value)."""
+        return {
+            "id": self.id,
+            "key": self.key,
+            "text": self.text,
+            "status": self.status,
+            "cosine": self.cosine,
+            "lexical": self.lexical,
+            "token_overlap": self.token_overlap,
+        }
 
 
 @dataclass(frozen=True)
@@ -330,7 +346,7 @@ def judge(*, text: str, key: str, type: str, neighbours: list[Neighbour]) -> Jud
     """Ask the configured provider's judge; a malformed or failed answer falls back to the local judge."""
     payload = {
         "candidate": {"text": text, "key": key, "type": type},
-        "neighbours": [asdict(n) for n in neighbours],
+        "neighbours": [n.as_payload() for n in neighbours],
     }
     provider = get_provider()
     name = getattr(provider, "name", "local")

@@ -60,18 +60,28 @@ class Reinforcements:
         self._rows: dict[int, Memory] = {}  # locked and changed, not yet written
         self._history: list[MemoryHistory] = []
         self._sources: list[tuple[Memory, MemoryCandidate]] = []
+        self._locked: dict[int, Memory] = {}  # locked and read by `lock_rows`, unchanged since
+
+    def lock_rows(self, rows) -> None:
+        """Lock and read, in one statement, the memories of `rows` (a tenant's queryset, in a fixed order) that
+        reinforcements are expected to count: `reinforce` takes such a row as read here instead of locking and
+        reading it on its own. Locked, they cannot change but by this transaction, whose other writes all come
+        after a `flush`, which forgets them."""
+        self._locked.update((row.pk, row) for row in rows.select_for_update().only(*REINFORCED_FIELDS))
 
     def reinforce(self, memory_id: int, candidate: MemoryCandidate, reason: str) -> Memory:
         """Count one more sighting of the memory (frequency, confidence, provenance, history, `reinforces`
         edges); returns the row as reinforced, locked until the transaction ends, written at the flush."""
         memory = self._rows.get(memory_id)
         if memory is None:
-            memory = (
-                Memory.objects.for_tenant(candidate.tenant_id)
-                .select_for_update()
-                .only(*REINFORCED_FIELDS)
-                .get(pk=memory_id)
-            )
+            memory = self._locked.pop(memory_id, None)
+            if memory is None or memory.tenant_id != candidate.tenant_id:
+                memory = (
+                    Memory.objects.for_tenant(candidate.tenant_id)
+                    .select_for_update()
+                    .only(*REINFORCED_FIELDS)
+                    .get(pk=memory_id)
+                )
             self._rows[memory_id] = memory
         before = snapshot(memory)
         memory.frequency += 1
@@ -110,7 +120,9 @@ class Reinforcements:
         ) or any(h.memory is competitor and h.reason == COMPETING_REASON for h in self._history)
 
     def flush(self) -> None:
-        """Write what was reinforced since the last flush."""
+        """Write what was reinforced since the last flush (and forget the rows `lock_rows` read: what follows a
+        flush may change them)."""
+        self._locked = {}
         if not self._rows:
             return
         rows, history, sources = list(self._rows.values()), self._history, self._sources

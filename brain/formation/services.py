@@ -27,6 +27,7 @@ from ..memory_state import states_read_once
 from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, MemoryType, WriteSurface
 from ..types import MemoryCandidate, PromoteOutcome
 from .backstop import backstop_duplicate, duplicate_types, recent_note_duplicate
+from .by_key import key_rows, key_rows_deciding, settled_by_key_before_lock
 from .evidence import (
     COMPETING_REASON,
     HELD_REASON,
@@ -130,7 +131,9 @@ def promote_many(candidates: Sequence[MemoryCandidate]) -> list[PromoteOutcome]:
     Each candidate is decided exactly as `promote()` decides it, and sees what the candidates before it
     wrote (the direct neighbour query and the backstop run under the lock, after them). The slow parts run
     before any lock: the gate, one embedder call for every candidate that passed it (the vector the judge
-    compares is the one stored on the row), recall's neighbour ids. Then one transaction (the caller's when
+    compares is the one stored on the row), recall's neighbour ids — except for a candidate that rows of its
+    own key already reinforce (by_key.py): under the lock only those rows are read again, and they decide;
+    when they no longer do, recall and the direct query run then. Then one transaction (the caller's when
     there is one) takes each scope's advisory lock once, in a fixed order (so two batches cannot deadlock),
     and writes every outcome, rejections included: all of them commit together or none does. Consecutive
     reinforcements are written together (`Reinforcements`), before any other write and before it returns.
@@ -140,16 +143,23 @@ def promote_many(candidates: Sequence[MemoryCandidate]) -> list[PromoteOutcome]:
     verdicts = [_gate(candidate) for candidate in candidates]
     passed = [i for i, verdict in enumerate(verdicts) if verdict.passed]
     vectors = dict(zip(passed, embed_for_write_many([candidates[i].text for i in passed]), strict=True))
-    recall_ids = _recall_ids_before_lock([(i, candidates[i], *vectors[i]) for i in passed])
+    by_key = settled_by_key_before_lock([(i, candidates[i]) for i in passed])
+    recall_ids = _recall_ids_before_lock([(i, candidates[i], *vectors[i]) for i in passed if i not in by_key])
     with transaction.atomic():
         scopes = {(candidates[i].tenant_id, candidates[i].scope_kind, candidates[i].scope_id) for i in passed}
         for scope in sorted(scopes):
             scope_lock(*scope)
         reinforcements = Reinforcements()
+        for rows in key_rows([candidates[i] for i in sorted(by_key)]):
+            reinforcements.lock_rows(rows)
         outcomes = []
         for i, candidate in enumerate(candidates):
             if verdicts[i].passed:
-                outcomes.append(_promote_locked(candidate, *vectors[i], recall_ids.get(i), reinforcements))
+                outcomes.append(
+                    _promote_locked(
+                        candidate, *vectors[i], recall_ids.get(i), reinforcements, by_key=i in by_key
+                    )
+                )
             else:
                 reinforcements.flush()
                 outcomes.append(_reject(originals[i], verdicts[i].reason, verdicts[i].detail))
@@ -216,10 +226,17 @@ def _recall_ids_before_lock(embedded: list[tuple]) -> dict[int, list[int]]:
 
 
 def _promote_locked(
-    candidate: MemoryCandidate, vector, model: str, recall_ids, reinforcements: Reinforcements
+    candidate: MemoryCandidate,
+    vector,
+    model: str,
+    recall_ids,
+    reinforcements: Reinforcements,
+    *,
+    by_key: bool = False,
 ) -> PromoteOutcome:
     """Decide and write one candidate under its scope's lock. A reinforcement is left to `reinforcements`;
-    every other outcome flushes them first (it may read or change the rows they counted)."""
+    every other outcome flushes them first (it may read or change the rows they counted). `by_key`: rows of the
+    candidate's key were expected to decide its reinforcement (recall was not asked before the lock)."""
     tid = candidate.tenant_id
     scope = {"tenant_id": tid, "scope_kind": candidate.scope_kind, "scope_id": candidate.scope_id}
 
@@ -231,15 +248,7 @@ def _promote_locked(
             )
 
     types = duplicate_types(candidate.type)
-    neighbours = find_neighbours(
-        **scope,
-        text=candidate.text,
-        key=candidate.key,
-        vector=vector,
-        model=model,
-        recall_ids=recall_ids or [],
-        types=types,
-    )
+    neighbours = _neighbours(candidate, scope, vector, model, types, recall_ids, by_key=by_key)
     if candidate.supersedes_id is not None and candidate.supersedes_id not in {n.id for n in neighbours}:
         target = _supersede_target(candidate)
         if target is None:
@@ -290,6 +299,29 @@ def _promote_locked(
             )
         return row_supersede(target_id, candidate, vector, model, reason or "newer_value", neighbours, detail)
     return _add_unless_duplicate(candidate, vector, model, reason, neighbours, detail, types, reinforcements)
+
+
+def _neighbours(
+    candidate, scope: dict, vector, model: str, types, recall_ids, *, by_key: bool
+) -> list[Neighbour]:
+    """What the judge is shown: the rows of the candidate's key when they settle its reinforcement (by_key.py),
+    else its nearest rows (`find_neighbours`, with recall's ids; asked now when the guess `by_key` failed)."""
+    neighbours = key_rows_deciding(candidate, scope, vector, model, types) if by_key else None
+    if neighbours is not None:
+        return neighbours
+    if by_key:  # they no longer decide: recall now, as it would have been asked before the lock
+        recall_ids = recall_neighbour_ids(
+            **scope, text=candidate.text, vector=vector, model=model, types=types
+        )
+    return find_neighbours(
+        **scope,
+        text=candidate.text,
+        key=candidate.key,
+        vector=vector,
+        model=model,
+        recall_ids=recall_ids or [],
+        types=types,
+    )
 
 
 def _supersede_target(candidate: MemoryCandidate) -> Neighbour | None:

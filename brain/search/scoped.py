@@ -128,7 +128,8 @@ class NeighbourPlan:
     similarity among those over pg_trgm's threshold, the best `limit` by cosine distance to `vector`
     (rows embedded by `model`; within `max_distance` when set), up to `limit` with the same `key`, and
     the rows of `ids`. `by_id` breaks ties by id (else the order of equal rows is PostgreSQL's). `types`
-    keeps only rows of those types."""
+    keeps only rows of those types. `nearest=False` leaves out the trigram and vector parts: only the rows of
+    `key` and `ids`, each still scored against `text` and `vector`."""
 
     tenant_id: int
     scope_kind: str
@@ -143,3 +144,4 @@ class NeighbourPlan:
     ids: Sequence[int] = ()
     by_id: bool = False
     types: Sequence[str] = ()  # only rows of these types; empty: every type
+    nearest: bool = True

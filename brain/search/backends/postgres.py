@@ -372,6 +372,8 @@ class PostgresBackend(SearchBackend):
         """The plan's rows, each once, in the order they were found (trigram, vector, key, ids).
 
         One statement: each part keeps its own order and limit, its rows numbered in that order."""
+        if not (plan.nearest or plan.key or plan.ids):
+            return []
         sql, params = neighbour_statement(plan)
         found: dict[int, NeighbourRow] = {}
         with connection.cursor() as cursor:
@@ -413,8 +415,8 @@ def neighbour_statement(plan: NeighbourPlan) -> tuple[str, dict[str, Any]]:
             f" WHERE {scope} AND {condition} {ordered} {'LIMIT %(limit)s' if limited else ''})"
         )
 
-    parts = [part(0, "m.text %% %(text)s", f"similarity(m.text, %(text)s) DESC{tie}")]
-    if plan.vector is not None:
+    parts = [part(0, "m.text %% %(text)s", f"similarity(m.text, %(text)s) DESC{tie}")] if plan.nearest else []
+    if plan.vector is not None and plan.nearest:
         near = "m.embedding IS NOT NULL AND m.embedding_model = %(model)s"
         params["model"] = plan.model
         if plan.max_distance is not None:
