@@ -175,8 +175,9 @@ BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK = env_str("BRAIN_WEBHOOKS_ALLOW_HTTP_LOOPBACK
 # --- Recall (brain/search/) --------------------------------------------------------------------------
 # Overrides of brain.search.DEFAULTS: RRF_K, WEIGHTS {fts, trigram, vector}, CANDIDATES,
 # CONFIDENCE_WEIGHT, RECENCY_WEIGHT, RECENCY_HALF_LIFE_DAYS, MMR_LAMBDA (None = no MMR unless asked),
-# VECTOR_STRATEGY ("hnsw" iterative index scans | "exact" per-tenant scan), HNSW_EF_SEARCH,
-# HNSW_MAX_SCAN_TUPLES, TRIGRAM_MAX_WORDS, TRIGRAM_THRESHOLD.
+# VECTOR_STRATEGY ("hnsw" iterative scans of the tenant's own graph | "exact" per-tenant scan), HNSW_EF_SEARCH
+# (for a graph of HNSW_EF_SEARCH_ROWS rows), HNSW_MAX_SCAN_TUPLES, TENANT_GRAPH_MIN_ROWS (the embedded rows that
+# earn a tenant its graph: brain/search/graphs.py), TRIGRAM_MAX_WORDS, TRIGRAM_THRESHOLD.
 BRAIN_RECALL: dict = {}
 # Overrides of brain.search_box.DEFAULTS for the operators' search boxes (Intelligence tab, Client Brain page):
 # VECTOR_FLOOR, the cosine similarity a memory found by meaning alone needs to be listed (0.35, for MiniLM).
