@@ -62,32 +62,24 @@ def reads_on_replica(
         cursor.execute(sql, params)
         (primary_lsn, wrote), rows = _split(cursor.fetchall(), 2)
     states = states_of_rows(keys, rows)
-    source = "primary_wrote" if wrote else "primary_no_replica"
-    for alias in [] if wrote else replicas.candidates():
+    if wrote:
+        replicas.record("primary_wrote")
+    else:
         sql, params = _probed(replicas.REPLICA_PROBE, tenant_id, keys)
-        try:
-            (lag_ms, replay_lsn), rows = _split(replicas.replica_query(alias, tenant_id, sql, params), 2)
-        except replicas.REPLICA_ERRORS as exc:
-            replicas.mark_down(alias, exc)
-            source = "primary_down"
-            continue
-        if float(lag_ms) > replicas.max_lag_ms():
-            source = "primary_lag"
-            continue
-        if states_of_rows(keys, rows) != states:
-            source = "primary_stale"
-            break  # another replica would be read after this one: no fresher, most likely
-        # The stricter rule would have sent this call back (the replica has not replayed all the primary had).
-        behind = replicas.lsn_value(replay_lsn) < replicas.lsn_value(primary_lsn)
-        try:
-            with replicas.replica_block(alias), states_known(states):
-                result = read()
-        except replicas.REPLICA_ERRORS as exc:
-            replicas.mark_down(alias, exc)
-            source = "primary_down"
-            continue
-        replicas.record("replica_lsn_behind" if behind else "replica")
-        return result
-    replicas.record(source)
+
+        def judge(replay_lsn: str, replica_rows: list) -> str:
+            if states_of_rows(keys, _split(replica_rows, 2)[1]) != states:
+                return "primary_stale"
+            # The stricter rule would have sent this call back (the replica has not replayed all the primary had).
+            behind = replicas.lsn_value(replay_lsn) < replicas.lsn_value(primary_lsn)
+            return "replica_lsn_behind" if behind else "replica"
+
+        def read_knowing_states() -> T:
+            with states_known(states):
+                return read()
+
+        done, result = replicas.read_on_a_replica(tenant_id, sql, params, judge, read_knowing_states)
+        if done:
+            return result
     with states_known(states):
         return read()

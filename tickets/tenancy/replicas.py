@@ -22,16 +22,20 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.utils import InterfaceError, OperationalError
+from django.db.utils import DatabaseError, InterfaceError, OperationalError
 
 from . import wall
 
 logger = logging.getLogger("brain.replicas")
+
+T = TypeVar("T")
 
 DOWN_SECONDS = 5.0
 # Lag: 0 while the standby has replayed all it received, else the age of the last transaction it replayed.
@@ -151,3 +155,49 @@ def primary_may_be_left(tenant_id: int) -> bool:
     return (
         not getattr(primary, "brain_bypass", False) and getattr(primary, "brain_tenant_id", None) == tenant_id
     )
+
+
+def read_on_a_replica(
+    tenant_id: int, probe: str, params, judge: Callable[[str, list], str], read: Callable[[], T]
+) -> tuple[bool, T | None]:
+    """`read()` on the first replica that may serve it, else nothing read (the caller reads on the primary).
+
+    Each live replica in turn: `probe` (REPLICA_PROBE's lag and replay position first, then any columns of
+    the caller's) runs on it; a replica that fails is marked down, one lagging past BRAIN_REPLICA_MAX_LAG_MS
+    is skipped, and `judge(replay_lsn, rows)` names the source to record: "replica..." reads there, anything
+    else ("primary_stale") passes it over. A read that fails on the replica's connection marks it down and
+    tries the next; one that writes or otherwise fails there leaves the replicas for the primary (logged).
+    The source is recorded either way (`last_source`). Returns (True, result) or (False, None)."""
+    source = "primary_no_replica"
+    for alias in candidates():
+        try:
+            rows = replica_query(alias, tenant_id, probe, params)
+        except REPLICA_ERRORS as exc:
+            mark_down(alias, exc)
+            source = "primary_down"
+            continue
+        lag_ms, replay_lsn = rows[0][:2]
+        if float(lag_ms) > max_lag_ms():
+            source = "primary_lag"
+            continue
+        verdict = judge(replay_lsn, rows)
+        if not verdict.startswith("replica"):
+            source = verdict
+            continue
+        try:
+            with replica_block(alias):
+                result = read()
+        except REPLICA_ERRORS as exc:
+            mark_down(alias, exc)
+            source = "primary_down"
+            continue
+        except (ReplicaWriteError, DatabaseError) as exc:
+            logger.warning(
+                "a read wrote or failed on replica %s; read on the primary: %s", alias, str(exc).strip()[:300]
+            )
+            source = "primary_wrote"
+            break
+        record(verdict)
+        return True, result
+    record(source)
+    return False, None

@@ -14,14 +14,9 @@ With no replica configured the middleware passes every request through untouched
 
 from __future__ import annotations
 
-import logging
-
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.utils import DatabaseError
 
 from .. import replicas
-
-logger = logging.getLogger("brain.replicas")
 
 WAL_KEY = "brain_wal_lsn"
 SAFE_METHODS = ("GET", "HEAD")
@@ -59,40 +54,18 @@ class ReplicaReadsMiddleware:
 def _on_replica(request, tenant_id: int, view_func, view_args, view_kwargs):
     """The view's response rendered on a replica, or None (recorded why) for the primary."""
     wanted = replicas.lsn_value(request.session.get(WAL_KEY))
-    source = "primary_no_replica"
-    for alias in replicas.candidates():
-        try:
-            [(lag_ms, replay_lsn)] = replicas.replica_query(
-                alias, tenant_id, f"SELECT {replicas.REPLICA_PROBE}", []
-            )
-        except replicas.REPLICA_ERRORS as exc:
-            replicas.mark_down(alias, exc)
-            source = "primary_down"
-            continue
-        if float(lag_ms) > replicas.max_lag_ms():
-            source = "primary_lag"
-            continue
-        if replicas.lsn_value(replay_lsn) < wanted:
-            source = "primary_stale"
-            continue
-        try:
-            with replicas.replica_block(alias):
-                response = view_func(request, *view_args, **view_kwargs)
-                if callable(getattr(response, "render", None)):
-                    response = response.render()  # a template response reads while it renders
-        except (replicas.ReplicaWriteError, DatabaseError) as exc:
-            if isinstance(exc, replicas.REPLICA_ERRORS):
-                replicas.mark_down(alias, exc)
-                source = "primary_down"
-                continue
-            logger.warning("%s %s wrote or failed on replica %s; run on the primary: %s",
-                           request.method, request.path_info, alias, str(exc).strip()[:300])  # fmt: skip
-            source = "primary_wrote"
-            break
-        replicas.record("replica")
+
+    def judge(replay_lsn: str, _rows: list) -> str:
+        return "primary_stale" if replicas.lsn_value(replay_lsn) < wanted else "replica"
+
+    def render():
+        response = view_func(request, *view_args, **view_kwargs)
+        if callable(getattr(response, "render", None)):
+            response = response.render()  # a template response reads while it renders
         return response
-    replicas.record(source)
-    return None
+
+    probe = f"SELECT {replicas.REPLICA_PROBE}"
+    return replicas.read_on_a_replica(tenant_id, probe, [], judge, render)[1]
 
 
 def _remember_write(request) -> None:
