@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from ..models import Memory, WriteSurface
 from ..providers import LocalProvider, get_provider
-from ..search import NeighbourPlan, neighbours
 from ..types import MemoryCandidate
 from .backstop import duplicate_types
-from .judge import LIVE_STATUSES, Neighbour, _score, formation_setting, local_judge
+from .judge import LIVE_STATUSES, Neighbour, _direct_neighbours, formation_setting, local_judge
 
 
 def key_neighbours(
@@ -35,24 +34,19 @@ def key_neighbours(
     None when there may be more of them than its key part reads (NEIGHBOURS): then which ones it shows is
     PostgreSQL's choice, and only `find_neighbours` can say."""
     limit = formation_setting("NEIGHBOURS")
-    plan = NeighbourPlan(
+    found = _direct_neighbours(
         tenant_id=tenant_id,
         scope_kind=scope_kind,
         scope_id=scope_id,
-        statuses=LIVE_STATUSES,
         text=text,
-        limit=limit,
+        key=key,
         vector=vector,
         model=model,
-        key=key,
+        limit=limit,
         types=types,
         nearest=False,
     )
-    found = _score(neighbours(plan), text, vector)
-    if not key or len(found) >= limit:
-        return None
-    found.sort(key=lambda n: (-n.closeness, n.id))
-    return found
+    return None if not key or len(found) >= limit else found
 
 
 # The local judge's reinforcements that rows of the candidate's own key decide (`local_judge`).

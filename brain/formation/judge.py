@@ -134,8 +134,10 @@ def _direct_neighbours(
     limit: int,
     extra_ids=(),
     types: tuple[str, ...] = (),
+    nearest: bool = True,
 ) -> list[Neighbour]:
-    """Nearest rows of the scope by pg_trgm similarity, by pgvector cosine, by same key, and `extra_ids`."""
+    """Nearest rows of the scope by pg_trgm similarity, by pgvector cosine, by same key, and `extra_ids`,
+    closest first; `nearest=False`: only the rows of `key` and `extra_ids`, scored alike."""
     plan = NeighbourPlan(
         tenant_id=tenant_id,
         scope_kind=scope_kind,
@@ -148,6 +150,7 @@ def _direct_neighbours(
         key=key,
         ids=tuple(extra_ids),
         types=types,
+        nearest=nearest,
     )
     found = _score(neighbours(plan), text, vector)
     found.sort(key=lambda n: (-n.closeness, n.id))
