@@ -117,7 +117,7 @@ _STREET_WORD = (  # a word of its own too: "Linzer Strasse 32"
 )
 _STREET_END = r"weg|vej|tie|väg|gata|vei|veg|str\.?|gate|krt\.?|tee|vegi|gränd|stræde"  # only inside a word
 _STREET_BEFORE = (
-    r"Rue|Avenue|Av\.|Avda\.|Avenida|Calle|C/|Carrer|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|R\.?|Travessa|"
+    r"Rue|Avenue|Av\.|Avda\.|Avenida|Calle|C/|Carrer|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|Rúa|R\.?|Travessa|"
     r"Praça|Boulevard|Bd\.?|Chemin|Place|Allée|Impasse|Quai|Route|Plaza|Paseo|Camino|Ulica|ul\.|Na|Odos|Ctra\.|"
     r"Carretera|Laan|Rambla|Travesía"
 )
@@ -128,7 +128,8 @@ _STREETS_ABROAD = re.compile(
     rf"|\b(?:{_STREET_BEFORE})[ \t]+(?:(?:de|del|de la|di|da|do|dos|das|du|des|la|le|van|von|[{_UP}][{_LOW}.]*)"
     rf"[ \t]+){{0,4}}(?:[{_UP}][{_LOW}.]*){_HOUSE_NUMBER}"
     rf"|(?<![/.:-])\b\d{{1,5}}[a-zA-Z]?,?[ \t]+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|impasse|quai|via|"
-    rf"calle|rua)[ \t]+[{_UP}]"
+    # A particle may come first, and then any word: "76 Boulevard de Normandie", "7 rue des six frères".
+    rf"calle|rua|rúa)[ \t]+(?:[{_UP}]|(?i:de|des|du|de la|la|le|les|del|della|di|da|do|dos|das)[ \t]+[{_UP}{_LOW}])"
     # A house number after a word that says an address follows: "meet you at Woudtzicht 1".
     rf"|\b(?i:address(?:es)?|lives?|lived|living|moved|located|meet(?:\s+(?:me|you))?|sent|send|deliver(?:ed)?|"
     rf"side\s+of|corner\s+of|enter\s+on)\b(?:[ \t:,]+[a-z']+){{0,4}}[ \t:,]+(?:[{_UP}][{_LOW}]+[ \t]+){{1,4}}\d{{1,5}}[a-zA-Z]?\b"
