@@ -4,9 +4,10 @@ surnames of all its locales against the pipeline's English words. Nothing is shi
 Lexicon with other lists (a benchmark holding names out) gets a scorer trained on those.
 
 It is one signal among the word-list rules of personal_names.py, asked only about a word that is in no
-list and stands where a name could (a capitalised pair at a sentence's start, a word after a person cue):
-on its own it tells names from English words about two times in three at one English word in twenty
-(measured on a fifth of each list held out), too weak to find names by itself."""
+list and stands where a name could (a capitalised pair at a sentence's start, a lower-cased word beside a
+first name or after a word that announces one): on its own, with a fifth of each list held out of its
+training, it calls 72% of the held-out names and 7.8% of the held-out English words name-like — too weak to
+find names by itself. Built on first use in a worker: 0.7 s CPU, some 73,000 n-grams."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from collections import Counter
 from collections.abc import Iterable
 
 ORDERS = (2, 3, 4)
-# Above this mean log-likelihood ratio a word is name-like (tuned on the train and dev splits and on names
-# held out of the lists: public_pii_stress.py).
+# Above this mean log-likelihood ratio a word is name-like (0.0 and 0.6 tried on the train and dev splits and
+# on names held out of the lists, public_pii_stress.py: no difference on support text, one name of 408 more or
+# three fewer).
 THRESHOLD = 0.3
 _SMOOTHING = 0.5
 _LETTERS = re.compile(r"[a-z]{3,}")

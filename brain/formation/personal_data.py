@@ -14,7 +14,7 @@ many languages or a house number beside a place, phone layouts, e-mail, card, IB
 Then, for a text patterns let through, the model's word lists (pii_model.Lexicon: first names, surnames and
 places of Faker's locales, the pipeline's English words; their rules are in personal_names.py) — a first name and surname side by side, a listed
 name that is no English word, unknown capitalised pairs, lower-cased names after a cue, streets by their
-layout — and, where the text could still hold one (a capitalised uncommon word past a sentence's start or a
+layout; where a word is in no list, whether it reads as a name (name_scorer.py) — and, where the text could still hold one (a capitalised uncommon word past a sentence's start or a
 listed name at it, in English text; seven digits in a phone layout), the model (pii_model.py: Presidio's
 analyzer over spaCy) — names in any position and culture, phone numbers valid in a customer's country,
 numbered places. The model runs only
