@@ -14,7 +14,7 @@ many languages or a house number beside a place, phone layouts, e-mail, card, IB
 Then, for a text patterns let through, the model's word lists (pii_model.Lexicon: first names, surnames and
 places of Faker's locales, the pipeline's English words; their rules are in personal_names.py) — a first name and surname side by side, a listed
 name that is no English word, unknown capitalised pairs, lower-cased names after a cue, streets by their
-layout — and, where the text could still hold one (a capitalised uncommon word past a sentence's start or a
+layout; where a word is in no list, whether it reads as a name (name_scorer.py) — and, where the text could still hold one (a capitalised uncommon word past a sentence's start or a
 listed name at it, in English text; seven digits in a phone layout), the model (pii_model.py: Presidio's
 analyzer over spaCy) — names in any position and culture, phone numbers valid in a customer's country,
 numbered places. The model runs only
@@ -117,7 +117,7 @@ _STREET_WORD = (  # a word of its own too: "Linzer Strasse 32"
 )
 _STREET_END = r"weg|vej|tie|väg|gata|vei|veg|str\.?|gate|krt\.?|tee|vegi|gränd|stræde"  # only inside a word
 _STREET_BEFORE = (
-    r"Rue|Avenue|Av\.|Avda\.|Avenida|Calle|C/|Carrer|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|R\.?|Travessa|"
+    r"Rue|Avenue|Av\.|Avda\.|Avenida|Calle|C/|Carrer|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|Rúa|R\.?|Travessa|"
     r"Praça|Boulevard|Bd\.?|Chemin|Place|Allée|Impasse|Quai|Route|Plaza|Paseo|Camino|Ulica|ul\.|Na|Odos|Ctra\.|"
     r"Carretera|Laan|Rambla|Travesía"
 )
@@ -128,7 +128,8 @@ _STREETS_ABROAD = re.compile(
     rf"|\b(?:{_STREET_BEFORE})[ \t]+(?:(?:de|del|de la|di|da|do|dos|das|du|des|la|le|van|von|[{_UP}][{_LOW}.]*)"
     rf"[ \t]+){{0,4}}(?:[{_UP}][{_LOW}.]*){_HOUSE_NUMBER}"
     rf"|(?<![/.:-])\b\d{{1,5}}[a-zA-Z]?,?[ \t]+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|impasse|quai|via|"
-    rf"calle|rua)[ \t]+[{_UP}]"
+    # A particle may come first, and then any word: "76 Boulevard de Normandie", "7 rue des six frères".
+    rf"calle|rua|rúa)[ \t]+(?:[{_UP}]|(?i:de|des|du|de la|la|le|les|del|della|di|da|do|dos|das)[ \t]+[{_UP}{_LOW}])"
     # A house number after a word that says an address follows: "meet you at Woudtzicht 1".
     rf"|\b(?i:address(?:es)?|lives?|lived|living|moved|located|meet(?:\s+(?:me|you))?|sent|send|deliver(?:ed)?|"
     rf"side\s+of|corner\s+of|enter\s+on)\b(?:[ \t:,]+[a-z']+){{0,4}}[ \t:,]+(?:[{_UP}][{_LOW}]+[ \t]+){{1,4}}\d{{1,5}}[a-zA-Z]?\b"

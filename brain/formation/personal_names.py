@@ -85,31 +85,104 @@ _PERSON_BEFORE = re.compile(
     r"\b(?:said|says|asked|told|tell|by|meet|met|ask|call|called|thank|thanks|dear|hi|hello)[ \t]+$", re.I
 )
 _PERSON_AFTER = re.compile(
-    r"^[ \t]+(?:is|was|has|had|says|said|wants|wanted|went|began|thinks|thought|likes|liked|loves|loved|lives|lived|"
+    r"^[ \t]+(?:is|was|were|has|had|says|said|wants|wanted|went|began|thinks|thought|likes|liked|loves|loved|lives|lived|"
     r"works|worked|asked|told|called|wrote|just|always|never|will|would|can|could|and\s+I|so)\b|^'s\b"
 )
+_SPEAKS = re.compile(r"[,\"'”][ \t]*\b(?:said|says|asked|replied|wrote)[ \t]+$", re.I)
 # A lower-case name after a word that announces one: "my kid emma", "ask for mr. kowalczyk".
 _NAME_CUE = re.compile(
-    r"\b(?:(?:first|last|full|sur|maiden)?\s*name(?:\s+is|\s*[:?])|call\s+me|ask\s+for|contact|"
+    r"\b(?:(?P<announced>(?:first|last|full|sur|maiden)?\s*name(?:\s+is|\s*[:?])|call\s+me|named)|ask\s+for|contact|"
     r"(?:my|his|her|our|their)\s+(?:kid|son|daughter|wife|husband|partner|child|mother|father|brother|sister|"
     r"friend|colleague|boss|neighbou?r)|(?P<title>mr|mrs|ms|miss|dr)\.?)[ \t,:]+$",
     re.I,
 )
 # A street without a street word, by its layout: "Bissingzeile 78, Holste", "Ilichova 77\nLjubljana",
 # "14 Tornallaie, 04100 Parma", and a name and house number where a place is announced ("at Klímova 799").
+_PARTICLE = r"(?:de|del|da|do|dos|das|di|du|des|la|le|van|von|der)"
 _STREET_LAYOUTS = (
     re.compile(
-        rf"\b(?P<value>(?P<street>[{_UP}][{_LOW}]{{2,}}(?:[ -][{_UP}][{_LOW}]+)?)[ \t]+\d{{1,4}}[a-zA-Z]?)"
-        rf"(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*)(?:\d{{3,5}}[ \t]+)?[{_UP}]"
+        rf"\b(?P<value>(?P<street>[{_UP}][{_LOW}]{{2,}}(?:[ -][{_UP}][{_LOW}]+|[ \t]{_PARTICLE}[ \t][{_UP}][{_LOW}]+)?)"
+        rf"[ \t]+\d{{1,4}}[a-zA-Z]?)(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*)(?:\d{{3,5}}[ \t]+)?[{_UP}]"
     ),
     re.compile(
         rf"(?<![\d.,])\b(?P<value>\d{{1,5}}[a-zA-Z]?[ \t]+(?P<street>[{_UP}][{_LOW}]{{3,}}(?:[ \t][{_UP}][{_LOW}]+)?))"
         rf"[ \t]*,[ \t]*(?:\d{{4,5}}[ \t]+)?[{_UP}][{_LOW}]"
     ),
     re.compile(
-        rf"\b(?:at|on|in|to)[ \t]+(?P<value>(?:\d{{1,5}}[ \t]+)?(?P<street>[{_UP}][{_LOW}]+(?:[ -][{_UP}]?[{_LOW}]+)?)"
+        rf"\b(?i:at|on|in|to)[ \t]+(?P<value>(?:\d{{1,5}}[ \t]+)?(?P<street>[{_UP}][{_LOW}]+"
+        rf"(?:[ -][{_UP}]?[{_LOW}]+|[ \t]{_PARTICLE}[ \t][{_UP}][{_LOW}]+)?)"
         rf"[ \t]+\d{{1,4}}[a-zA-Z]?)\b(?![%/:.,]\d|\s*(?i:am|pm|h|hours?|days?|weeks?|months?|years?|minutes?|%|x))"
     ),
+    # A street word of its own after the name, as in Scandinavia and Hungary: "Opplands gate 8",
+    # "Pernilles vei 115", "Agip u. 91" (not "Departure gate 12": the name is no English word).
+    re.compile(
+        rf"\b(?P<value>(?P<street>[{_UP}][{_LOW}]{{2,}})[ \t]+(?:gate|gata|gatan|gade|vei|veien|veg|vegen|vej|vejen|"
+        r"väg|vägen|tie|katu|weg|utca|u\.|út|ulica|iela)[ \t]+\d{1,4}[a-zA-Z]?)\b(?![%/:.,]\d)"
+    ),
+)
+
+
+def _a_name_pair(text: str, token: _Token, following: _Token, words, *, lower: bool, english: bool) -> bool:
+    """Two words side by side (a middle initial or particles between) that make a first name and surname."""
+    first, second = token.word, following.word
+    if lower:
+        # "sofia gonzalez"; "patricia hachée", a surname in no list that reads as one; "victoria bruun", a
+        # first name that is a place too; in an English sentence, two words in no list that read as names.
+        if not _could_name(second, words):
+            return False
+        if words.is_first(first) and not _english_or_desk(first, words):
+            return (words.is_last(second) or words.name_like(second)) and (
+                _could_name(first, words) or not words.is_place(second)
+            )
+        return (
+            english
+            and not token.initial
+            and _could_name(first, words)
+            and words.name_like(first)
+            and words.name_like(second)
+        )
+    if _NAMED.search(text[max(0, token.start - 20) : token.start]) and not (
+        words.is_english(first) and words.is_english(second) and not words.is_last(second)
+    ):
+        return True  # "under my partner's name Tosh Brandt"
+    if words.is_first(first) and words.is_last(second):
+        return True
+    if (words.is_first(first) and _could_name(second, words)) or (
+        words.is_last(second) and _could_name(first, words)
+    ):
+        return True
+    if _names_a_product(text, text[token.start : following.end]):
+        return False
+    gap = text[token.end : following.start]
+    unknown = _could_name(first, words), _could_name(second, words)
+    # A middle initial between two words that are no English words: "Efisio D. Bergamaschi",
+    # "Antoinetta K. van Teeffelen" (a surname that is also a place).
+    if (
+        _INITIAL_GAP.match(gap)
+        and any(unknown)
+        and not any(_english_or_desk(w, words) for w in (first, second))
+    ):
+        return True
+    if not all(unknown):
+        return False
+    if english and not token.initial:
+        return True  # "have you heard Yuito Hirai speak"
+    # At a sentence's start, where any capitalised words stand: after a label that announces a person
+    # ("Directed By: Carli Zophanías"), or both reading as names in an English sentence.
+    return bool(_PERSON_LABEL.search(text[max(0, token.start - 30) : token.start])) or (
+        english and words.name_like(first) and words.name_like(second)
+    )
+
+
+def _english_or_desk(word: str, words: pii_model.Lexicon) -> bool:
+    return words.is_english(word) or _desk_word(word)
+
+
+_NAMED = re.compile(r"\b(?:name|named|called)[ \t]+$", re.I)
+_INITIAL_GAP = re.compile(rf"[ \t]+[{_UP}]\.?[ \t]+(?:[{_LOW}]+[ \t]+){{0,2}}$")
+_PERSON_LABEL = re.compile(
+    r"\b(?i:user|customer|client|name|contact|from|to|by|author|agent|caller|member|recipient|sender|attn|"
+    r"attention|c/o|guest|patient|passenger|buyer|seller|owner|holder|signed|addressee)[ \t]*:[ \t\n]*$"
 )
 
 
@@ -133,30 +206,18 @@ def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model
             and _NAME_GAP.match(text[token.end : following.start])
         ):
             value = text[token.start : following.end]
-            first, second = token.word, following.word
-            if lower:
-                if (
-                    words.is_first(first)
-                    and words.is_last(second)
-                    and _could_name(first, words)
-                    and _could_name(second, words)
-                ):
-                    yield pii_model.Finding(PersonalDataKind.NAME, value)
-            elif words.is_first(first) and words.is_last(second):
+            if _a_name_pair(text, token, following, words, lower=lower, english=english):
                 yield pii_model.Finding(PersonalDataKind.NAME, value)
-            elif (words.is_first(first) and _could_name(second, words)) or (
-                words.is_last(second) and _could_name(first, words)
-            ):
-                yield pii_model.Finding(PersonalDataKind.NAME, value)
-            elif english and not token.initial and _could_name(first, words) and _could_name(second, words):
-                if not _names_a_product(text, value):
-                    yield pii_model.Finding(PersonalDataKind.NAME, value)
         if token.capitalised and not _names_a_product(text, token.word):
             if (words.is_first(token.word) or words.is_last(token.word)) and _could_name(token.word, words):
                 yield pii_model.Finding(PersonalDataKind.NAME, token.word)
             elif (
                 (words.is_first(token.word) or words.is_last(token.word) or _could_name(token.word, words))
-                and not words.is_place(token.word)
+                # A place only where a person speaks: "says Lugo".
+                and (
+                    not words.is_place(token.word)
+                    or _SPEAKS.search(text[max(0, token.start - 20) : token.start])
+                )
                 and (
                     _PERSON_BEFORE.search(text[max(0, token.start - 40) : token.start])
                     or _PERSON_AFTER.match(text[token.end : token.end + 40])
@@ -171,13 +232,22 @@ def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model
             )  # the cue ends where the word starts
             if cue and (
                 (cue.group("title") and not words.is_english(token.word))
+                # "call me daniel": a first name that is an English word too, where a name is announced.
+                or (cue.group("announced") and words.is_first(token.word) and not _desk_word(token.word))
                 or (
-                    (words.is_first(token.word) or words.is_last(token.word))
+                    (words.is_first(token.word) or words.is_last(token.word) or words.name_like(token.word))
                     and _could_name(token.word, words)
                 )
             ):
                 yield pii_model.Finding(PersonalDataKind.NAME, token.word)
-    for pattern in _STREET_LAYOUTS:
-        for match in pattern.finditer(text):
-            if all(_could_name(w, words) for w in _WORD.findall(match.group("street"))):
+    # A lower-cased text is read with capitals too: "it's in slovenčeva 63\ndole pri litiji".
+    for pattern, reading in (
+        (p, r) for p in _STREET_LAYOUTS for r in ((text, text.title()) if lower else (text,))
+    ):
+        for match in pattern.finditer(reading):
+            street = [w for w in _WORD.findall(match.group("street")) if w.lower() not in _PARTICLES]
+            # No English word or desk label, one at least in no list: "Republica de Chile 8305" (a place).
+            if any(_could_name(w, words) for w in street) and not any(
+                _english_or_desk(w, words) for w in street
+            ):
                 yield pii_model.Finding(PersonalDataKind.STREET_ADDRESS, match.group("value"))

@@ -20,10 +20,10 @@ _I = re.IGNORECASE
 
 
 # Upper and lower case letters of the Latin, Greek and Cyrillic alphabets: "Ægir", "Señores", "Νάξου".
-_UP = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĖĘĚĞĢĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŘŚŞŠŢŤŪŮŰŲŸŹŻŽΆΈ-ΏΑ-ΩА-ЯЁ"
+_UP = "A-ZÀ-ÖØ-ÞƏĀĂĄĆČĎĐĒĖĘĚĞĢĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŘŚŞŠŢŤŪŮŰŲŸŹŻŽΆΈ-ΏΑ-ΩА-ЯЁ"
 
 
-_LOW = "a-zß-öø-ÿāăąćčďđēėęěğģīįıķĺļľłńņňōőœŕřśşšţťūůűųźżžά-ώа-яё"
+_LOW = "a-zß-öø-ÿəāăąćčďđēėęěğģīįıķĺļľłńņňōőœŕřśşšţťūůűųźżžά-ώа-яё"
 
 
 # A word after a salutation that is not a name: "Hi there", "Dear customer", "Thanks again".

@@ -17,6 +17,7 @@ publishes and what patterns already decided.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import sys
@@ -25,7 +26,10 @@ import time
 import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from importlib.util import find_spec
+
+from .name_scorer import NameScorer
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +139,15 @@ class Lexicon:
     def is_place(self, word: str) -> bool:
         return _fold(word) in self.places
 
+    @cached_property
+    def _scorer(self) -> NameScorer:
+        return NameScorer.from_lists(self.first, self.last, self.english)
+
+    def name_like(self, word: str) -> bool:
+        """A word in no list that reads like a first name or surname (name_scorer.py): "Reumer", not "Samsung"."""
+        parts = _fold(word).split("-")
+        return all(self._scorer.name_like(part) for part in parts if part)
+
 
 _FAKER_NAME_LISTS = ("first_names", "last_names", "first_romanized_names", "last_romanized_names")
 _FAKER_PLACE_LISTS = (
@@ -150,12 +163,12 @@ def _words_of(values) -> set[str]:
     return {_fold(v) for v in values if isinstance(v, str) and re.fullmatch(r"[^\W\d_]{2,}", v)}
 
 
-def _lexicon(pipeline) -> Lexicon:
+def faker_lists():
+    """(kind, values) of Faker's lists, kind "first", "last" or "place", over all its locales."""
     import importlib
 
     from faker.config import AVAILABLE_LOCALES
 
-    first, last, places = set(), set(), set()
     for locale in AVAILABLE_LOCALES:
         for kind, lists in (("person", _FAKER_NAME_LISTS), ("address", _FAKER_PLACE_LISTS)):
             try:
@@ -167,8 +180,16 @@ def _lexicon(pipeline) -> Lexicon:
                     continue
                 values = getattr(provider, attr)
                 if isinstance(values, (list, tuple, dict, set, frozenset)):
-                    target = places if kind == "address" else last if attr.startswith("last") else first
-                    target.update(_words_of(values))
+                    yield (
+                        "place" if kind == "address" else "last" if attr.startswith("last") else "first",
+                        values,
+                    )
+
+
+def _lexicon(pipeline) -> Lexicon:
+    first, last, places = set(), set(), set()
+    for kind, values in faker_lists():
+        {"first": first, "last": last, "place": places}[kind].update(_words_of(values))
     from spacy.lang.en.stop_words import STOP_WORDS  # the closed classes WordNet leaves out: "they", "how"
 
     tables = pipeline.get_pipe("lemmatizer").lookups
@@ -227,6 +248,24 @@ def _build() -> _Analyzer:
         phones=PhoneRecognizer(supported_regions=PHONE_REGIONS),
         words=_lexicon(pipeline),
     )
+
+
+@contextmanager
+def lexicon_without(names: frozenset[str]):
+    """For the block, the analyzer's word lists without first names and surnames `names` (folded): what the
+    filter makes of names in no list (brain/benchmarks/public_pii_stress.py). Benchmark only."""
+    engine = analyzer()
+    if engine is None:
+        yield None
+        return
+    words = dataclasses.replace(
+        engine.words, first=engine.words.first - names, last=engine.words.last - names
+    )
+    _state["engine"] = dataclasses.replace(engine, words=words)
+    try:
+        yield words
+    finally:
+        _state["engine"] = engine
 
 
 def lexicon() -> Lexicon | None:

@@ -80,6 +80,7 @@ BRAIN_BENCHMARKS = {
     "context": "intelligence.benchmarks.context",
     "formation": "brain.benchmarks.formation",
     "poisoning": "brain.benchmarks.poisoning",
+    "pii-stress": "brain.benchmarks.public_pii_stress",
     "extraction": "brain.benchmarks.extraction",
     "learning": "intelligence.benchmarks.learning",
     "chaos": "tickets.benchmarks.chaos",

@@ -1,0 +1,114 @@
+"""Names and street addresses in none of the filter's word lists (issue 26, section 1): what the train and dev
+templates admitted with other identities, and with names held out of the Lexicon (`brain_bench pii-stress`),
+before 2026-12-02."""
+
+import pytest
+
+from brain.formation import pii_model
+from brain.formation.name_scorer import NameScorer
+from brain.formation.personal_data import find_personal_data
+
+needs_model = pytest.mark.skipif(
+    pii_model.model_unavailable() is not None,
+    reason=f"personal-data model: {pii_model.model_unavailable()} (make install installs it)",
+)
+PUBLISHED = ["support@acme.test"]
+
+
+@pytest.fixture
+def worker():
+    with pii_model.used():
+        yield
+
+
+@needs_model
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        # Train and dev templates filled with other identities.
+        ("Will my account stay active? It's under my partner's name Tosh Brandt", "name"),
+        ('"I\'m glad to hear that Hungary is moving in that direction," says Lugo.', "name"),
+        ("sometimes people call me daniel", "name"),
+        ("I'd like it to be sent to Opplands gate 8\nHAMAR,  2315", "street_address"),
+        ("Meet me at 768 OSLO, Pernilles vei 115", "street_address"),
+        ("The bus drops you off at 295 Agip u. 91. St.", "street_address"),
+        ("The restaurant is at 2736 Rúa do Paseo 46", "street_address"),
+        ("Please return to 76 Boulevard de Normandie, 38600 FONTAINE in case of an issue.", "street_address"),
+        ("The office is at 40 rue des six frères Ruellan, 44230 SAINT-SÉBASTIEN-SUR-LOIRE", "street_address"),
+        ("it's in slovenčeva 63\ndole pri litiji,  1273", "street_address"),
+        ("the bus station is on pardubská 49", "street_address"),
+    ],
+)
+def test_other_identities_of_the_train_and_dev_templates_are_refused(worker, text, kind):
+    hit = find_personal_data(text, published=PUBLISHED)
+    assert hit is not None and hit.kind == kind, hit
+
+
+@needs_model
+@pytest.mark.parametrize(
+    "text, unlisted",
+    [
+        # Names the stress measure held out of the lists: at a sentence's start with a middle initial, after a
+        # label, coordinated, lower-cased after a cue or beside a listed first name.
+        ("Borgdís I Nuraini from Netflix Inc. is the keynote speaker", "borgdis nuraini"),
+        ('Hugrún S Wallner, the Lease buyer, said: "I\'m glad to hear that."', "hugrun wallner"),
+        ("Action & Adventure, Comedy\nDirected By:    Carli S Zophanías", "carli zophanias"),
+        (
+            "Is there a better pop song on this list? Kweyama and Chaudhuri were precision engineers.",
+            "kweyama chaudhuri",
+        ),
+        ("i would like to remove my kid mavie from the will. how do i do that?", "mavie"),
+        ("what's your name? salomey i. walch", "salomey walch"),
+        ("sometimes people call me jaanus", "jaanus"),
+        ("Could you please correct it to Mr. Əmir Z Devine?", "əmir devine"),
+        ("a tribute to marta bruun – sadly, she wasn't impressed.", "bruun"),
+    ],
+)
+def test_names_in_no_list_are_refused(worker, text, unlisted):
+    with pii_model.lexicon_without(frozenset(unlisted.split())) as words:
+        assert not any(words.is_first(w) or words.is_last(w) for w in unlisted.split())
+        hit = find_personal_data(text, published=PUBLISHED)
+    assert hit is not None and hit.kind == "name", hit
+
+
+@needs_model
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Boarding starts at Departure gate 12 an hour before take-off.",
+        "Same-Day Delivery is available in most cities.",
+        "Samsung Galaxy phones are supported by the app.",
+        "Enter the code on the Sign-Up page.",
+        "Check the Order History section for your invoices.",
+        "We ship from our warehouse at Leeds 2 to Paris and Lyon.",
+        "Complete the registration and the Freemium account is created.",
+        "Zendesk and Shopify connect through the Integrations page.",
+    ],
+)
+def test_support_text_with_words_in_no_list_stays_learnable(worker, text):
+    assert find_personal_data(text, published=PUBLISHED) is None
+
+
+def test_the_name_scorer_is_trained_on_the_lists_it_is_given():
+    scorer = NameScorer.from_lists(
+        ["maria", "marta", "marina", "martin"],
+        ["kowalska", "kowalski", "nowak"],
+        ["market", "basket", "ticket"],
+    )
+    assert scorer.score("marika") > scorer.score("packet")
+    assert scorer.name_like("kowalik") and not scorer.name_like("racket")
+
+
+@needs_model
+def test_held_out_names_leave_the_lists_for_the_block_only(worker):
+    before = pii_model.lexicon()
+    with pii_model.lexicon_without(frozenset({"maria"})) as words:
+        assert not words.is_first("Maria") and pii_model.lexicon() is words
+    assert pii_model.lexicon() is before and before.is_first("Maria")
+
+
+def test_the_stress_measure_never_reads_the_test_split():
+    from brain.benchmarks import public_pii_stress
+
+    with pytest.raises(ValueError):
+        public_pii_stress.stress_figures("test")
