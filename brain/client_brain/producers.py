@@ -32,6 +32,7 @@ from brain.providers import ProviderError, get_provider, register_task
 from brain.types import MemoryCandidate
 
 from . import typed
+from .facts import business_fact
 from .issues import clip as _clip
 from .issues import humanize as _humanize
 from .issues import issues_reinforced
@@ -136,26 +137,11 @@ _SIGN_OFF = re.compile(
 )
 _CONTRACTION = re.compile(r"\b\w+'(?:s|re|ll|ve|d|m|t)\b|\b\w+n't\b", re.I)
 _EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
-_SECOND_PERSON = re.compile(r"\b(you|your|yours|you're|you've|you'll)\b", re.I)
-_POLICY_WORD = re.compile(
-    r"\b(offer|offers|ship|ships|shipping|deliver|delivers|delivery|warranty|guarantee|policy|return|returns|"
-    r"refund|refunds|exchange|exchanges|free|open|hours|days|weeks|months|store|stores|plan|plans|price|"
-    r"prices|available|support|stock|carry|carries|cover|covers|includes|include|billing|cancellations|"
-    r"contract|contracts|plan|transfers|discount|discounts)\b",
-    re.I,
-)
 _RESOLUTION_WORD = re.compile(
     r"\b(refund(?:ed)?|replace(?:d|ment)?|reship(?:ped)?|resen[dt]|sent|issued|credit(?:ed)?|cancel(?:led|ed)?|"
     r"reset|restart(?:ed)?|reboot(?:ed)?|updated?|upgraded?|exchange[d]?|arranged|processed|booked|"
     r"scheduled|waived?|applied|activated|unlocked|fixed|repair(?:ed)?|restored|dispatched|"
     r"escalated|re-?enabled|reactivated|ported|adjusted|removed|unsubscribed|deleted)\b",
-    re.I,
-)
-# "We have dispatched...", "we refunded...", "I've reset...", and the same in the passive ("The refund has been
-# processed", "a replacement was dispatched"): what was done on THIS ticket, not a standing fact.
-_DONE_ON_THIS_TICKET = re.compile(
-    r"\b(?:we|i)(?:'ve|\s+have|\s+had|'d)\b|\b(?:we|i)\s+(?:just\s+|now\s+|already\s+)?(?:\w+ed|sent|made|put)\b"
-    r"|\b(?:(?:has|have|had)\s+(?:now\s+|just\s+|already\s+)?been|was|were)\s+(?:\w+ed|sent|made|put)\b",
     re.I,
 )
 # A reply that walks the customer through the fix ("Log in to your account.", "Then, click Cancel Order.")
@@ -241,9 +227,9 @@ def _voice(body: str) -> dict[str, str]:
 def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     """The deterministic extraction rules (the local provider's `client_brain.extract`).
 
-    - business: general statements in the reply about a policy, offer, delivery, hours, price...
-      not addressed to this customer (no "you"/"your") and not reporting what was done on this
-      ticket ("we have dispatched..."), at most three per ticket;
+    - business: the reply's statements about the business itself — a policy, offer, delivery, hours, price —
+      that stand on their own: not steps or requests for this customer, not addressed to them, not what was
+      done on this ticket, not leaning on another sentence (facts.py), at most three per ticket;
     - voice: the reply's formality (greeting, sign-off, contractions, exclamations, emoji) and its tone;
     - issues: the classified intent (or the subject alone) with the ticket's subject as the pattern, the
       reply's sentences that carry a resolution verb (refunded, replaced, reset...) as the best
@@ -257,15 +243,8 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     topic, topic_key = _topic(evidence)
     sentences = _body_sentences(reply)
 
-    facts = [
-        s
-        for s in sentences
-        if _POLICY_WORD.search(s)
-        and not _SECOND_PERSON.search(s)
-        and not _DONE_ON_THIS_TICKET.search(s)
-        and _is_statement(s)
-    ]
-    for fact in facts[:MAX_BUSINESS_FACTS_PER_TICKET]:
+    facts = [s for s in sentences if _is_statement(s) and business_fact(s)]
+    for fact in [business_fact(s) for s in facts][:MAX_BUSINESS_FACTS_PER_TICKET]:
         fact = _clip(fact)
         memories.append({"type": typed.BUSINESS, "key": f"fact:{_slug(fact)[:60]}", "value": {"fact": fact}})
 
