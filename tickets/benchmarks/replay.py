@@ -327,7 +327,8 @@ class ReplayResult:
 def issue_rows_figures(tenant_id: int, intent_of: dict[int, str]) -> dict:
     """How the live issue rows map onto the stream's intents (issue 27: one memory per issue): `issue_rows`;
     per intent, the live rows learned from its tickets (`issue_rows_per_intent`: mean and max over the
-    intents with a row); `intents_merged`: intents that share a row with another intent; `merged_rows`."""
+    intents with a row); `intents_merged`: intents that share a row with another intent; `merged_rows`; and
+    `business_rows`, the live business facts (statements about the business, not steps: facts.py)."""
     rows_of: dict[str, int] = {}
     merged_rows, merged_intents = 0, set()
     provenances = (
@@ -358,6 +359,7 @@ def issue_rows_figures(tenant_id: int, intent_of: dict[int, str]) -> dict:
         },
         "intents_merged": len(merged_intents),
         "merged_rows": merged_rows,
+        "business_rows": client_brain_candidates(tenant_id=tenant_id).filter(type=typed.BUSINESS).count(),
     }
 
 
@@ -489,6 +491,7 @@ def run(options: dict, stdout) -> dict:
     per_intent = figures["issue_rows_per_intent"]
     stdout.write(
         f"issue rows {figures['issue_rows']}: per intent mean {per_intent['mean']}, max {per_intent['max']} over"
-        f" {per_intent['intents']} intents; intents merged {figures['intents_merged']} ({figures['merged_rows']} rows)"
+        f" {per_intent['intents']} intents; intents merged {figures['intents_merged']} ({figures['merged_rows']} rows);"
+        f" business facts {figures['business_rows']}"
     )
     return figures

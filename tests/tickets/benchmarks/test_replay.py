@@ -91,6 +91,8 @@ def test_a_small_replay_learns_in_order_and_scores_each_late_ticket_before_learn
     # One memory per issue (issue 27): three intents, one live issue row each, none shared.
     assert figures["issue_rows"] == 3 and figures["intents_merged"] == 0
     assert figures["issue_rows_per_intent"] == {"mean": 1.0, "max": 1, "intents": 3}
+    # One business fact per policy the replies state, reinforced by every ticket that repeats it.
+    assert figures["business_rows"] == 3
 
 
 def test_the_benchmark_fails_loudly_naming_the_missing_sample(monkeypatch, settings, tmp_path):
