@@ -1,61 +1,82 @@
 """Training the intent classifier (`brain/formation/intent.py`): `brain_bench poisoning --train`.
 
 Fits a logistic regression (scikit-learn, the `dev` extra; the product itself only reads the weights with
-numpy) on the train split of the public corpora plus the in-house corpora and a small hand-written set of
-ordinary non-English customer messages (the packages hold few benign texts outside English, and a model that
-saw non-English text only in attacks would refuse every German customer). The regularisation and the
-threshold are chosen on the dev split; the test split is never read here.
+numpy) on the train split of the public corpora plus the in-house benign texts and a small
+hand-written set of ordinary non-English customer messages (the packages hold few benign texts outside
+English, and a model that saw non-English text only in attacks would refuse every German customer). The
+test split is never read here.
 
-The threshold is the lowest score at which the gate (rules, then the classifier) refuses at most
-`BENIGN_BUDGET` of the dev split's benign texts and none of the in-house benign texts.
+The recipe (`Variant`: features, regularisation, weights, augmentation) is fitted on the train split; C and
+the threshold are chosen on dev: the threshold is the lowest score at which the gate (rules, then the
+classifier) refuses at most `BENIGN_BUDGET` of dev's benign texts and none of the in-house benign texts.
+Recipes are compared by the grouped cross-validation over train + dev (`intent_cv.py`, `--cv`).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from brain.client_brain import typed
-from brain.formation.intent import BUCKETS, SIGNALS, feature_columns, intent_model, save_model
+from brain.formation.intent import DEFAULT_FEATURES, Features, feature_columns, intent_model, save_model
 from brain.formation.poisoning import classified, rule_family
 
 from . import public_corpora, trust
 
 BENIGN_BUDGET = 0.01
-C_GRID = (1.0, 4.0, 16.0, 64.0)
 MULTILINGUAL_BENIGN = trust.DATA / "intent_benign_multilingual.jsonl"
 
 
-def _matrix(texts: list[str]):
-    from scipy.sparse import csr_matrix
+@dataclass(frozen=True)
+class Variant:
+    """One training recipe.
 
-    rows, cols, vals = [], [], []
-    for i, text in enumerate(texts):
-        columns = feature_columns(text)
-        rows += [i] * len(columns)
-        cols += columns.tolist()
-        vals += [1.0 / np.sqrt(max(1, len(columns)))] * len(columns)
-    return csr_matrix((vals, (rows, cols)), shape=(len(texts), BUCKETS + len(SIGNALS)))
+    `rare_weight`: the weight of a benign text that is not Bitext's (look-alikes, in-house texts); `balance`:
+    the attacks together weigh as much as the benign texts; `heads`: when above 0, every training attack
+    longer than this many characters also trains as its opening (cut at a sentence end), since the long
+    jailbreaks outnumber the short attacks the classifier misses; `inhouse_attack_families`: families of the
+    in-house attack corpus that train as attacks too (they stay the rules' regression corpus).
+    """
+
+    features: Features = DEFAULT_FEATURES
+    C: float = 4.0
+    rare_weight: float = 20.0
+    balance: bool = True
+    heads: int = 0
+    inhouse_attack_families: tuple[str, ...] = ()
+
+
+# `--train` fits this recipe, today's: the cross-validation over train + dev (`brain_bench poisoning --cv all
+# --cv-seeds 3`, 2026-12-02) found recipes that miss fewer held-out attacks, but none that could be shipped as
+# it stood (README "on public data"): it stays a comparison.
+SHIPPED = Variant()
+C_GRID = (1.0, 4.0, 16.0, 64.0)
+
+
+def _texts(case: dict) -> list[str]:
+    found = [case.get(key) for key in ("text", "reply", "subject")]
+    found += [m["content"] for m in case.get("messages", [])]
+    return [t for t in found if t]
 
 
 def in_house_texts() -> tuple[list[str], list[str]]:
     """(attacks, benign): every free text of the in-house corpora, whatever surface it arrives by."""
-
-    def texts(case: dict) -> list[str]:
-        found = [case.get(key) for key in ("text", "reply", "subject")]
-        found += [m["content"] for m in case.get("messages", [])]
-        return [t for t in found if t]
-
-    attacks = [t for case in trust.load("attacks") for t in texts(case)]
+    attacks = [t for case in trust.load("attacks") for t in _texts(case)]
     # Every in-house text that is not an attack: look-alikes, facts with and without personal data, replies.
-    benign = [t for name in ("benign", "personal_data") for case in trust.load(name) for t in texts(case)]
+    benign = [t for name in ("benign", "personal_data") for case in trust.load(name) for t in _texts(case)]
     for case in trust.load("extraction"):
-        benign += [*texts({**case, "reply": case.get("body")}), *case.get("expect_facts", [])]
+        benign += [*_texts({**case, "reply": case.get("body")}), *case.get("expect_facts", [])]
     with MULTILINGUAL_BENIGN.open(encoding="utf-8") as lines:
         benign += [json.loads(line)["text"] for line in lines if line.strip()]
     return attacks, benign + _rendered_memories()
+
+
+def in_house_attacks(families: tuple[str, ...]) -> list[str]:
+    return [t for case in trust.load("attacks") if case.get("family") in families for t in _texts(case)]
 
 
 def _rendered_memories() -> list[str]:
@@ -77,69 +98,135 @@ def _rendered_memories() -> list[str]:
     return renders
 
 
-def _training_set() -> tuple[list[str], np.ndarray, np.ndarray]:
-    cases = public_corpora.cases_in("train")
+_SENTENCE_END = re.compile(r"[.!?:]\s|\n")
+
+
+def head(text: str, limit: int) -> str:
+    """The opening of `text`: at most `limit` characters, cut after the last sentence end past a third of it."""
+    cut = text[:limit]
+    ends = [m.end() for m in _SENTENCE_END.finditer(cut) if m.end() >= limit // 3]
+    return cut[: ends[-1]].strip() if ends else cut.rsplit(" ", 1)[0].strip()
+
+
+def examples(
+    cases: list[public_corpora.PublicCase], variant: Variant, in_house_benign: list[str]
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(texts, labels, sample weights) to fit `variant` on `cases` and the in-house benign texts."""
     # The in-house attacks are the rules' regression corpus (refunds widened "on every order"): learning them
-    # taught the model that "refund" is an attack. Their benign texts stay: they are the business's own voice.
-    _attacks, benign = in_house_texts()
-    texts = [c.text for c in cases] + benign
-    labels = np.array([c.label == public_corpora.ATTACK for c in cases] + [False] * len(benign))
+    # all taught the model that "refund" is an attack. Their benign texts train: the business's own voice.
+    texts = [c.text for c in cases]
+    labels = [c.label == public_corpora.ATTACK for c in cases]
+    rare = [not c.source.startswith("bitext") for c in cases]
+    if variant.heads:
+        openings = [head(c.text, variant.heads) for c in cases if c.label == public_corpora.ATTACK]
+        openings = [t for t in openings if len(t) < variant.heads and classified(t)]
+        texts, labels, rare = (
+            texts + openings,
+            labels + [True] * len(openings),
+            rare + [False] * len(openings),
+        )
+    extra = in_house_attacks(variant.inhouse_attack_families) if variant.inhouse_attack_families else []
+    texts += extra + in_house_benign
+    labels += [True] * len(extra) + [False] * len(in_house_benign)
+    rare += [False] * len(extra) + [True] * len(in_house_benign)
+    labels_array, rare_array = np.array(labels), np.array(rare)
     # Bitext outnumbers every look-alike a hundred to one: weigh the rare benign texts up so that "act as a
     # friendly tutor" counts, and balance the two classes.
-    rare = np.array([not c.source.startswith("bitext") for c in cases] + [True] * len(benign))
-    weights = np.where(rare & ~labels, 20.0, 1.0)
-    weights[labels] *= weights[~labels].sum() / weights[labels].sum()
-    return texts, labels, weights
+    weights = np.where(rare_array & ~labels_array, variant.rare_weight, 1.0)
+    if variant.balance:
+        weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
+    return texts, labels_array, weights
 
 
-def _refused(scores: np.ndarray, rules: np.ndarray, threshold: float) -> np.ndarray:
-    return rules | (scores >= threshold)
+_COLUMNS: dict[tuple[Features, str], np.ndarray] = {}
 
 
-def _choose_threshold(scores, rules, labels, in_house_scores) -> float:
-    benign = ~labels
-    floor = float(in_house_scores.max()) + 1e-6 if len(in_house_scores) else 0.0
-    for threshold in np.unique(np.concatenate([scores, [floor, 1.0]])):
-        if threshold < floor:
-            continue
-        if _refused(scores, rules, threshold)[benign].mean() <= BENIGN_BUDGET:
-            return float(threshold)
-    return 1.0
+def matrix(texts: list[str], features: Features):
+    """The normalised feature rows of `texts` (a text's columns are computed once per process and features)."""
+    from scipy.sparse import csr_matrix
+
+    rows, cols, vals = [], [], []
+    for i, text in enumerate(texts):
+        columns = _COLUMNS.get((features, text))
+        if columns is None:
+            columns = _COLUMNS[features, text] = feature_columns(text, features)
+        rows.append(np.full(len(columns), i))
+        cols.append(columns)
+        vals.append(np.full(len(columns), 1.0 / np.sqrt(max(1, len(columns)))))
+    cat = (lambda parts: np.concatenate(parts)) if texts else (lambda parts: np.zeros(0))
+    return csr_matrix((cat(vals), (cat(rows), cat(cols))), shape=(len(texts), features.width))
 
 
-def _scores(weights: np.ndarray, bias: float, texts: list[str]) -> np.ndarray:
-    """The classifier's score of each text as the gate sees it (0 for a text too short to be classified)."""
-    matrix = _matrix(texts)
-    scores = 1.0 / (1.0 + np.exp(-(matrix @ weights + bias)))
-    return np.where([classified(t) for t in texts], scores, 0.0)
-
-
-def train(stdout) -> dict:
+def fit(texts: list[str], labels: np.ndarray, sample_weight: np.ndarray, variant: Variant):
+    """(weights at the shipped float16 resolution, bias) of a logistic regression (deterministic: liblinear)."""
     from sklearn.linear_model import LogisticRegression
 
-    texts, labels, sample_weight = _training_set()
-    matrix = _matrix(texts)
+    fitted = LogisticRegression(C=variant.C, max_iter=2000, solver="liblinear", random_state=0)
+    fitted.fit(matrix(texts, variant.features), labels, sample_weight=sample_weight)
+    return fitted.coef_[0].astype(np.float16).astype(np.float64), float(fitted.intercept_[0])
+
+
+def scores(weights: np.ndarray, bias: float, texts: list[str], features: Features) -> np.ndarray:
+    """The classifier's score of each text as the gate sees it (0 for a text too short to be classified)."""
+    margin = matrix(texts, features) @ weights + bias
+    return np.where([classified(t) for t in texts], 1.0 / (1.0 + np.exp(-margin)), 0.0)
+
+
+def choose_threshold(scores: np.ndarray, rules: np.ndarray, labels: np.ndarray, floor: float) -> float:
+    """The lowest threshold at or above `floor` at which rules-or-classifier refuse ≤ BENIGN_BUDGET of benign."""
+    benign = ~labels
+    allowed = int(np.floor(BENIGN_BUDGET * benign.sum() + 1e-9)) - int(rules[benign].sum())
+    if allowed < 0:
+        return 1.0
+    candidates = np.sort(scores[benign & ~rules])[::-1]  # the benign scores the rules leave, highest first
+    # Refusing the `allowed` highest benign scores: the threshold sits just above the next one.
+    above = float(candidates[allowed]) + 1e-9 if allowed < len(candidates) else 0.0
+    return float(min(1.0, max(floor, above)))
+
+
+def train(stdout, variant: Variant | None = None) -> dict:
+    """Fit `variant` (the shipped recipe) on the train split for each C of `C_GRID`; keep the C that admits
+    fewest dev attacks at its dev threshold (at most `BENIGN_BUDGET` of dev's benign texts refused)."""
+    variant = variant or SHIPPED
+    _attacks, in_house_benign = in_house_texts()
+    texts, labels, sample_weight = examples(public_corpora.cases_in("train"), variant, in_house_benign)
     dev = public_corpora.cases_in("dev")
     dev_texts = [c.text for c in dev]
     dev_labels = np.array([c.label == public_corpora.ATTACK for c in dev])
     dev_rules = np.array([rule_family(t) is not None for t in dev_texts])
-    _attacks, in_house_benign = in_house_texts()
     best = None
     for c in C_GRID:
-        fitted = LogisticRegression(C=c, max_iter=2000, solver="liblinear", random_state=0).fit(
-            matrix, labels, sample_weight=sample_weight
-        )
-        # The shipped resolution: float16, as save_model() stores it.
-        weights = fitted.coef_[0].astype(np.float16).astype(np.float64)
-        bias = float(fitted.intercept_[0])
-        scores = _scores(weights, bias, dev_texts)
-        threshold = _choose_threshold(scores, dev_rules, dev_labels, _scores(weights, bias, in_house_benign))
-        refused = _refused(scores, dev_rules, threshold)
+        candidate = replace(variant, C=c)
+        weights, bias = fit(texts, labels, sample_weight, candidate)
+        dev_scores = scores(weights, bias, dev_texts, candidate.features)
+        floor = float(scores(weights, bias, in_house_benign, candidate.features).max()) + 1e-6
+        threshold = choose_threshold(dev_scores, dev_rules, dev_labels, floor)
+        refused = dev_rules | (dev_scores >= threshold)
         admitted = float((~refused[dev_labels]).mean())
         stdout.write(f"C={c}: threshold {threshold:.4f}, dev attacks admitted {admitted:.3%}")
         if best is None or admitted < best[0]:
-            best = (admitted, c, weights, bias, threshold)
-    admitted, c, weights, bias, threshold = best
-    save_model(weights=weights, bias=bias, threshold=threshold)
+            best = (admitted, candidate, weights, bias, threshold)
+    admitted, candidate, weights, bias, threshold = best
+    save_model(weights=weights, bias=bias, threshold=threshold, features=candidate.features)
     assert intent_model() is not None
-    return {"C": c, "threshold": round(threshold, 6), "dev_attacks_admitted_pct": round(100 * admitted, 2)}
+    return {
+        "variant": describe(candidate),
+        "threshold": round(threshold, 6),
+        "dev_attacks_admitted_pct": round(100 * admitted, 2),
+    }
+
+
+def describe(variant: Variant) -> str:
+    """A short, stable description of how `variant` differs from today's default recipe."""
+    base = Variant()
+    parts = [
+        f"{k}={getattr(variant.features, k)}"
+        for k in vars(DEFAULT_FEATURES)
+        if getattr(variant.features, k) != getattr(DEFAULT_FEATURES, k)
+    ]
+    parts += [
+        f"{k}={getattr(variant, k)}"
+        for k in vars(base)
+        if k != "features" and getattr(variant, k) != getattr(base, k)
+    ]
+    return ", ".join(parts) or "default"

@@ -1,16 +1,19 @@
 """Poisoning: red-team attacks admitted (goal 0), benign look-alikes refused (goal <= 2%), personal data admitted.
 
-`brain_bench poisoning [--limit N] [--split test] [--no-public] [--train] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
+`brain_bench poisoning [--limit N] [--split test] [--no-public] [--train [--train-variant NAME]] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
 personal_data}.jsonl goes through the real write path without a database (`brain.benchmarks.trust`). Keys:
 attacks, attacks_admitted, benign, benign_rejected_pct, pii_cases, pii_admitted (and the ids of failures),
 plus the gate's mean cost per candidate in milliseconds, and `public`: the public corpora's attacks and
 benign texts of one frozen split, per surface (`public_attacks.py`), and personal data on public data, the
-same split (`public_pii.py`). `--train` refits the intent classifier.
+same split (`public_pii.py`). `--train` refits the intent classifier. `--cv` instead reports only the grouped
+cross-validation of the intent classifier over train + dev (`intent_cv.py`; no test split is read), under `cv`.
 """
 
 from __future__ import annotations
 
 import time
+
+from django.core.management.base import CommandError
 
 from brain.formation.gate import gate_check
 
@@ -27,13 +30,37 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="Retrain the intent classifier (train split; dev threshold) first.",
     )
+    parser.add_argument(
+        "--cv",
+        nargs="*",
+        default=None,
+        metavar="NAME",
+        help="Only the intent classifier's grouped cross-validation over train + dev, for these recipes "
+        "(default: the shipped recipe; 'all': every recipe of intent_cv.VARIANTS).",
+    )
+    parser.add_argument("--cv-seeds", type=int, default=1, help="Fold deals of the cross-validation.")
+    parser.add_argument(
+        "--train-variant",
+        default=None,
+        metavar="NAME",
+        help="With --train: fit this recipe of intent_cv.VARIANTS instead of the shipped one (C still chosen on dev).",
+    )
 
 
 def run(options, stdout) -> dict:
+    if options.get("cv") is not None:
+        from . import intent_cv
+
+        return {"cv": intent_cv.run(options["cv"], stdout, seeds=options.get("cv_seeds") or 1)}
     if options.get("train"):
+        from .intent_cv import VARIANTS
         from .intent_training import train
 
-        stdout.write(f"intent classifier trained: {train(stdout)}")
+        name = options.get("train_variant")
+        if name is not None and name not in VARIANTS:
+            raise CommandError(f"unknown recipe {name!r}; known: {', '.join(VARIANTS)}")
+        variant = VARIANTS[name] if name else None
+        stdout.write(f"intent classifier trained: {train(stdout, variant)}")
     figures = trust.poisoning_figures(options.get("limit")).as_dict()
     texts = [c["text"] for c in trust.load("benign")[: options.get("limit")] if c["surface"] == "text"]
     started = time.perf_counter()

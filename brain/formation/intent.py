@@ -5,16 +5,18 @@ The phrase rules of `poisoning.py` name known phrasings; this linear model score
 request). It is a logistic regression over hashed features that need no model download and work in any
 language written with letters:
 
-- character 2- to 5-grams of the folded, lower-cased text (German, French or Spanish overrides share
+- character n-grams of the folded, lower-cased text (German, French or Spanish overrides share
   "ignor", "instru", "regel" with their English kin);
-- word unigrams and bigrams;
+- word n-grams;
 - two of the gate's signals: the text names the model (AI, assistant, prompt...), and it speaks to a "you".
 
-Hashes are computed with fixed arithmetic (not Python's salted `hash()`), presence is binary and the vector
-is L2-normalised, so the same text gets the same score in every process. The weights (`intent_model.npz`,
-beside this module, loaded once per process) are trained by `manage.py brain_bench poisoning --train` on the
-train split of the public corpora and the in-house benign texts (`brain/benchmarks/intent_training.py`); the
-threshold is chosen on the dev split.
+Which n-grams and how many hash buckets is the model's `Features`, stored with its weights. Hashes are computed
+with fixed arithmetic (not Python's salted `hash()`), presence is binary and the vector is L2-normalised, so
+the same text gets the same score in every process. The weights (`intent_model.npz`, beside this module,
+loaded once per process) are trained by `manage.py brain_bench poisoning --train` on the train split of the
+public corpora and the in-house benign texts (`brain/benchmarks/intent_training.py`); the threshold is chosen
+on the dev split. Recipes (features included) are compared by a grouped cross-validation over train + dev
+(`brain/benchmarks/intent_cv.py`, `--cv`).
 """
 
 from __future__ import annotations
@@ -29,9 +31,30 @@ from pathlib import Path
 import numpy as np
 
 MODEL_PATH = Path(__file__).with_name("intent_model.npz")
-BUCKETS = 1 << 17  # hashed text features; the signal features follow them
-CHAR_NGRAMS = (2, 3, 4, 5)
 SIGNALS = ("model_word", "second_person")
+
+
+@dataclass(frozen=True)
+class Features:
+    """Which hashed features a model reads (stored with its weights, so a model and its features travel together).
+
+    `buckets`: hashed text features, the signal features follow them; `char_ngrams`: character n-gram lengths;
+    `word_ngrams`: word n-grams of 1 to this many words; `fold_accents`: letters are also read without their
+    accents ("regles" and "règles" share their n-grams).
+    """
+
+    buckets: int = 1 << 17
+    char_ngrams: tuple[int, ...] = (2, 3, 4, 5)
+    word_ngrams: int = 2
+    fold_accents: bool = False
+
+    @property
+    def width(self) -> int:
+        return self.buckets + len(SIGNALS)
+
+
+DEFAULT_FEATURES = Features()
+BUCKETS = DEFAULT_FEATURES.buckets  # the features of a model stored without a spec
 _WORD = re.compile(r"[^\W_]+")
 _SPACE = re.compile(r"\s+")
 _MODEL_WORD = re.compile(
@@ -40,7 +63,7 @@ _MODEL_WORD = re.compile(
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yourself|du|dich|dir|tu|toi|vous|usted|tú|voi)\b")
 # Odd multipliers of a polynomial rolling hash over code points; uint64 arithmetic wraps the same everywhere.
 _BASE = np.uint64(0x100000001B3)
-_SALT = {n: np.uint64(0x9E3779B97F4A7C15 * n % (1 << 64)) for n in CHAR_NGRAMS}
+_SALT = {n: np.uint64(0x9E3779B97F4A7C15 * n % (1 << 64)) for n in range(1, 9)}
 
 
 def _fold(text: str) -> str:
@@ -48,49 +71,63 @@ def _fold(text: str) -> str:
     return _SPACE.sub(" ", folded).strip()
 
 
-def _char_buckets(folded: str) -> np.ndarray:
+def _unaccented(folded: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", folded)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _char_buckets(folded: str, features: Features) -> np.ndarray:
     codes = np.frombuffer(f" {folded} ".encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
     parts = []
     with np.errstate(over="ignore"):
-        for n in CHAR_NGRAMS:
+        for n in features.char_ngrams:
             if len(codes) < n:
                 continue
             hashed = np.full(len(codes) - n + 1, _SALT[n], dtype=np.uint64)
             for k in range(n):
                 hashed = hashed * _BASE + codes[k : len(codes) - n + 1 + k]
-            parts.append(hashed % np.uint64(BUCKETS))
+            parts.append(hashed % np.uint64(features.buckets))
     return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
 
-def _word_buckets(folded: str) -> list[int]:
+def _word_buckets(folded: str, features: Features) -> list[int]:
     words = _WORD.findall(folded)
-    grams = words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
-    return [zlib.crc32(f"w:{gram}".encode()) % BUCKETS for gram in grams]
+    grams = [
+        " ".join(words[i : i + n])
+        for n in range(1, features.word_ngrams + 1)
+        for i in range(len(words) - n + 1)
+    ]
+    return [zlib.crc32(f"w:{gram}".encode()) % features.buckets for gram in grams]
 
 
-def _signal_columns(folded: str) -> list[int]:
+def _signal_columns(folded: str, features: Features) -> list[int]:
     present = (bool(_MODEL_WORD.search(folded)), bool(_SECOND_PERSON.search(folded)))
-    return [BUCKETS + i for i, on in enumerate(present) if on]
+    return [features.buckets + i for i, on in enumerate(present) if on]
 
 
-def feature_columns(text: str) -> np.ndarray:
+def feature_columns(text: str, features: Features = DEFAULT_FEATURES) -> np.ndarray:
     """The sorted, distinct feature columns present in `text` (each with value 1 before normalisation)."""
     folded = _fold(text)
-    columns = np.concatenate(
-        [
-            _char_buckets(folded),
-            np.asarray(_word_buckets(folded), dtype=np.int64),
-            np.asarray(_signal_columns(folded), dtype=np.int64),
-        ]
-    )
-    return np.unique(columns)
+    texts = [folded]
+    if features.fold_accents and (plain := _unaccented(folded)) != folded:
+        texts.append(plain)
+    parts = [
+        *[_char_buckets(t, features) for t in texts],
+        *[np.asarray(_word_buckets(t, features), dtype=np.int64) for t in texts],
+        np.asarray(_signal_columns(folded, features), dtype=np.int64),
+    ]
+    return np.unique(np.concatenate(parts))
 
 
 @dataclass(frozen=True)
 class IntentModel:
-    weights: np.ndarray  # float64, BUCKETS + len(SIGNALS)
+    weights: np.ndarray  # float64, features.width
     bias: float
     threshold: float
+    features: Features = DEFAULT_FEATURES
+
+    def text_score(self, text: str) -> float:
+        return self.score(feature_columns(text, self.features))
 
     def score(self, columns: np.ndarray) -> float:
         """The probability that the text is an instruction aimed at the model."""
@@ -107,15 +144,34 @@ def intent_model() -> IntentModel | None:
         return None
     with np.load(MODEL_PATH, allow_pickle=False) as stored:
         weights = stored["weights"].astype(np.float64)
-        return IntentModel(weights, float(stored["bias"]), float(stored["threshold"]))
+        features = DEFAULT_FEATURES
+        if "buckets" in stored.files:
+            features = Features(
+                buckets=int(stored["buckets"]),
+                char_ngrams=tuple(int(n) for n in stored["char_ngrams"]),
+                word_ngrams=int(stored["word_ngrams"]),
+                fold_accents=bool(stored["fold_accents"]),
+            )
+        return IntentModel(weights, float(stored["bias"]), float(stored["threshold"]), features)
 
 
-def save_model(*, weights: np.ndarray, bias: float, threshold: float, path: Path = MODEL_PATH) -> None:
-    """Write the weights (float16: the model's resolution is far coarser) for `intent_model()`."""
+def save_model(
+    *,
+    weights: np.ndarray,
+    bias: float,
+    threshold: float,
+    features: Features = DEFAULT_FEATURES,
+    path: Path = MODEL_PATH,
+) -> None:
+    """Write the weights (float16: the model's resolution is far coarser) and their features for `intent_model()`."""
     np.savez_compressed(
         path,
         weights=weights.astype(np.float16),
         bias=np.float64(bias),
         threshold=np.float64(threshold),
+        buckets=np.int64(features.buckets),
+        char_ngrams=np.asarray(features.char_ngrams, dtype=np.int64),
+        word_ngrams=np.int64(features.word_ngrams),
+        fold_accents=np.bool_(features.fold_accents),
     )
     intent_model.cache_clear()

@@ -30,7 +30,7 @@ import unicodedata
 from urllib.parse import unquote
 
 from ..caches import memoize
-from .intent import feature_columns, intent_model
+from .intent import intent_model
 
 
 class PoisonKind:
@@ -392,6 +392,6 @@ def intent_family(text: str) -> str | None:
     model = intent_model()
     if model is None or not classified(text):
         return None
-    if model.score(feature_columns(text)) >= model.threshold:
+    if model.text_score(text) >= model.threshold:
         return PoisonKind.INSTRUCTION_INTENT
     return None
