@@ -8,6 +8,11 @@ pattern) and folds every group of one key into its survivor — the active row s
 reports; the others become `superseded` by it, each with its history and a `supersedes` edge. One transaction
 per tenant, under the tenant scope's formation lock. Idempotent: a second run finds one row per key. A dry
 run reports what it would do and writes nothing.
+
+In the same transaction the business facts learned before facts.py are read again: a learned row whose fact is
+not a statement about the business ("Look for the help section.", "They are available at ...") is archived,
+with its history (reason `not_a_business_fact`) and provenance kept. A row an operator wrote, or touched since
+(any history row of a user), is theirs and stays.
 """
 
 from __future__ import annotations
@@ -20,13 +25,15 @@ from django.db import transaction
 from brain import graph
 from brain.formation.judge import formation_setting
 from brain.formation.writes import enqueue_embedding, histories_add, history_row, scope_lock, snapshot
-from brain.models import BrainScopeKind, GraphRelation, Memory, MemoryHistory, MemoryStatus
+from brain.models import BrainScopeKind, GraphRelation, Memory, MemoryHistory, MemoryStatus, WriteSurface
 
 from . import typed
+from .facts import business_fact
 from .issues import clip, reports_gather, slug, subject_signature
 
 ACTOR = "process:client_brain_consolidate"
 REASON = "consolidated"
+NOT_A_FACT = "not_a_business_fact"
 _FOLDED_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.DRAFT, MemoryStatus.STALE)
 
 
@@ -39,6 +46,8 @@ class Consolidation:
     groups: int = 0  # keys with more than one row, or whose row is re-keyed
     folded: int = 0  # rows superseded by their group's survivor
     rekeyed: int = 0  # survivors given their problem's key
+    facts: int = 0  # live learned business facts read
+    facts_archived: int = 0  # of those, archived: not statements about the business
 
 
 def problem_key(key: str, payload: dict) -> str:
@@ -85,6 +94,7 @@ def consolidate_issues(tenant_id: int, *, dry_run: bool = False) -> Consolidatio
                 changed.append(survivor.pk)
         if changed:
             enqueue_embedding(tenant_id, changed)
+        _retire_non_facts(tenant_id, result, dry_run=dry_run)
         if dry_run:
             transaction.set_rollback(True)
     return result
@@ -126,4 +136,44 @@ def _fold(tenant_id: int, key: str, survivor: Memory, others: list[Memory]) -> N
             )
         )  # fmt: skip
         graph.edge_add(source=node, target=graph.node_for_memory(other), relation=GraphRelation.SUPERSEDES)
+    histories_add(history)
+
+
+def _retire_non_facts(tenant_id: int, result: Consolidation, *, dry_run: bool) -> None:
+    """Archive the live learned business rows that are not statements about the business (facts.py)."""
+    operators_rows = (
+        MemoryHistory.objects.for_tenant(tenant_id).filter(actor__startswith="user:").values("memory_id")
+    )
+    rows = list(
+        Memory.objects.for_tenant(tenant_id)
+        .filter(
+            scope_kind=BrainScopeKind.TENANT,
+            type=typed.BUSINESS,
+            status__in=_FOLDED_STATUSES,
+            surface=WriteSurface.CLIENT_BRAIN,
+        )
+        .exclude(pk__in=operators_rows)
+        .select_for_update()
+        .order_by("id")
+    )
+    result.facts = len(rows)
+    retired = [
+        row
+        for row in rows
+        if isinstance(row.payload, dict) and business_fact(str(row.payload.get("fact") or "")) is None
+    ]
+    result.facts_archived = len(retired)
+    if dry_run or not retired:
+        return
+    history = []
+    for row in retired:
+        before = snapshot(row)
+        row.status = MemoryStatus.ARCHIVED
+        row.save(update_fields=["status", "updated_at"])
+        history.append(
+            history_row(
+                tenant_id=tenant_id, memory=row, action=MemoryHistory.Action.ARCHIVED, actor=ACTOR,
+                reason=NOT_A_FACT, before=before, after=snapshot(row),
+            )
+        )  # fmt: skip
     histories_add(history)

@@ -35,6 +35,7 @@ def memory(tenant, type="business", payload=None, *, key="", text=None, confiden
     if payload is None:
         payload = {"fact": key or "A fact"}
     activity = extra.pop("activity_count", 0)
+    extra.setdefault("surface", "client_brain")
     row = Memory.objects.create(
         tenant=tenant,
         scope_kind="tenant",
@@ -43,7 +44,6 @@ def memory(tenant, type="business", payload=None, *, key="", text=None, confiden
         payload=payload,
         text=render_value(type, payload) if text is None else text,
         confidence=confidence,
-        surface="client_brain",
         **extra,
     )
     set_activity([row], [activity])
