@@ -46,7 +46,7 @@ _LEAD_IN = re.compile(
 # The agent asks, advises or speaks for themself.
 _REQUEST_OR_SPEAKER = re.compile(
     r"\b(?:please|kindly|feel free|don't hesitate|do not hesitate|make sure|be sure|i|i'm|i'd|i'll|me|my|"
-    r"recommend(?:ed)?|suggest(?:ed)?|advis(?:e|able)|let us know|reach out)\b",
+    r"recommend(?:ed)?|suggest(?:ed)?|advis(?:e|able)|let us know)\b",
     re.I,
 )
 # A sentence that opens with an instruction: a verb of doing, after a list marker and sequencing words, or a
