@@ -82,6 +82,10 @@ def test_steps_requests_leaning_sentences_and_what_was_done_are_not_business_fac
             "Accepted payment methods include credit cards, PayPal and bank transfers.",
         ),
         ("Returns are free for orders over 50 euros.", "Returns are free for orders over 50 euros."),
+        (
+            "Customers can reach out to our support team 24/7 at +44 20 7946 0000.",
+            "Customers can reach out to our support team 24/7 at +44 20 7946 0000.",
+        ),
     ],
 )
 def test_statements_about_the_business_are_kept_without_their_lead_in(sentence, fact):
