@@ -35,7 +35,7 @@ from . import typed
 from .facts import business_fact
 from .issues import clip as _clip
 from .issues import humanize as _humanize
-from .issues import issues_reinforced
+from .issues import issue_subject, issues_reinforced
 from .issues import slug as _slug
 from .issues import topic as _topic
 
@@ -240,7 +240,8 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     """
     memories: list[dict[str, Any]] = []
     reply = (evidence.get("latest_reply") or {}).get("body") or ""
-    topic, topic_key = _topic(evidence)
+    subject = issue_subject(evidence.get("subject") or "")  # how the customer put it, without identifiers
+    topic, topic_key = _topic({**evidence, "subject": subject})
     sentences = _body_sentences(reply)
 
     facts = [s for s in sentences if _is_statement(s) and business_fact(s)]
@@ -264,7 +265,6 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     if topic and resolution:
         # One issue memory per classified topic; the subject of the latest ticket rides along so that recall,
         # which matches ticket words against a memory's key and value, finds "tent pole" under "damaged item".
-        subject = _clip(evidence.get("subject") or "", 160)
         pattern = f"{topic}: {subject}" if subject and subject != topic else topic
         memories.append(
             {
@@ -411,7 +411,7 @@ def learn_from_evidence(evidence: TicketEvidence, ledger: CandidateLedger | None
             issues_reinforced(
                 evidence.tenant_id,
                 [
-                    (o.memory_id, evidence.subject, candidate.payload)
+                    (o.memory_id, issue_subject(evidence.subject), candidate.payload)
                     for (_, _, candidate), o in zip(entries, outcomes, strict=True)
                     if o.result == "reinforced" and o.type == typed.ISSUES and candidate is not None
                 ],
