@@ -54,7 +54,6 @@ class Features:
 
 
 DEFAULT_FEATURES = Features()
-BUCKETS = DEFAULT_FEATURES.buckets  # the features of a model stored without a spec
 _WORD = re.compile(r"[^\W_]+")
 _SPACE = re.compile(r"\s+")
 _MODEL_WORD = re.compile(
