@@ -28,10 +28,10 @@ _POLICY_WORD = re.compile(
     r"contract|contracts|transfers|discount|discounts)\b",
     re.I,
 )
-SECOND_PERSON = re.compile(r"\b(you|your|yours|you're|you've|you'll)\b", re.I)
+_SECOND_PERSON = re.compile(r"\b(you|your|yours|you're|you've|you'll)\b", re.I)
 # "We have dispatched...", "we refunded...", "I've reset...", and the same in the passive ("The refund has been
 # processed", "a replacement was dispatched"): what was done on THIS ticket, not a standing fact.
-DONE_ON_THIS_TICKET = re.compile(
+_DONE_ON_THIS_TICKET = re.compile(
     r"\b(?:we|i)(?:'ve|\s+have|\s+had|'d)\b|\b(?:we|i)\s+(?:just\s+|now\s+|already\s+)?(?:\w+ed|sent|made|put)\b"
     r"|\b(?:(?:has|have|had)\s+(?:now\s+|just\s+|already\s+)?been|was|were)\s+(?:\w+ed|sent|made|put)\b",
     re.I,
@@ -90,7 +90,7 @@ def business_fact(sentence: str) -> str | None:
         text = text[lead.end() :]
     if not text or not _POLICY_WORD.search(text):
         return None
-    if SECOND_PERSON.search(text) or DONE_ON_THIS_TICKET.search(text) or _REQUEST_OR_SPEAKER.search(text):
+    if _SECOND_PERSON.search(text) or _DONE_ON_THIS_TICKET.search(text) or _REQUEST_OR_SPEAKER.search(text):
         return None
     if _STEP.match(text) or _LEANS_ON.match(text) or _SCREEN.search(text):
         return None
