@@ -13,7 +13,9 @@ mostly something else, and none of that is kept as a fact:
   varies ...") or describes a screen ("The delivery date will be displayed on this page.").
 
 Lead-in words that carry nothing ("Yes,", "Rest assured,", "In general,") are taken off what is kept, so
-"Yes, we offer delivery to Hungary." and "We offer delivery to Hungary." are one fact.
+"Yes, we offer delivery to Hungary." and "We offer delivery to Hungary." are one fact. The rules read English,
+as the local producer's other rules do: a reply in another language teaches no business fact locally (a
+configured model provider extracts facts itself).
 """
 
 from __future__ import annotations
