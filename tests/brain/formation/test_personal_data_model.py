@@ -15,17 +15,7 @@ from brain.formation import pii_model
 from brain.formation.gate import gate_check
 from brain.formation.personal_data import find_personal_data
 
-needs_model = pytest.mark.skipif(
-    pii_model.model_unavailable() is not None,
-    reason=f"personal-data model: {pii_model.model_unavailable()} (make install installs it)",
-)
-
-
-@pytest.fixture
-def worker():
-    """This test process filters as a worker does: with the model."""
-    with pii_model.used():
-        yield
+from .conftest import needs_model
 
 
 @needs_model

@@ -8,17 +8,9 @@ from brain.formation import pii_model
 from brain.formation.name_scorer import NameScorer
 from brain.formation.personal_data import find_personal_data
 
-needs_model = pytest.mark.skipif(
-    pii_model.model_unavailable() is not None,
-    reason=f"personal-data model: {pii_model.model_unavailable()} (make install installs it)",
-)
+from .conftest import needs_model
+
 PUBLISHED = ["support@acme.test"]
-
-
-@pytest.fixture
-def worker():
-    with pii_model.used():
-        yield
 
 
 @needs_model
