@@ -102,15 +102,21 @@ def test_the_score_is_the_same_in_every_process():
     columns = intent.feature_columns(text, features)
     assert np.array_equal(columns, intent.feature_columns(text, features))
     score = intent.intent_model().score(columns)
-    for seed in ("1", "2"):
-        fresh = subprocess.run(
-            [sys.executable, "-c", _SCORE_IN_A_FRESH_PROCESS, str(Path(intent.__file__)), text],
+    assert [float(out) for out in _in_fresh_processes(_SCORE_IN_A_FRESH_PROCESS, text)] == [score, score]
+
+
+def _in_fresh_processes(script: str, text: str) -> list[str]:
+    """What `script` prints for `text` in two fresh interpreters with different hash seeds."""
+    return [
+        subprocess.run(
+            [sys.executable, "-c", script, str(Path(intent.__file__)), text],
             capture_output=True,
             text=True,
             check=True,
             env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
-        )
-        assert float(fresh.stdout) == score
+        ).stdout.strip()
+        for seed in ("1", "2")
+    ]
 
 
 _COLUMNS_IN_A_FRESH_PROCESS = """
@@ -129,15 +135,7 @@ def test_every_feature_spec_gives_the_same_columns_in_every_process():
     features = intent.Features(buckets=1 << 18, char_ngrams=(1, 3, 6), word_ngrams=3, fold_accents=True)
     columns = intent.feature_columns(text, features)
     assert columns.max() < features.width and len(columns) > 0
-    for seed in ("1", "2"):
-        fresh = subprocess.run(
-            [sys.executable, "-c", _COLUMNS_IN_A_FRESH_PROCESS, str(Path(intent.__file__)), text],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
-        )
-        assert fresh.stdout.strip() == str(columns.tolist())
+    assert _in_fresh_processes(_COLUMNS_IN_A_FRESH_PROCESS, text) == [str(columns.tolist())] * 2
 
 
 def test_word_trigrams_and_accent_folding_add_their_columns():
