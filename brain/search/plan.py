@@ -148,7 +148,7 @@ def scope_statistics(
     missing = [lexeme for lexeme in lexemes if lexeme not in known]
     counted = {}
     if missing:
-        condition, params = where(filters)
+        condition, params = where(filters, keyed=True)
         # Through the tenant's own keys (brain.search.sql): counting reads this tenant's postings only.
         queries = [tenant_lexemes_query(filters.tenant_id, [lexeme]) for lexeme in missing]
         cursor.execute(

@@ -76,7 +76,8 @@ def _fts_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     operator = "|" if lexical.match == "or" else "&"
     # Matched through the tenant's own keys (`tenant_lexemes`): the postings read are this tenant's only.
     params["tsq"] = tenant_lexemes_query(plan.filters.tenant_id, lexical.match_lexemes, operator)
-    source, matched = "brain_memory m", f"{condition} AND m.tenant_lexemes @@ %(tsq)s::tsquery"
+    keyed, _ = where(plan.filters, keyed=True)
+    source, matched = "brain_memory m", f"{keyed} AND m.tenant_lexemes @@ %(tsq)s::tsquery"
     if lexical.and_limit is not None:
         # Every lexeme is common, so every match holds the same lexemes and only its length tells
         # them apart: score at most AND_MATCH_LIMIT of them, not the tens of thousands that match.
@@ -123,8 +124,10 @@ def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     # similarity is diluted by the other words). Candidates come word by word, so each lookup is one
     # index scan (a single OR over the words made the planner filter every tenant row through
     # word_similarity); pg_trgm's similarity is then computed only for the candidates.
+    keyed, _ = where(plan.filters, keyed=True)
+    holding = {w: _holding_trigrams(plan, w, params) for w in words}
     candidates = " UNION ".join(
-        f"(SELECT m.id FROM brain_memory m WHERE {condition}{_holding_trigrams(plan, w, params)}"
+        f"(SELECT m.id FROM brain_memory m WHERE {keyed if holding[w] else condition}{holding[w]}"
         f" AND (word_similarity(%({w})s, m.text) >= %(trigram_threshold)s::float8"
         f" OR word_similarity(%({w})s, m.key) >= %(trigram_threshold)s::float8) LIMIT %(pool)s)"
         for w in words

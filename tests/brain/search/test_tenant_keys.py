@@ -9,6 +9,7 @@ shared buffers it touched (EXPLAIN (ANALYZE, BUFFERS): brain.benchmarks.statemen
 
 import itertools
 import random
+import re
 
 import psycopg
 import pytest
@@ -120,3 +121,52 @@ def test_a_long_word_keeps_a_looser_query_that_still_finds_every_match():
     query = trigram_candidates_query(7, trigrams, 0.5)
     assert query.count("'7:") > 0 and "'7:t19'" not in query  # the first 16 kept, at least 6 of them
     assert trigram_candidates_query(7, trigrams, 0.1) is None  # 2 of 20: no test left, every row is tested
+
+
+# --- A large tenant's keys are read alone (issue 31) ----------------------------------------------------------
+# Indexes a statement that finds its rows through the tenant's keys may read: the keys' own, and the primary key
+# (the rows' columns). An index by tenant_id would read every row of the tenant to intersect it with the key's few.
+KEYED_INDEXES = {"memory_tenant_lexemes", "memory_tenant_trigrams", "brain_memory_pkey"}
+
+
+@pytest.fixture
+def a_tenth_of_the_table(transactional_db, tenant, other_tenant, settings):
+    """`tenant` holds 1,000 rows, a tenth of the table, past the in-memory backend's size (BM25_SAMPLE 100 here),
+    so PostgreSQL serves its searches; six of them hold RARE. The table's statistics are fresh."""
+    settings.BRAIN_RECALL = {"BM25_SAMPLE": 100}
+    rng = random.Random(31)
+    vocabulary = _words(rng, 300)
+    with tenant_bypass("test rows"):
+        memories_bulk_load_for_benchmark(tenant_id=tenant.pk, rows=_rows(rng, vocabulary, 994))
+        memories_bulk_load_for_benchmark(tenant_id=tenant.pk, rows=_rows(rng, vocabulary, 6, RARE))
+        memories_bulk_load_for_benchmark(tenant_id=other_tenant.pk, rows=_rows(rng, vocabulary, 9000))
+    _as_owner("VACUUM ANALYZE brain_memory")
+    return tenant
+
+
+RARE = "quixotrel"
+
+
+def keyed_search(tenant, query: str) -> tuple[list, list[str]]:
+    """The rows found for `query`, and the plans of the statements that found rows through the tenant's keys."""
+    LEXICAL_STATS.clear()
+    found = []
+    with tenant_scope(tenant.pk):
+        statements = search_work(
+            lambda: found.extend(recall(tenant_id=tenant.pk, query=query, mode="lexical", limit=10))
+        )
+    keyed = [s.nodes for s in statements if "tenant_lexemes @@" in s.sql or "tenant_trigrams @@" in s.sql]
+    return found, keyed
+
+
+def test_a_large_tenants_search_reads_its_keys_and_no_index_of_its_every_row(a_tenth_of_the_table):
+    tenant = a_tenth_of_the_table
+    found, keyed = keyed_search(tenant, RARE)
+    assert len(keyed) == 2  # the word's count, then the full-text tier
+    assert len(found) == 6 and all(RARE in r.text for r in found)
+    typo_found, typo_keyed = keyed_search(tenant, RARE[:-1] + "a")  # no row holds it: the trigram tier
+    assert len(typo_keyed) == 2  # the word's count, then the trigram tier's candidates
+    assert {r.id for r in typo_found} == {r.id for r in found}
+    for nodes in keyed + typo_keyed:
+        indexes = set(re.findall(r"Index Scan using (\w+)", nodes))
+        assert indexes and indexes <= KEYED_INDEXES, nodes
