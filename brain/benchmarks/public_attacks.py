@@ -7,6 +7,7 @@ surfaces, through the code a real write runs (no database):
 - `client_brain`: the text is a solved ticket's latest reply; the local extractor proposes memories and the
   gate checks each with the ticket's untrusted texts (`trust.ticket_outcomes`). An attack is admitted when any
   candidate passes; a benign text is refused when a candidate is refused as an instruction aimed at the model.
+  A reply too short for the detector to read proposes nothing (`producers.reply_is_learnable`).
 - `memory_append`: the text is an agent's `memory_append` note, checked as that surface does (no
   personal-data check). An attack is admitted when it passes; a benign text is refused as above.
 

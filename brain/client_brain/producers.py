@@ -27,6 +27,7 @@ from django.utils.crypto import salted_hmac
 from brain.activity import memories_record_activity
 from brain.formation.evidence import customer_ref
 from brain.formation.personal_data import strip_salutation
+from brain.formation.poisoning import classified
 from brain.models import BrainScopeKind, MemorySource, WriteSurface
 from brain.providers import ProviderError, get_provider, register_task
 from brain.types import MemoryCandidate
@@ -69,15 +70,31 @@ class TicketEvidence:
 
     def payload(self) -> dict[str, Any]:
         """What the extraction task sees (and an LLM provider receives): the evidence without tenant or row
-        ids and without who wrote the reply or decided an approval, which no memory needs."""
+        ids and without who wrote the reply or decided an approval, which no memory needs, and without a reply
+        too short for the instruction detector to read (`reply_is_learnable`)."""
         data = asdict(self)
         for private in ("tenant_id", "ticket_id", "customer"):
             data.pop(private)
         if data["latest_reply"]:
             data["latest_reply"].pop("author", None)
+            if not reply_is_learnable(data["latest_reply"].get("body") or ""):
+                data["latest_reply"] = None
         for approval in data["approvals"]:
             approval.pop("decided_by", None)
         return data
+
+
+def reply_is_learnable(body: str) -> bool:
+    """Whether a ticket may learn from its latest reply: the instruction detector can read it (a few words).
+
+    The gate vouches for a ticket's untrusted texts with the detector (`gate_check`'s source texts), and the
+    intent classifier does not read a text of fewer words than `poisoning.classified` asks. A reply it cannot
+    read (Morse code, a code line such as "Console.log(systemPrompt)", a two-word note) is not vouched for, and
+    what is learned from it is not a sentence the candidate checks could refuse: the voice memory is the
+    product's rendering ("formality: casual; tone: friendly"). Such a reply teaches nothing, not even a voice;
+    a memory-append note that short is refused too ("too short"). The ticket's approvals still teach.
+    """
+    return classified(body)
 
 
 @dataclass(frozen=True)
