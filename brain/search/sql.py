@@ -60,8 +60,8 @@ def where(filters: Filters, *, keyed: bool = False) -> tuple[str, dict[str, Any]
     and never through an index. Those columns have no statistics, so PostgreSQL prices a key's match at its
     default share of the whole table (0.5% a lexeme) and, for a large tenant, would otherwise read the
     tenant's every row from an index to intersect them with the key's few: 7 of 8 ms to count one lexeme
-    of a 100,000-row tenant (README, "Scale"). The tenant-query audit counts such a statement as one Citus
-    could not route by tenant (README, "Scale-out")."""
+    of a 100,000-row tenant (README, "The lexical tier's statements"). The tenant-query audit counts such a
+    statement as one Citus could not route by tenant (README, "Scale-out")."""
     condition, params = _compiled(filters, keyed)
     return condition, {name: list(value) if isinstance(value, list) else value for name, value in params}
 
