@@ -49,17 +49,23 @@ def _as_owner(statement: str) -> None:
 
 @pytest.fixture
 def attacker_and_victim(transactional_db, tenant, other_tenant, settings):
-    """`tenant` searches: 150 rows of its own, past the in-memory backend's size (BM25_SAMPLE 100 here), so
-    PostgreSQL serves its searches. `other_tenant` holds SECRET in every one of its 3,000 rows (a posting tree
-    of its own in each index), and the table's statistics say so."""
+    """`tenant` searches: 150 rows of its own, searched by PostgreSQL. `other_tenant` holds SECRET in every one
+    of its 3,000 rows (a posting tree of its own in each index), and the table's statistics say so."""
+    _load(settings, 29, (tenant, 150, None), (other_tenant, 3000, SECRET))
+    return tenant, other_tenant
+
+
+def _load(settings, seed: int, *loads: tuple) -> None:
+    """Rows of the vocabulary for each (tenant, count, word they all hold or None), searched by PostgreSQL past
+    the in-memory backend's size (BM25_SAMPLE 100 here); then the table's statistics and its GIN pending lists
+    merged, fresh."""
     settings.BRAIN_RECALL = {"BM25_SAMPLE": 100}
-    rng = random.Random(29)
+    rng = random.Random(seed)
     vocabulary = _words(rng, 300)
     with tenant_bypass("test rows"):
-        memories_bulk_load_for_benchmark(tenant_id=tenant.pk, rows=_rows(rng, vocabulary, 150))
-        memories_bulk_load_for_benchmark(tenant_id=other_tenant.pk, rows=_rows(rng, vocabulary, 3000, SECRET))
-    _as_owner("VACUUM ANALYZE brain_memory")  # the statistics, and the GIN pending lists merged
-    return tenant, other_tenant
+        for tenant, count, word in loads:
+            memories_bulk_load_for_benchmark(tenant_id=tenant.pk, rows=_rows(rng, vocabulary, count, word))
+    _as_owner("VACUUM ANALYZE brain_memory")
 
 
 def work(tenant, word: str) -> list[tuple]:
@@ -131,16 +137,8 @@ KEYED_INDEXES = {"memory_tenant_lexemes", "memory_tenant_trigrams", "brain_memor
 
 @pytest.fixture
 def a_tenth_of_the_table(transactional_db, tenant, other_tenant, settings):
-    """`tenant` holds 1,000 rows, a tenth of the table, past the in-memory backend's size (BM25_SAMPLE 100 here),
-    so PostgreSQL serves its searches; six of them hold RARE. The table's statistics are fresh."""
-    settings.BRAIN_RECALL = {"BM25_SAMPLE": 100}
-    rng = random.Random(31)
-    vocabulary = _words(rng, 300)
-    with tenant_bypass("test rows"):
-        memories_bulk_load_for_benchmark(tenant_id=tenant.pk, rows=_rows(rng, vocabulary, 994))
-        memories_bulk_load_for_benchmark(tenant_id=tenant.pk, rows=_rows(rng, vocabulary, 6, RARE))
-        memories_bulk_load_for_benchmark(tenant_id=other_tenant.pk, rows=_rows(rng, vocabulary, 9000))
-    _as_owner("VACUUM ANALYZE brain_memory")
+    """`tenant` holds 1,000 rows, a tenth of the table, searched by PostgreSQL; six of them hold RARE."""
+    _load(settings, 31, (tenant, 994, None), (tenant, 6, RARE), (other_tenant, 9000, None))
     return tenant
 
 
