@@ -179,6 +179,9 @@ class LexicalPlan:
     avg_len: float
     and_limit: int | None  # every lexeme is common: full text scores at most this many matches
     statistics: ScopeStatistics  # `rows` set: the scope can be scored in memory
+    # A scope of BM25_SAMPLE rows or more whose counts of every scored lexeme stopped at the sample: each is in
+    # every row counted, its IDF about 0.0005, so full text could only order rows by length (see `plan_lexical`).
+    saturated: bool = False
     # Decided by the scope's vocabulary (brain.search.vocabulary), else None (PostgreSQL, every filtered
     # row): the rows holding a word like a trigram word, and the tier's rows as (score, id), best first
     # (every row found: the backend keeps the first `pool`).
@@ -199,6 +202,7 @@ class LexicalPlan:
             "common_lexemes": self.common_lexemes,
             "trigram_words": self.trigram_words,
             "trigram_rows": None if self.trigram_ids is None else len(self.trigram_ids),
+            "saturated": self.saturated,
         }
 
 
@@ -214,6 +218,12 @@ def plan_lexical(
     - Matching: lexemes in fewer than COMMON_ROWS rows are "selective" and matched with OR; a common
       lexeme still scores but does not pull rows in (on a 100k-row tenant a word in half the rows
       would make every search score 50,000 rows). With no selective lexeme, all lexemes are ANDed.
+    - Saturated: in a scope of BM25_SAMPLE rows or more, every scored lexeme counted in all the rows its count
+      read (d = n = BM25_SAMPLE: "order" in a shop's 100,000 memories). Full text then holds no evidence of
+      relevance, and in fusion (reciprocal ranks: a rank counts, not its score) the shortest of its arbitrary
+      first AND_MATCH_LIMIT matches would outvote the vector tier's nearest rows; a plan that has the vector
+      tier leaves it out (`RecallPlan.with_lexical`). A plan without it keeps it: a lexical search for such
+      words still finds rows.
     - Trigram words: query words whose lexemes occur in no row (typos, partial words): only those
       need fuzzy matching; a word found as it is already matched by full text. In a scope the statistics
       hold, only those some word of the rows resembles, the tier's rows and scores computed from the
@@ -249,6 +259,7 @@ def plan_lexical(
         avg_len=float(stats.avg_len or 1),
         and_limit=int(config["AND_MATCH_LIMIT"]) if not selective and scored else None,
         statistics=stats,
+        saturated=stats.rows is None and bool(idf) and all(df[lexeme] >= n for lexeme in idf),
         trigram_ids=tier.ids if tier else None,
         trigram_scored=tier.scored if tier else None,
         word_trigrams=word_trigrams(cursor, tier.words if tier else trigram_words),
@@ -318,8 +329,10 @@ class RecallPlan:
 
     def with_lexical(self, lexical: LexicalPlan) -> RecallPlan:
         """This plan with its lexical part, and without a lexical tier left with nothing to do (only stop
-        words: nothing for full text to match; every word found as a word: nothing to correct)."""
-        empty = {"fts": not lexical.match_lexemes, "trigram": not lexical.trigram_words}
+        words: nothing for full text to match; every word found as a word: nothing to correct; beside the
+        vector tier, saturated lexemes: nothing for full text to tell apart)."""
+        saturated = lexical.saturated and "vector" in self.tiers
+        empty = {"fts": not lexical.match_lexemes or saturated, "trigram": not lexical.trigram_words}
         return replace(
             self,
             lexical=lexical,

@@ -368,6 +368,27 @@ def test_when_every_lexeme_is_common_full_text_scores_a_bounded_number_of_matche
     assert len(recall(tenant_id=tenant.pk, query="parcel leeds", mode="fulltext", limit=20)) == 12
 
 
+def test_beside_the_vector_tier_a_word_in_every_counted_row_does_not_vote(tenant, settings):
+    """Past BM25_SAMPLE rows, a word counted in every row its count read (IDF about 0) leaves full text only
+    the rows' lengths to order them by: in hybrid its tier is left out, so its shortest rows cannot outvote the
+    nearest row by rank. A lexical search for the word still finds rows."""
+    for i in range(14):
+        remember(tenant, f"Order {i} left the depot")
+    target = remember(tenant, "Order placed by a returning customer who asked for gift wrapping and a note")
+    settings.BRAIN_RECALL = {"BM25_SAMPLE": 10}  # 15 rows: "order" counted in all 10 the count reads
+    hybrid = recall(
+        tenant_id=tenant.pk,
+        query="order",
+        mode="hybrid",
+        limit=5,
+        query_embedding=[float(v) for v in target.embedding],
+        embedding_model=target.embedding_model,
+    )
+    assert hybrid[0].id == target.id
+    assert all("fts" not in r.explanation["tiers"] and r.explanation["query"]["saturated"] for r in hybrid)
+    assert len(recall(tenant_id=tenant.pk, query="order", mode="lexical", limit=5)) == 5
+
+
 def test_full_text_in_memory_gives_what_the_sql_gives(tenant, settings):
     """A scope under BM25_SAMPLE rows is scored in memory; at or over it, in SQL. Same rows, ranks, scores."""
     import random
