@@ -10,8 +10,9 @@ cosine 0.5 to their nearest row, and queries between two clusters. Each method (
 the vector tier as HNSW with iterative scans and as the exact per-tenant scan) first runs a warm-up set of
 its own, then the timed set, which the warm-up never saw: latency p50/p95/p99 per kind (the query vector is
 given, so query embedding is excluded; it is measured apart with the configured embedder), the HNSW tier's
-recall@10 against the exact scan per kind (`recall_vs_exact`), the mean cosine of each kind to its nearest
-row (`nearest_cosine`), and the same at other `hnsw.ef_search` values (`--ef-search-sweep`).
+recall@10 against the exact scan per kind (`recall_vs_exact`), the share of queries whose exact nearest row is
+in hybrid's ten (`hybrid_keeps_nearest`: a near-copy's is its source row), the mean cosine of each kind to its
+nearest row (`nearest_cosine`), and the same at other `hnsw.ef_search` values (`--ef-search-sweep`).
 
 Runs in its own database (default `brain_bench_scale`): a million rows must not land in the
 development database, nor slow other benchmarks' database.
@@ -312,6 +313,11 @@ def _recall_at_10(found: list[list[int]], truth: list[list[int]]) -> float:
     return round(sum(hits) / len(hits), 4)
 
 
+def _keeps_nearest(found: list[list[int]], truth: list[list[int]]) -> float:
+    kept = [bool(t) and t[0] in f for f, t in zip(found, truth, strict=True)]
+    return round(sum(kept) / max(len(kept), 1), 3)
+
+
 def _measure_size(tenant_id: int, warmup: list[Query], timed: list[Query], base: dict) -> dict:
     """One tenant: per label, a warm-up pass over its own queries, then the timed queries per kind."""
     out: dict = {
@@ -320,6 +326,7 @@ def _measure_size(tenant_id: int, warmup: list[Query], timed: list[Query], base:
         "recall_vs_exact": {},
         "nearest_cosine": {},
         "vector_fell_back": {},
+        "hybrid_keeps_nearest": {},
     }
     truth: dict[str, list[list[int]]] = {}
     for label, (mode, strategy) in LABELS.items():
@@ -339,6 +346,8 @@ def _measure_size(tenant_id: int, warmup: list[Query], timed: list[Query], base:
                 out["recall_vs_exact"][kind] = _recall_at_10(found, truth[kind])
                 # Queries whose walk found fewer rows than the pool and whose exact scan then found other rows.
                 out["vector_fell_back"][kind] = sum(run.strategy == "exact" for run in runs)
+            if label == "hybrid":  # the exact nearest row among hybrid's ten: a near-copy's source row
+                out["hybrid_keeps_nearest"][kind] = _keeps_nearest(found, truth[kind])
     out["truth"] = truth
     return out
 
@@ -364,7 +373,8 @@ def _print_size(size: int, measured: dict, stdout, table: str) -> None:
         stdout.write(
             f"  {table} {size:>7,} rows  {kind:<16} nearest row at cosine {measured['nearest_cosine'][kind]:.3f}; "
             f"HNSW recall@10 vs exact {measured['recall_vs_exact'][kind]:.3f} "
-            f"({measured['vector_fell_back'][kind]} served by the exact scan)"
+            f"({measured['vector_fell_back'][kind]} served by the exact scan); the nearest row in hybrid's ten "
+            f"{measured['hybrid_keeps_nearest'][kind]:.3f}"
         )
         for label, spread in measured["latency_ms"][kind].items():
             stdout.write(

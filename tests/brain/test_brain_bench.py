@@ -54,6 +54,13 @@ def test_locomo_and_scale_are_registered():
     assert live.BRAIN_BENCHMARKS["scale"] == "brain.benchmarks.scale"
 
 
+def test_scale_counts_a_query_whose_exact_nearest_row_hybrid_kept():
+    from brain.benchmarks.scale import _keeps_nearest
+
+    # Kept, lost (its nearest row is not in the ten), and no row at all (an empty tenant): one of three.
+    assert _keeps_nearest([[4, 7], [1, 2], []], [[7, 3], [9, 1], []]) == 0.333
+
+
 def test_locomo_evidence_ids_tolerate_the_datas_odd_forms():
     from brain.benchmarks.locomo import BM25, evidence_ids, ndcg_at, recall_at
 
