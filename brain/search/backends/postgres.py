@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection
 from django.db.models import BooleanField
@@ -65,19 +65,27 @@ _CANDIDATE = "{tier} AS tier, {id} AS id, {m}.confidence, {m}.created_at, {lengt
 _CANDIDATE += " {score}::float8 AS score, {bests} AS bests, {vector} AS vector"
 
 
+class Conditions(NamedTuple):
+    """The plan's filters as conditions on `brain_memory m` (`sql.where`), one parameter set: `plain` for
+    statements that find rows through an index led by the tenant or through its graph, `keyed` for those that
+    find them through the tenant's own search keys."""
+
+    plain: str
+    keyed: str
+
+
 def _candidate(tier: str, m: str = "m", **columns: str) -> str:
     values = {"length": "NULL::int", "mask": "NULL::text", "score": "NULL", "bests": "NULL::float4[]"}
     values |= {"vector": "NULL::bytea", "id": f"{m}.id", **columns}
     return _CANDIDATE.format(tier=f"'{tier}'", m=m, **values)
 
 
-def _fts_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
+def _fts_candidates(plan: RecallPlan, conditions: Conditions, params: dict) -> str:
     lexical = plan.lexical
     operator = "|" if lexical.match == "or" else "&"
     # Matched through the tenant's own keys (`tenant_lexemes`): the postings read are this tenant's only.
     params["tsq"] = tenant_lexemes_query(plan.filters.tenant_id, lexical.match_lexemes, operator)
-    keyed, _ = where(plan.filters, keyed=True)
-    source, matched = "brain_memory m", f"{keyed} AND m.tenant_lexemes @@ %(tsq)s::tsquery"
+    source, matched = "brain_memory m", f"{conditions.keyed} AND m.tenant_lexemes @@ %(tsq)s::tsquery"
     if lexical.and_limit is not None:
         # Every lexeme is common, so every match holds the same lexemes and only its length tells
         # them apart: score at most AND_MATCH_LIMIT of them, not the tens of thousands that match.
@@ -106,7 +114,7 @@ def _fts_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
   WHERE c.nth <= %(pool)s)"""
 
 
-def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
+def _trigram_candidates(plan: RecallPlan, conditions: Conditions, params: dict) -> str:
     # Scored by the scope's vocabulary (brain.search.vocabulary): its rows and scores as they are, still
     # under the filters.
     if plan.lexical.trigram_scored is not None:
@@ -116,7 +124,7 @@ def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
         )
         return f"""(SELECT {_candidate("trigram", score="t.score")}
     FROM unnest(%(trigram_ids)s::bigint[], %(trigram_scores)s::float8[]) AS t(id, score)
-    JOIN brain_memory m ON m.id = t.id WHERE {condition})"""
+    JOIN brain_memory m ON m.id = t.id WHERE {conditions.plain})"""
     words = [f"word_{i:02d}" for i in range(len(plan.lexical.trigram_words))]
     params.update(zip(words, plan.lexical.trigram_words, strict=True))
     params["trigram_threshold"] = float(plan.config["TRIGRAM_THRESHOLD"])
@@ -124,10 +132,11 @@ def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     # similarity is diluted by the other words). Candidates come word by word, so each lookup is one
     # index scan (a single OR over the words made the planner filter every tenant row through
     # word_similarity); pg_trgm's similarity is then computed only for the candidates.
-    keyed, _ = where(plan.filters, keyed=True)
+    # A word's candidates found through the trigram keys test the tenant row by row (`Conditions.keyed`).
     holding = {w: _holding_trigrams(plan, w, params) for w in words}
+    found = {w: conditions.keyed + keys if keys else conditions.plain for w, keys in holding.items()}
     candidates = " UNION ".join(
-        f"(SELECT m.id FROM brain_memory m WHERE {keyed if holding[w] else condition}{holding[w]}"
+        f"(SELECT m.id FROM brain_memory m WHERE {found[w]}"
         f" AND (word_similarity(%({w})s, m.text) >= %(trigram_threshold)s::float8"
         f" OR word_similarity(%({w})s, m.key) >= %(trigram_threshold)s::float8) LIMIT %(pool)s)"
         for w in words
@@ -139,11 +148,11 @@ def _trigram_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
     FROM brain_memory m JOIN ({candidates}) c ON c.id = m.id)"""
 
 
-def _vector_candidates(plan: RecallPlan, condition: str, params: dict) -> str:
+def _vector_candidates(plan: RecallPlan, conditions: Conditions, params: dict) -> str:
     params.update(qvec=vector_literal(plan.query_vector()), embedding_model=plan.embedding_model)
     nearest = f"""SELECT m.id, m.confidence, m.created_at, m.embedding <=> %(qvec)s::vector AS distance
       FROM brain_memory m
-      WHERE {condition} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s"""
+      WHERE {conditions.plain} AND m.embedding IS NOT NULL AND m.embedding_model = %(embedding_model)s"""
     if plan.strategy == "exact":
         # "+ 0" hides the operator from the planner: the exact strategy never walks an HNSW graph.
         chosen = f"{nearest} ORDER BY (m.embedding <=> %(qvec)s::vector) + 0, m.id LIMIT %(pool)s"
@@ -195,9 +204,10 @@ def candidate_statement(plan: RecallPlan) -> tuple[str, dict]:
     candidate carries the memory's columns too (a primary-key join), so the rows found need no second
     statement."""
     condition, params = where(plan.filters)
+    conditions = Conditions(plain=condition, keyed=where(plan.filters, keyed=True)[0])
     params.update(query=plan.query, pool=plan.pool)
     parts = [
-        _CANDIDATES[tier](plan, condition, params)
+        _CANDIDATES[tier](plan, conditions, params)
         for tier in ("fts", "trigram", "vector")
         if tier in plan.tiers
     ]
