@@ -50,6 +50,7 @@ class Vocabulary:
     rows_of: dict[str, tuple[int, ...]]
     words_of: dict[str, tuple[str, ...]]
     words_in: dict[int, tuple[str, ...]]
+    trigrams_of: dict[str, frozenset[str]]  # per word its trigrams (`word_trigrams`), computed once
 
     def similar_words(self, word: str, threshold: float) -> list[str]:
         """The vocabulary's words holding at least `threshold` of `word`'s trigrams (pg_trgm's similarity
@@ -84,7 +85,9 @@ class Vocabulary:
             similarity = memo.get(other)
             if similarity is None:
                 similarity = memo[other] = (
-                    word_similarity(trigrams, other) if trigrams & word_trigrams(other) else np.float32(0)
+                    word_similarity(trigrams, other)
+                    if not trigrams.isdisjoint(self.trigrams_of[other])
+                    else np.float32(0)
                 )
             best = max(best, similarity)
         return best
@@ -107,13 +110,15 @@ def _read_vocabulary(cursor, filters: Filters) -> Vocabulary:
         for word in words_in[memory_id]:
             rows_of.setdefault(word, []).append(memory_id)
     words_of: dict[str, list[str]] = {}
-    for word in rows_of:
-        for trigram in word_trigrams(word):
+    trigrams_of = {word: word_trigrams(word) for word in rows_of}
+    for word, trigrams in trigrams_of.items():
+        for trigram in trigrams:
             words_of.setdefault(trigram, []).append(word)
     return Vocabulary(
         rows_of={word: tuple(ids) for word, ids in rows_of.items()},
         words_of={trigram: tuple(words) for trigram, words in words_of.items()},
         words_in=words_in,
+        trigrams_of=trigrams_of,
     )
 
 
