@@ -64,6 +64,14 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--rate-threads", type=int, default=16, help="Latency: client threads (enough that none is late)."
     )
+    parser.add_argument(
+        "--conversations",
+        choices=["synthetic", "bitext"],
+        default="synthetic",
+        help="What the conversations say: synthetic (8-30 words of the rows' vocabulary, about 61 MiniLM"
+        " tokens each: its generated words split into many pieces) or bitext (customer messages of the Bitext"
+        " sample, read at run time, about 12 tokens: what the query's embedding costs for real openings).",
+    )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers.")
     parser.add_argument(
         "--worker-class",
@@ -201,10 +209,11 @@ def _start_gunicorn(options, port: int, stdout, extra_env: dict | None = None):
     raise RuntimeError(f"gunicorn did not answer /healthz within 60 s; see {log_path}")
 
 
-def _requests(rng, agents, count):
+def _requests(rng, agents, count, openings: list[str] | None = None):
+    """`count` (agent id, body) pairs; each conversation a synthetic sentence, or one of `openings`."""
     bodies = []
     for _ in range(count):
-        body = {"conversation": sentence(rng, 8, 30)}
+        body = {"conversation": rng.choice(openings) if openings else sentence(rng, 8, 30)}
         if rng.random() < 0.5:
             body["provider"] = rng.choice(PROVIDERS)
         if rng.random() < 0.3:
@@ -213,6 +222,16 @@ def _requests(rng, agents, count):
             body["policy"] = sentence(rng, 50, 200)
         bodies.append((rng.choice(agents).pk, body))
     return bodies
+
+
+def _bitext_openings() -> list[str]:
+    """The Bitext sample's customer messages (`instruction`), read at run time (never copied)."""
+    import csv
+
+    from brain.benchmarks.common import bitext_path
+
+    with bitext_path().open(encoding="utf-8") as handle:
+        return [row["instruction"] for row in csv.DictReader(handle) if row["instruction"].strip()]
 
 
 def _stage_breakdown(tenant, agents, bodies, stdout) -> dict[str, float]:
@@ -385,11 +404,15 @@ def run(options, stdout) -> dict:
     _, full_key = ticket_services.api_key_create(tenant=tenant, name="bench-context")
     connection.close()  # gunicorn's workers get the database to themselves while measuring
     rng = random.Random(options["seed"] + 1)
+    openings = _bitext_openings() if options.get("conversations") == "bitext" else None
+    stdout.write(f"conversations: {'Bitext customer messages' if openings else 'synthetic sentences'}")
     # Bodies are encoded before the clock starts: the figures are the server's, not the client's JSON.
-    warmup = [(a, json.dumps(b).encode()) for a, b in _requests(rng, agents, 40)]
-    measured = _requests(rng, agents, options["requests"])
+    warmup = [(a, json.dumps(b).encode()) for a, b in _requests(rng, agents, 40, openings)]
+    measured = _requests(rng, agents, options["requests"], openings)
     closed = [(a, json.dumps(b).encode()) for a, b in measured]
-    opened = [(a, json.dumps(b).encode()) for a, b in _requests(rng, agents, options["rate_requests"])]
+    opened = [
+        (a, json.dumps(b).encode()) for a, b in _requests(rng, agents, options["rate_requests"], openings)
+    ]
     if options["replica"]:
         from types import SimpleNamespace
 
@@ -441,6 +464,7 @@ def run(options, stdout) -> dict:
         "agent_memories": options["agent_memories"],
         "agent_notes": options["agent_notes"],
         "client_brain_rows": options["client_brain_rows"],
+        "conversations": options.get("conversations", "synthetic"),
     }
     stdout.write(
         f"throughput: {figures['rps']} requests/s ({options['concurrency']} client threads back to back:"
