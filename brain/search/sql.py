@@ -5,6 +5,7 @@ so every storage reads the same rows for the same filters."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -148,6 +149,39 @@ def trigram_candidates_query(tenant_id: int, trigrams: Sequence[str], threshold:
     count = least_count(len(keys), threshold) - max(len(keys) - MAX_QUERY_TRIGRAMS, 0)
     keys = keys[:MAX_QUERY_TRIGRAMS]  # a row holding `count` of all holds count - (dropped) of these
     return at_least(count, keys) if count > 0 else None
+
+
+# A containment term is looked up through the tenant's trigram keys when it is ASCII letters and digits (its
+# trigrams are then spelled as show_trgm spells them, and every occurrence lies inside one of pg_trgm's words).
+_KEYED_TERM = re.compile(r"[a-z0-9]{3,}")
+
+
+def term_keys_query(tenant_id: int, term: str) -> str | None:
+    """A tsquery over `tenant_trigrams` that every row of the tenant containing `term` (ILIKE '%term%', in its
+    key or text) matches: each trigram inside the lower-cased term, the padded ones left out (the term may sit
+    inside a longer word). None when the keys cannot say: a term of other characters, or shorter than three.
+    A superset: the caller tests the containment on what it finds. A row keeps its first 20,000 trigrams
+    (migration 0019; 10,000 characters or more, ten times what formation admits), as the trigram tier's."""
+    lowered = term.lower()
+    if not _KEYED_TERM.fullmatch(lowered):
+        return None
+    trigrams = sorted({lowered[i : i + 3] for i in range(len(lowered) - 2)})
+    return " & ".join(tsquery_literal(tenant_key(tenant_id, trigram)) for trigram in trigrams)
+
+
+def rows_holding_term(cursor, *, tenant_id: int, term: str, limit: int) -> list[int] | None:
+    """The ids of the tenant's rows whose trigram keys hold every trigram of `term` (`term_keys_query`): at most
+    `limit`, else None (a common word, or one the keys cannot look up). Any row of the tenant, live or not:
+    the caller's statement filters them. The tenant is tested on each row found (`where(keyed=True)`)."""
+    query = term_keys_query(tenant_id, term)
+    if query is None:
+        return None
+    cursor.execute(
+        "SELECT m.id FROM brain_memory m WHERE m.tenant_id + 0 = %s AND m.tenant_trigrams @@ %s::tsquery LIMIT %s",
+        [int(tenant_id), query, limit + 1],
+    )
+    ids = [row[0] for row in cursor.fetchall()]
+    return ids if len(ids) <= limit else None
 
 
 def vector_literal(vector: Sequence[float]) -> str:

@@ -323,14 +323,20 @@ def test_keyword_tier_compares_the_tenant_as_bigint_so_the_trigram_index_can_tak
     assert '"brain_memory"."tenant_id" = %s::bigint' in sql and tenant.id in params
 
 
+@pytest.mark.parametrize("keyed_rows", [1000, 1])
 @pytest.mark.parametrize("window, limit", [(40, 200), (200, 20)])
 def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(
-    tenant, settings, window, limit
+    tenant, settings, monkeypatch, window, limit, keyed_rows
 ):
     """The window step (LIKE over the first rows) and the index step (the rows after it) together give
     exactly the first `limit` matching rows in confidence order, wherever the matches fall: with a small
     window most matches follow it; with a small limit each term has more matches in the window than the
-    tier takes (each term keeps only its first `limit`)."""
+    tier takes (each term keeps only its first `limit`). After the window a term is found through the
+    tenant's trigram keys when few rows hold it (`keyed_rows` 1000: every term here), else by walking the
+    order (1: every term more than one row holds)."""
+    from brain.search.backends import postgres
+
+    monkeypatch.setattr(postgres, "KEYED_TERM_ROWS", keyed_rows)
     settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = window
     settings.BRAIN_CLIENT_BRAIN_TIER_LIMIT = limit
     many_facts(tenant, 150, text="Invoice rule {i}", confidence=lambda i: 0.5 + (i % 50) / 100)
@@ -360,6 +366,30 @@ def test_keyword_tier_in_two_steps_returns_what_one_query_over_all_rows_returns(
     assert stats["keyword"] == 0
     _, stats = fetch_tiers(tenant_id=tenant.id, subject="key_code", latest_customer_message="")
     assert stats["keyword"] == min(30, limit)
+
+
+def test_a_word_no_row_holds_is_answered_by_the_tenants_keys_without_reading_its_rows(tenant, settings):
+    """Under the tenant wall `ILIKE` cannot use an index, so a customer's word that no stored row holds read
+    every row after the window (150 ms a word on a 100,000-row tenant: README). The tenant's trigram keys
+    say first which rows could hold it: none, and no row is read; a few, and only those are."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 40  # kept in memory: the first 200 rows (the tier's limit)
+    many_facts(tenant, 250, confidence=0.95)
+    needle = fact(tenant, "Zorblax kettles are descaled for free", confidence=0.55)
+    fetch_tiers(
+        tenant_id=tenant.id, subject="hello there", latest_customer_message=""
+    )  # the window, read once
+    with CaptureQueriesContext(connection) as absent:
+        _, stats = fetch_tiers(tenant_id=tenant.id, subject="Quuxbarn", latest_customer_message="")
+    assert stats["keyword"] == 0
+    assert not [q["sql"] for q in absent.captured_queries if "ILIKE" in q["sql"]]
+    with CaptureQueriesContext(connection) as rare:
+        candidates, _ = fetch_tiers(tenant_id=tenant.id, subject="ZORBLAX?", latest_customer_message="")
+    assert [c.id for c in candidates if c.tier == "keyword"] == [needle.id]
+    (containment,) = [q["sql"] for q in rare.captured_queries if "ILIKE" in q["sql"]]
+    assert f'"brain_memory"."id" IN ({needle.id})' in containment
 
 
 def test_recall_never_injects_a_superseded_or_archived_row_even_one_it_recalled_before(tenant):
