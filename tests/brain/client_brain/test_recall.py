@@ -378,9 +378,8 @@ def test_a_word_no_row_holds_is_answered_by_the_tenants_keys_without_reading_its
     settings.BRAIN_CLIENT_BRAIN_KEYWORD_WINDOW = 40  # kept in memory: the first 200 rows (the tier's limit)
     many_facts(tenant, 250, confidence=0.95)
     needle = fact(tenant, "Zorblax kettles are descaled for free", confidence=0.55)
-    fetch_tiers(
-        tenant_id=tenant.id, subject="hello there", latest_customer_message=""
-    )  # the window, read once
+    # The window is read once, by the first call.
+    fetch_tiers(tenant_id=tenant.id, subject="hello there", latest_customer_message="")
     with CaptureQueriesContext(connection) as absent:
         _, stats = fetch_tiers(tenant_id=tenant.id, subject="Quuxbarn", latest_customer_message="")
     assert stats["keyword"] == 0
