@@ -300,9 +300,13 @@ RARE_WORD = "espressivo"
 
 def _explain_rare_word(tenant_id: int, count: int) -> dict:
     """Plant one low-confidence memory with a word no other row has, then EXPLAIN ANALYZE the keyword
-    tier for it: which indexes serve it, how long it runs, and whether it finds the row."""
+    tier for it: which indexes serve it, how long it runs, and whether it finds the row. That is the
+    statement over every row (`keyword_candidates`); `keyed` is what the tier runs first for such a word, the
+    lookup through the tenant's trigram keys (brain.search.sql.rows_holding_term), its rows then read by id."""
     from brain.client_brain.recall import ORDER, keyword_candidates
     from brain.client_brain.words import keyword_terms
+    from brain.search.backends.postgres import KEYED_TERM_ROWS
+    from brain.search.sql import rows_holding_term, term_keys_query
 
     needle = Memory.objects.create(
         tenant_id=tenant_id,
@@ -337,11 +341,31 @@ def _explain_rare_word(tenant_id: int, count: int) -> dict:
 
     walk(plan["Plan"])
     found = any(row[0] == needle.pk for row in query)
-    return {
+    over_every_row = {
         "indexes": indexes,
         "tenant_in_trigram_index_cond": bool(tenant_in_index) and all(tenant_in_index),
+    }
+    indexes = []
+    keyed_sql = (
+        "SELECT m.id FROM brain_memory m WHERE m.tenant_id + 0 = %s AND m.tenant_trigrams @@ %s::tsquery"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + keyed_sql, [tenant_id, term_keys_query(tenant_id, RARE_WORD)]
+        )
+        keyed_plan = cursor.fetchone()[0]
+        keyed_plan = keyed_plan[0] if isinstance(keyed_plan, list) else keyed_plan
+        walk(keyed_plan["Plan"])
+        held = rows_holding_term(cursor, tenant_id=tenant_id, term=RARE_WORD, limit=KEYED_TERM_ROWS)
+    return {
+        **over_every_row,
         "execution_ms": round(plan["Execution Time"], 2),
         "found": found,
+        "keyed": {
+            "indexes": indexes,
+            "execution_ms": round(keyed_plan["Execution Time"], 2),
+            "found": needle.pk in (held or []),
+        },
     }
 
 
