@@ -168,3 +168,24 @@ def test_a_large_tenants_search_reads_its_keys_and_no_index_of_its_every_row(a_t
     for nodes in keyed + typo_keyed:
         indexes = set(re.findall(r"Index Scan using (\w+)", nodes))
         assert indexes and indexes <= KEYED_INDEXES, nodes
+
+
+def test_a_large_tenants_keyword_tier_reads_its_keys_and_no_index_of_its_every_row(a_tenth_of_the_table):
+    """The Client Brain keyword tier past its window (`ILIKE`, which the wall keeps off every index) looks a
+    word up through the tenant's trigram keys first: a word six rows hold reads only those six (by id), a
+    word no row holds reads no row."""
+    from brain.client_brain.recall import keyword_plan
+    from brain.search.backends.postgres import POSTGRES_BACKEND
+
+    tenant = a_tenth_of_the_table
+    for word, held in ((RARE, 6), (RARE[:-1] + "a", 0)):
+        with tenant_scope(tenant.pk):
+            plan = keyword_plan(tenant_id=tenant.pk, terms=[word])
+            statements = search_work(lambda plan=plan: POSTGRES_BACKEND.contains(plan))
+        keyed = [s for s in statements if "tenant_trigrams @@" in s.sql]
+        containment = [s for s in statements if "ILIKE" in s.sql]
+        assert len(keyed) == 1 and len(containment) == (1 if held else 0), word
+        indexes = set(re.findall(r"Index Scan using (\w+)", keyed[0].nodes))
+        assert indexes and indexes <= KEYED_INDEXES, keyed[0].nodes
+        # The held rows by id (none of this table's rows is a live Client Brain row: none is returned).
+        assert all('"brain_memory"."id" IN (' in s.sql for s in containment)
