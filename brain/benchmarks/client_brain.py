@@ -306,7 +306,7 @@ def _explain_rare_word(tenant_id: int, count: int) -> dict:
     from brain.client_brain.recall import ORDER, keyword_candidates
     from brain.client_brain.words import keyword_terms
     from brain.search.backends.postgres import KEYED_TERM_ROWS
-    from brain.search.sql import rows_holding_term, term_keys_query
+    from brain.search.sql import KEYED_TENANT, rows_holding_term, term_keys_query
 
     needle = Memory.objects.create(
         tenant_id=tenant_id,
@@ -347,11 +347,12 @@ def _explain_rare_word(tenant_id: int, count: int) -> dict:
     }
     indexes = []
     keyed_sql = (
-        "SELECT m.id FROM brain_memory m WHERE m.tenant_id + 0 = %s AND m.tenant_trigrams @@ %s::tsquery"
+        f"SELECT m.id FROM brain_memory m WHERE {KEYED_TENANT} AND m.tenant_trigrams @@ %(keys)s::tsquery"
     )
     with connection.cursor() as cursor:
         cursor.execute(
-            "EXPLAIN (ANALYZE, FORMAT JSON) " + keyed_sql, [tenant_id, term_keys_query(tenant_id, RARE_WORD)]
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + keyed_sql,
+            {"tenant_id": tenant_id, "keys": term_keys_query(tenant_id, RARE_WORD)},
         )
         keyed_plan = cursor.fetchone()[0]
         keyed_plan = keyed_plan[0] if isinstance(keyed_plan, list) else keyed_plan

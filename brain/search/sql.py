@@ -19,6 +19,10 @@ from .types import MEMORY_COLUMNS, Hit
 _COLUMNS = ", ".join(f"m.{column}" for column in MEMORY_COLUMNS)
 
 
+# The tenant as a statement that finds rows through the tenant's own search keys tests it (`where(keyed=True)`).
+KEYED_TENANT = "m.tenant_id + 0 = %(tenant_id)s::bigint"
+
+
 @memoize(
     "search-compiled-filters",
     maxsize=1024,
@@ -27,7 +31,7 @@ _COLUMNS = ", ".join(f"m.{column}" for column in MEMORY_COLUMNS)
 def _compiled(filters: Filters, keyed: bool) -> tuple[str, tuple]:
     # bigint, as the column: btree_gin's int8_ops has no int8 = int4, and the GIN indexes need the tenant.
     # Keyed, "+ 0" hides the column from the planner (see `where`).
-    clauses = ["m.tenant_id + 0 = %(tenant_id)s::bigint" if keyed else "m.tenant_id = %(tenant_id)s::bigint"]
+    clauses = [KEYED_TENANT if keyed else "m.tenant_id = %(tenant_id)s::bigint"]
     params: dict[str, Any] = {"tenant_id": filters.tenant_id}
     if filters.scope_kind is not None:
         clauses.append("m.scope_kind = %(scope_kind)s")
@@ -172,13 +176,14 @@ def term_keys_query(tenant_id: int, term: str) -> str | None:
 def rows_holding_term(cursor, *, tenant_id: int, term: str, limit: int) -> list[int] | None:
     """The ids of the tenant's rows whose trigram keys hold every trigram of `term` (`term_keys_query`): at most
     `limit`, else None (a common word, or one the keys cannot look up). Any row of the tenant, live or not:
-    the caller's statement filters them. The tenant is tested on each row found (`where(keyed=True)`)."""
+    the caller's statement filters them. The tenant is tested on each row found (`KEYED_TENANT`)."""
     query = term_keys_query(tenant_id, term)
     if query is None:
         return None
     cursor.execute(
-        "SELECT m.id FROM brain_memory m WHERE m.tenant_id + 0 = %s AND m.tenant_trigrams @@ %s::tsquery LIMIT %s",
-        [int(tenant_id), query, limit + 1],
+        f"SELECT m.id FROM brain_memory m WHERE {KEYED_TENANT} AND m.tenant_trigrams @@ %(keys)s::tsquery"
+        " LIMIT %(limit)s",
+        {"tenant_id": int(tenant_id), "keys": query, "limit": limit + 1},
     )
     ids = [row[0] for row in cursor.fetchall()]
     return ids if len(ids) <= limit else None
