@@ -40,16 +40,19 @@ def test_the_context_benchmark_runs_and_prints_its_figures():
     assert figures["requests"] == 50 and figures["saturated"]["requests"] == 30
     assert figures["rps"] > 0 and 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"]
     assert figures["worker_class"] == "sync" and figures["workers"] == 2
+    assert figures["conversations"] == "synthetic"
     assert "targets: p95 <= 50 ms at 20 requests/s" in result.stdout
 
 
 def test_the_context_benchmark_measures_beside_pgbouncer(require_pgbouncer):
-    """`--pooler`: the same run measures direct connections, then gunicorn behind PgBouncer in transaction mode."""
+    """`--pooler`: the same run measures direct connections, then gunicorn behind PgBouncer in transaction mode;
+    here with the Bitext sample's customer messages as the conversations (`--conversations bitext`)."""
     database = f"brain_bench_smoke_{secrets.token_hex(4)}"
     try:
         result = subprocess.run(
             [
                 sys.executable, "manage.py", "brain_bench", "context", "--db", database, "--pooler",
+                "--conversations", "bitext",
                 "--agents", "2", "--agent-memories", "40", "--client-brain-rows", "60",
                 "--requests", "20", "--rate", "20", "--rate-requests", "20", "--json",
             ],
@@ -62,3 +65,7 @@ def test_the_context_benchmark_measures_beside_pgbouncer(require_pgbouncer):
     assert figures["direct"]["errors"] == 0 and figures["pooler"]["errors"] == 0
     assert figures["pooler"]["requests"] == 40 and figures["pooler"]["pool_size"] == 4
     assert "through PgBouncer (transaction mode" in result.stdout
+    assert (
+        figures["pooler"]["conversations"] == "bitext"
+        and "conversations: Bitext customer messages" in result.stdout
+    )
