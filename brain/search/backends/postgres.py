@@ -280,8 +280,8 @@ def _cosine_scores(plan: RecallPlan, found: list[tuple]) -> list[tuple[float, in
     return [(float(score), c[0]) for score, c in zip(similarity, found, strict=True)]
 
 
-# A containment term held by at most this many of the tenant's rows (by its trigram keys) is read by primary
-# key; past it, walking the containment order finds its first matches sooner.
+# A containment term held by at most this many of the tenant's rows (by its trigram keys) has those rows read by
+# id; past it, walking the containment order finds its first matches sooner.
 KEYED_TERM_ROWS = 1000
 
 
@@ -376,7 +376,7 @@ class PostgresBackend(SearchBackend):
 
     def _term_matches(self, plan: ContainmentPlan, term: str) -> tuple[tuple[tuple, Any], ...]:
         """The term's first `plan.limit` live rows in order. A word few rows hold (at most KEYED_TERM_ROWS) is
-        found through the tenant's trigram keys, then its rows read by primary key; a common one by walking
+        found through the tenant's trigram keys, then those rows read by id; a common one by walking
         the order. Under the tenant wall `ILIKE` cannot use an index, so a word no row holds would otherwise
         read all of a large tenant's rows (150 ms at 100,000: README)."""
         rows = containing(tenant_id=plan.tenant_id, terms=[term], live=plan.live)
