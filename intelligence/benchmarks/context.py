@@ -209,11 +209,12 @@ def _start_gunicorn(options, port: int, stdout, extra_env: dict | None = None):
     raise RuntimeError(f"gunicorn did not answer /healthz within 60 s; see {log_path}")
 
 
-def _requests(rng, agents, count, openings: list[str] | None = None):
-    """`count` (agent id, body) pairs; each conversation a synthetic sentence, or one of `openings`."""
+def _requests(rng, agents, count, openings=None):
+    """`count` (agent id, body) pairs; each conversation a synthetic sentence, or the next of `openings` (an
+    iterator: each opening is sent once in a run, so no call finds its conversation in a cache)."""
     bodies = []
     for _ in range(count):
-        body = {"conversation": rng.choice(openings) if openings else sentence(rng, 8, 30)}
+        body = {"conversation": next(openings) if openings else sentence(rng, 8, 30)}
         if rng.random() < 0.5:
             body["provider"] = rng.choice(PROVIDERS)
         if rng.random() < 0.3:
@@ -224,14 +225,23 @@ def _requests(rng, agents, count, openings: list[str] | None = None):
     return bodies
 
 
-def _bitext_openings() -> list[str]:
-    """The Bitext sample's customer messages (`instruction`), read at run time (never copied)."""
+def _bitext_openings(rng, needed: int):
+    """The Bitext sample's distinct customer messages (`instruction`, read at run time, never copied), in an
+    order of `rng`, as an iterator of `needed` of them."""
     import csv
+
+    from django.core.management.base import CommandError
 
     from brain.benchmarks.common import bitext_path
 
     with bitext_path().open(encoding="utf-8") as handle:
-        return [row["instruction"] for row in csv.DictReader(handle) if row["instruction"].strip()]
+        texts = sorted({row["instruction"].strip() for row in csv.DictReader(handle)} - {""})
+    if needed > len(texts):
+        raise CommandError(
+            f"--conversations bitext sends each of the sample's {len(texts)} distinct messages once: ask for"
+            f" at most that many requests in all (warm-up 40, --requests, --rate-requests), not {needed}."
+        )
+    return iter(rng.sample(texts, needed))
 
 
 def _stage_breakdown(tenant, agents, bodies, stdout) -> dict[str, float]:
@@ -404,7 +414,8 @@ def run(options, stdout) -> dict:
     _, full_key = ticket_services.api_key_create(tenant=tenant, name="bench-context")
     connection.close()  # gunicorn's workers get the database to themselves while measuring
     rng = random.Random(options["seed"] + 1)
-    openings = _bitext_openings() if options.get("conversations") == "bitext" else None
+    needed = 40 + options["requests"] + options["rate_requests"]
+    openings = _bitext_openings(rng, needed) if options.get("conversations") == "bitext" else None
     stdout.write(f"conversations: {'Bitext customer messages' if openings else 'synthetic sentences'}")
     # Bodies are encoded before the clock starts: the figures are the server's, not the client's JSON.
     warmup = [(a, json.dumps(b).encode()) for a, b in _requests(rng, agents, 40, openings)]
