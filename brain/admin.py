@@ -26,6 +26,7 @@ from .models import (
     MemoryActivity,
     MemoryHistory,
     MemoryStatus,
+    PendingActivity,
     ProviderSpend,
     VerdictSpend,
 )
@@ -189,6 +190,20 @@ class MemoryActivityAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(PendingActivity)
+class PendingActivityAdmin(_ReadOnly, AllTenantsAdminMixin, admin.ModelAdmin):
+    """Recorded activity not yet added to the counters (brain.activity: drained on the next read of the
+    tenant's activity and by beat's `brain.drain_activity`)."""
+
+    list_display = ["id", "tenant", "memory_ids", "at"]
+    list_filter = ["tenant"]
+    list_select_related = ["tenant"]
+    ordering = ["-id"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # deleting a row loses its counts: only the drain deletes
 
 
 @admin.register(BrainNode)

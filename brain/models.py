@@ -334,6 +334,27 @@ class MemoryActivity(models.Model):
         return f"memory {self.memory_id}: {self.count}"
 
 
+class PendingActivity(models.Model):
+    """One recorded activity not yet added to the counters: the memories one call put in a prompt.
+
+    Recording inserts this row (no lock on a counter row that every concurrent call of the tenant also
+    updates); `brain.activity.activity_drain()` deletes a tenant's rows and adds them to `MemoryActivity` in
+    one statement, so each is counted exactly once. Written and drained only by `brain/activity.py`.
+    """
+
+    tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="+")
+    memory_ids = ArrayField(models.BigIntegerField())
+    at = models.DateTimeField()
+
+    objects = TenantScopedManager()
+
+    class Meta:
+        verbose_name_plural = "pending activity"
+
+    def __str__(self) -> str:
+        return f"{len(self.memory_ids)} memories at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
 class AgentMemoryManager(TenantScopedManager):
     def get_queryset(self):
         return super().get_queryset().filter(scope_kind=BrainScopeKind.AGENT, type=MemoryType.AGENT_MEMORY)

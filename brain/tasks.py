@@ -33,3 +33,12 @@ def sync_memory_graphs() -> dict:
 
     plan = sync_graphs(min_rows=int(recall_settings()["TENANT_GRAPH_MIN_ROWS"]))
     return {"built": sorted(plan.build), "dropped": list(plan.drop), "redone": list(plan.invalid)}
+
+
+@app.task(name="brain.drain_activity", autoretry_for=(OperationalError,), retry_backoff=5, max_retries=3)
+def drain_activity() -> dict:
+    """Add every tenant's recorded activity to its counters (brain.activity): {tenant id: recordings added}.
+    Safe to run at any time, twice at once included: each recording is counted once."""
+    from brain.activity import activity_drain_all
+
+    return {str(tenant_id): added for tenant_id, added in activity_drain_all().items()}

@@ -10,6 +10,7 @@ import itertools
 from datetime import date, timedelta
 
 from django.apps import apps
+from django.contrib.postgres.fields import ArrayField
 from django.db import connection
 from django.db.models import fields
 from django.utils import timezone
@@ -44,6 +45,8 @@ def _plain_value(field):
         return timedelta(seconds=1)
     if isinstance(field, fields.json.JSONField):
         return {}
+    if isinstance(field, ArrayField):
+        return [_plain_value(field.base_field)]
     text = f"planted{next(_serial)}"  # unique: some columns are (a key's prefix)
     return text[: field.max_length] if field.max_length else text
 

@@ -26,7 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Exists, F, IntegerField, OuterRef, Q, Sum, Value
 
-from brain.activity import activity_count_expression
+from brain.activity import activity_count_expression, activity_drain
 from brain.models import BrainScopeKind, Memory, MemoryActivity, MemoryHistory, MemoryStatus, MemoryType
 
 from . import typed
@@ -85,7 +85,8 @@ def client_brain_stored(*, tenant_id: int):
 
 def client_brain_rows(*, tenant_id: int):
     """The stored rows annotated with `typed` (the SQL guard) and `activity_count` (the memory's
-    recorded activity, 0 when it has none), for listing."""
+    recorded activity, 0 when it has none), for listing. The tenant's recorded activity is drained first."""
+    activity_drain(tenant_id=tenant_id)
     return client_brain_stored(tenant_id=tenant_id).annotate(
         typed=typed.typed_condition(), activity_count=activity_count_expression()
     )
@@ -131,7 +132,9 @@ class DashboardStats:
 def client_brain_stats(*, tenant_id: int) -> DashboardStats:
     """Tenant-wide aggregates, independent of any row filter: the rows' figures from the tally that a
     trigger keeps (brain.client_brain.tally: a few dozen group rows, however many memories), recorded
-    activity summed afresh, and the verdicts recorded on the rows counted afresh."""
+    activity summed afresh (the tenant's recorded activity drained first), and the verdicts recorded on the
+    rows counted afresh."""
+    activity_drain(tenant_id=tenant_id)
     totals = _row_totals(tenant_id)
     stored_activity, current_activity = _recorded_activity(tenant_id)
     return replace(
@@ -336,8 +339,10 @@ def dashboard_rows(
     Two statements instead of one sort of every row: the rows with recorded activity come first in that
     order, from the counter table; when the page reaches past them, the rows without activity follow,
     from the confidence index. Only a page that starts past every row with activity counts them (to know
-    how far into the second part it starts). Tenant-scoped; `status` one of STATUS_FILTERS.
+    how far into the second part it starts). The tenant's recorded activity is drained first. Tenant-scoped;
+    `status` one of STATUS_FILTERS.
     """
+    activity_drain(tenant_id=tenant_id)
     rows = _filtered(tenant_id, status, family)
     page = list(_with_activity(rows, tenant_id)[offset : offset + limit])
     if len(page) == limit or limit <= 0:

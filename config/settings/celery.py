@@ -60,6 +60,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": 2 * BRAIN_LEARNING_LEASE,
     "socket_connect_timeout": 3,
 }
+# How often beat adds recorded Client Brain activity to the counters (seconds; brain/activity.py). Reads of the
+# counts drain their tenant first, so this bounds only the pending rows, and the lag of pages read on a replica.
+BRAIN_ACTIVITY_DRAIN_EVERY = env_int("BRAIN_ACTIVITY_DRAIN_EVERY", 10)
 # Periodic work (`celery -A config beat`): action runs whose "evaluate outcomes after" delay has passed are
 # judged on the next pass, so an outcome is judged at most this many seconds after it matured.
 CELERY_BEAT_SCHEDULE = {
@@ -68,6 +71,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "brain.sync_memory_graphs",
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
+    },
+    "drain-activity": {
+        "task": "brain.drain_activity",
+        "schedule": float(BRAIN_ACTIVITY_DRAIN_EVERY),
+        "options": {"expires": float(BRAIN_ACTIVITY_DRAIN_EVERY)},  # a backlog of passes is pointless
     },
     "evaluate-matured-outcomes": {"task": "intelligence.evaluate_matured_outcomes", "schedule": 900.0},
     # Learning attempts whose lease ran out (a killed worker) or that a broker outage left queued.

@@ -1,9 +1,10 @@
-"""Recorded activity lives in its own counter table (MemoryActivity), not on the memory row."""
+"""Recorded activity lives in its own counter table (MemoryActivity), not on the memory row; a recording is a
+pending row (PendingActivity) that a drain adds to the counters exactly once."""
 
 from django.db import connection
 
-from brain.activity import activity_counts, memories_record_activity
-from brain.models import Memory, MemoryActivity
+from brain.activity import activity_counts, activity_drain, memories_record_activity
+from brain.models import Memory, MemoryActivity, PendingActivity
 from tests.brain.factories import fact
 
 
@@ -33,14 +34,17 @@ def test_a_repeated_id_counts_once_per_call(tenant):
 def test_other_tenants_memories_and_unknown_ids_are_not_counted(tenant, other_tenant):
     theirs = fact(other_tenant, "Their discount code")
     memories_record_activity(tenant_id=tenant.pk, memory_ids=[theirs.pk, 10**12])
-    assert not MemoryActivity.objects.all_tenants().exists()
     memories_record_activity(tenant_id=tenant.pk, memory_ids=[])
+    assert PendingActivity.objects.all_tenants().count() == 1  # the empty call records nothing
+    assert activity_drain(tenant_id=tenant.pk) == 1
+    assert activity_drain(tenant_id=other_tenant.pk) == 0
     assert not MemoryActivity.objects.all_tenants().exists()
 
 
 def test_the_counter_row_carries_the_memorys_tenant(tenant):
     row = fact(tenant, "Refunds take 5 days")
     memories_record_activity(tenant_id=tenant.pk, memory_ids=[row.pk])
+    assert activity_drain(tenant_id=tenant.pk) == 1
     counter = MemoryActivity.objects.for_tenant(tenant).get()
     assert counter.memory_id == row.pk and counter.count == 1 and counter.last_at is not None
 
@@ -61,6 +65,7 @@ def test_a_memory_without_a_counter_row_has_no_activity(tenant):
 def test_deleting_a_memory_deletes_its_counter(tenant):
     row = fact(tenant, "Refunds take 5 days")
     memories_record_activity(tenant_id=tenant.pk, memory_ids=[row.pk])
+    activity_drain(tenant_id=tenant.pk)
     row.delete()
     assert not MemoryActivity.objects.all_tenants().exists()
 

@@ -198,7 +198,7 @@ def test_a_context_call_reads_each_memory_state_once(api, tenant, django_assert_
     assert "SAVEPOINT" not in " ".join(q["sql"] for q in captured.captured_queries)
     for table in ("intelligence_contexttrace", "intelligence_conversation", "intelligence_conversationturn"):
         assert f'INSERT INTO "{table}"' in write
-    assert "brain_memoryactivity" in write
+    assert "brain_pendingactivity" in write and "brain_memoryactivity" not in write
 
 
 def test_an_operator_rule_that_closes_a_block_comes_out_quoted_in_the_prompt(api, tenant):

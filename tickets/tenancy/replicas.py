@@ -67,7 +67,7 @@ class ReplicaRouter:
         return None
 
     def db_for_write(self, model, **_hints):
-        if _in_block.get() is not None:
+        if in_replica_block():
             raise ReplicaWriteError(f"write of {model.__name__} inside a block of reads on a replica")
         return DEFAULT_DB_ALIAS
 
@@ -147,6 +147,11 @@ def replica_block(alias: str):
     finally:
         connections[DEFAULT_DB_ALIAS] = primary
         _in_block.reset(token)
+
+
+def in_replica_block() -> bool:
+    """Whether the code runs inside `replica_block` (its statements go to a read-only standby)."""
+    return _in_block.get() is not None
 
 
 def primary_may_be_left(tenant_id: int) -> bool:

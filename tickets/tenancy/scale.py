@@ -81,6 +81,7 @@ ALLOWED: dict[str, str] = {
             "brain_brainnode",
             "brain_memory",
             "brain_memoryhistory",
+            "brain_pendingactivity",
             "brain_providerspend",
             "brain_verdictspend",
             "intelligence_agent",

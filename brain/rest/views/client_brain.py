@@ -21,7 +21,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
-from brain.activity import activity_count_expression
+from brain.activity import activity_count_expression, activity_drain
 from brain.client_brain import typed
 from brain.client_brain.copilot import client_brain_copilot
 from brain.client_brain.dashboard import (
@@ -138,7 +138,9 @@ class ClientBrainMemoryViewSet(
     serializer_class = ClientBrainStoredMemorySerializer
 
     def refine_queryset(self, queryset):
-        # One row at a time (retrieve, and the lookups of the suspended mutations): no order to keep.
+        # One row at a time (retrieve, and the lookups of the suspended mutations): no order to keep. Its
+        # count is read after the tenant's recorded activity is drained, as the list's are.
+        activity_drain(tenant_id=self.tenant.pk)
         return queryset.annotate(typed=typed.typed_condition(), activity_count=activity_count_expression())
 
     def _rows(self, memories):
