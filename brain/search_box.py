@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q, QuerySet
 
 from brain.embedders import EmbedderError
 from brain.search import recall
+from brain.search.sql import KEYED_TERM_ROWS, rows_holding_term
 from brain.search.types import MAX_LIMIT
 
 # The box shows at most this many of the engine's matches (the engine's own cap) and as many literal ones.
@@ -71,6 +73,16 @@ def _engine_ids(tenant_id: int, query: str, engine_filters: dict[str, Any]) -> t
         found, by_meaning = recall(mode="lexical", **common, **engine_filters), False
     scored = [(score, m.id) for m in found if (score := _relevance(m, floor)) is not None]
     return [memory_id for _, memory_id in sorted(scored, key=lambda item: (-item[0], item[1]))], by_meaning
+
+
+def literal_in_text(*, tenant_id: int, needle: str) -> Q:
+    """`needle` in a row's key or text (ILIKE '%needle%'), narrowed to the rows the tenant's trigram keys say
+    may hold it when they are few (`rows_holding_term`, at most KEYED_TERM_ROWS): under the tenant wall ILIKE
+    uses no index, so a box's literal search would otherwise read every row of a large tenant (README)."""
+    literal = Q(key__icontains=needle) | Q(text__icontains=needle)
+    with connection.cursor() as cursor:
+        holding = rows_holding_term(cursor, tenant_id=tenant_id, term=needle, limit=KEYED_TERM_ROWS)
+    return literal if holding is None else literal & Q(id__in=holding)
 
 
 def search_box(

@@ -24,6 +24,7 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from brain.benchmarks.bulk_load import copy_into
+from brain.benchmarks.search_box import literal_latency
 from brain.client_brain.recall import assemble_context, client_brain_context, tenant_model
 from brain.client_brain.typed import render_value
 from brain.models import EMBEDDING_DIMENSIONS, Memory, MemoryActivity
@@ -305,8 +306,7 @@ def _explain_rare_word(tenant_id: int, count: int) -> dict:
     lookup through the tenant's trigram keys (brain.search.sql.rows_holding_term), its rows then read by id."""
     from brain.client_brain.recall import ORDER, keyword_candidates
     from brain.client_brain.words import keyword_terms
-    from brain.search.backends.postgres import KEYED_TERM_ROWS
-    from brain.search.sql import KEYED_TENANT, rows_holding_term, term_keys_query
+    from brain.search.sql import KEYED_TENANT, KEYED_TERM_ROWS, rows_holding_term, term_keys_query
 
     needle = Memory.objects.create(
         tenant_id=tenant_id,
@@ -415,8 +415,8 @@ def measure_recall_latency(
     cumulative: the tenant grows between runs. Also reported per row count: the read path's Python CPU
     time (median; the part this process spends, whatever the machine's load), the 1-minute load average
     while measuring, the dashboard's first page (aggregates + 100 rows, median ms of repeated views and of
-    views just after a write to the rows), and an EXPLAIN ANALYZE of the keyword tier for a word only one
-    row has.
+    views just after a write to the rows), an EXPLAIN ANALYZE of the keyword tier for a word only one
+    row has, and the search box's literal part with the tenant's keys and without (`search_box_literal`).
     """
     rng = random.Random(seed)
     stream = QueryStream(random.Random(seed + 1))
@@ -452,6 +452,8 @@ def measure_recall_latency(
             )
             result.setdefault("load_average_1m", {})[count] = round(os.getloadavg()[0], 2)
             result.setdefault("rare_word_keyword_tier", {})[count] = _explain_rare_word(tenant.pk, count)
+            literal = result.setdefault("search_box_literal", {})[count] = literal_latency(tenant.pk)
+            progress(f"client-brain: {count} rows: the search box's literal part, keyed / plain: {literal}")
             progress(
                 f"client-brain: {count} rows: rare-word keyword tier {result['rare_word_keyword_tier'][count]}"
             )

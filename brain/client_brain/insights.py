@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from brain.models import BrainScopeKind
-from brain.search_box import search_box
+from brain.search_box import literal_in_text, search_box
 
 from .dashboard import (
     CURRENT,
@@ -108,7 +108,7 @@ def client_brain_search(
         tenant_id=tenant_id,
         query=query,
         rows=client_brain_stored(tenant_id=tenant_id).filter(shows),
-        literal=Q(key__icontains=needle) | Q(text__icontains=needle),
+        literal=literal_in_text(tenant_id=tenant_id, needle=needle),
         literal_order=dashboard_ordered(client_brain_rows(tenant_id=tenant_id).filter(shows)),
         **engine_filters,
     )

@@ -155,21 +155,29 @@ def trigram_candidates_query(tenant_id: int, trigrams: Sequence[str], threshold:
     return at_least(count, keys) if count > 0 else None
 
 
-# A containment term is looked up through the tenant's trigram keys when it is ASCII letters and digits (its
-# trigrams are then spelled as show_trgm spells them, and every occurrence lies inside one of pg_trgm's words).
-_KEYED_TERM = re.compile(r"[a-z0-9]{3,}")
+# A containment term is looked up through the tenant's trigram keys by its runs of ASCII letters and digits of
+# three or more (their trigrams are spelled as show_trgm spells them, and every occurrence of a run lies inside
+# one of pg_trgm's words); a term with another character that is not ASCII is not (lower-casing may differ).
+_KEYED_RUN = re.compile(r"[a-z0-9]{3,}")
+
+# A containment term held by at most this many of the tenant's rows (by its trigram keys) has those rows read by
+# id; past it, walking the rows (the containment order, a page's order) finds its first matches sooner.
+KEYED_TERM_ROWS = 1000
 
 
 def term_keys_query(tenant_id: int, term: str) -> str | None:
     """A tsquery over `tenant_trigrams` that every row of the tenant containing `term` (ILIKE '%term%', in its
-    key or text) matches: each trigram inside the lower-cased term, the padded ones left out (the term may sit
-    inside a longer word). None when the keys cannot say: a term of other characters, or shorter than three.
-    A superset: the caller tests the containment on what it finds. A row keeps its first 20,000 trigrams
-    (migration 0019; 10,000 characters or more, ten times what formation admits), as the trigram tier's."""
+    key or text) matches: each trigram inside each run of letters and digits of the lower-cased term (a word,
+    or a search box's words), the padded ones left out (the run may sit inside a longer word). None when the
+    keys cannot say: no run of three, or a character that is not ASCII. A superset: the caller tests the
+    containment on what it finds. A row keeps its first 20,000 trigrams (migration 0019; 10,000 characters or
+    more, ten times what formation admits), as the trigram tier's."""
     lowered = term.lower()
-    if not _KEYED_TERM.fullmatch(lowered):
+    if not lowered.isascii():
         return None
-    trigrams = sorted({lowered[i : i + 3] for i in range(len(lowered) - 2)})
+    trigrams = sorted({run[i : i + 3] for run in _KEYED_RUN.findall(lowered) for i in range(len(run) - 2)})
+    if not trigrams:
+        return None
     return " & ".join(tsquery_literal(tenant_key(tenant_id, trigram)) for trigram in trigrams)
 
 

@@ -1,6 +1,8 @@
 """Issue 28, item 4: the operators' search boxes go through the retrieval engine (brain.search_box) — typos,
 stems, meaning — best match first, with the page's other filters kept, inside the tenant."""
 
+import re
+
 import pytest
 
 from brain.api import agent_memory_list
@@ -199,3 +201,42 @@ def test_a_search_box_still_matches_words_when_the_embedder_fails(tenant, client
         assert [row.id for row in page.rows] == [client_brain["warranty"].id]
         assert page.by_meaning is False
         assert server.requests  # the model was asked, and failed
+
+
+def literal_statements(tenant, query) -> tuple[list[int], list[str]]:
+    """The rows the Client Brain box lists for `query`, and its literal statements (`key`/`text` ILIKE)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        ids = cb_ids(tenant, query)
+    return ids, [q["sql"] for q in captured.captured_queries if 'UPPER("brain_memory"."text"' in q["sql"]]
+
+
+def test_the_client_brain_box_looks_its_literal_text_up_through_the_tenants_keys(tenant, client_brain):
+    """Under the tenant wall ILIKE uses no index: the literal part of the box read every row of a large tenant
+    (about 150 ms a search at 100,000 rows). The rows the tenant's trigram keys say may hold the text are
+    tested, by id; a text no row's keys hold runs no literal statement."""
+    part = fact(tenant, "Courier depots hold parcels for five days.")
+    ids, statements = literal_statements(tenant, "ier depo")  # two parts of words
+    assert part.id in ids
+    # The held rows by id (beside the engine's matches, which the literal part excludes: "NOT (... IN").
+    assert len(statements) == 1 and re.search(r'(?<!NOT \()"brain_memory"\."id" IN \(', statements[0])
+    ids, statements = literal_statements(tenant, "zqxvw")
+    assert ids == [] and statements == []
+
+
+def test_the_client_brain_box_lists_the_same_rows_with_its_keys_or_without(tenant, client_brain, monkeypatch):
+    """The keys narrow the rows tested, never the rows found: with the bound at 0 every held text is tested
+    over all of the tenant's rows (the walk), and the box lists the same rows in the same order."""
+    import brain.search_box
+
+    fact(tenant, "Courier depots hold parcels for five days.")
+    fact(tenant, "Depot staff call the customer before a parcel goes back.", confidence=0.4)
+    process(tenant, "A parcel waits at the DEPOT", "Send the depot's opening hours")
+    fact(tenant, "Returns are free within 30 days (see the returns_portal).")
+    needles = ["depo", "ier depo", "wait", "DEPOT's", "returns_por", "s_po", "30 da", "dépôt", "zqxvw"]
+    keyed = {needle: cb_ids(tenant, needle) for needle in needles}
+    monkeypatch.setattr(brain.search_box, "KEYED_TERM_ROWS", 0)
+    assert {needle: cb_ids(tenant, needle) for needle in needles} == keyed
+    assert all(keyed[needle] for needle in needles[:-2]), keyed

@@ -48,6 +48,7 @@ from ..scoped import (
 )
 from ..scoring import mean_similarity, tier_ranks, vector_norms
 from ..sql import (
+    KEYED_TERM_ROWS,
     hit_select,
     rows_holding_term,
     tenant_lexemes_query,
@@ -278,11 +279,6 @@ def _cosine_scores(plan: RecallPlan, found: list[tuple]) -> list[tuple[float, in
     matrix = vectors_from_send([c[5] for c in found])
     similarity = scoring.cosine_similarities(matrix, vector_norms(matrix), plan.query_vector())
     return [(float(score), c[0]) for score, c in zip(similarity, found, strict=True)]
-
-
-# A containment term held by at most this many of the tenant's rows (by its trigram keys) has those rows read by
-# id; past it, walking the containment order finds its first matches sooner.
-KEYED_TERM_ROWS = 1000
 
 
 class PostgresBackend(SearchBackend):

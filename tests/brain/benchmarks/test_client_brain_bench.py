@@ -14,6 +14,7 @@ def test_the_recall_benchmark_reports_every_figure_and_leaves_no_rows():
         "recall_p50_ms", "recall_p95_ms", "read_path_p50_ms", "dashboard_p50_ms", "dashboard_p95_ms",
         "dashboard_after_write_p50_ms", "dashboard_after_write_p95_ms", "dashboard_baseline_p95_ms",
         "dashboard_baseline_after_write_p95_ms", "read_path_python_cpu_p50_ms", "rare_word_keyword_tier",
+        "search_box_literal",
     ):  # fmt: skip
         assert set(figures[name]) == {40, 80}, name
     assert all(ms > 0 for ms in figures["dashboard_after_write_p50_ms"].values())
@@ -21,6 +22,9 @@ def test_the_recall_benchmark_reports_every_figure_and_leaves_no_rows():
     keyed = figures["rare_word_keyword_tier"][80]["keyed"]  # what the tier runs first for the word
     assert keyed["found"] is True and keyed["execution_ms"] >= 0  # its plan depends on the table's size
     assert any("dashboard's first page" in line for line in lines)
+    literal = figures["search_box_literal"][80]  # the same rows found both ways, or the benchmark raises
+    assert set(literal) == {"no_row", "phrase", "common_word"} and literal["no_row"]["found"] == 0
+    assert literal["phrase"]["found"] >= 1 and literal["phrase"]["keyed_p50_ms"] > 0
     assert not Memory.objects.all_tenants().exists()  # the benchmark tenant's rows are removed
 
 

@@ -122,6 +122,15 @@ def test_least_count_is_pg_trgms_test_of_a_candidate():
     assert least_count(10, 0.3) == 3 and least_count(4, 1.0) == 4
 
 
+def test_a_terms_keys_are_the_trigrams_inside_each_of_its_runs_of_letters_and_digits():
+    from brain.search.sql import term_keys_query
+
+    assert term_keys_query(7, "Ier DEPO") == "'7:dep' & '7:epo' & '7:ier'"
+    assert term_keys_query(7, "returns_por") == term_keys_query(7, "returns por")  # "_" splits pg_trgm's words
+    assert term_keys_query(7, "a b 30 da") is None  # no run of three: the keys cannot say
+    assert term_keys_query(7, "dépôt") is None  # not ASCII: lower-casing may differ from the keys'
+
+
 def test_a_long_word_keeps_a_looser_query_that_still_finds_every_match():
     trigrams = [f"t{i:02d}" for i in range(MAX_QUERY_TRIGRAMS + 4)]  # 20 trigrams: at least 10 at 0.5
     query = trigram_candidates_query(7, trigrams, 0.5)
