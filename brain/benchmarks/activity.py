@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 import time
 
+from django.core.management.base import CommandError
 from django.db import connection, connections
 
 from brain.activity import COUNTERS, RECORD_ACTIVITY_SQL, activity_drain
@@ -41,7 +42,7 @@ def add_arguments(parser) -> None:
         "--memories",
         type=int,
         default=36,
-        help="Brand memories each call records (36: a context call's usual count).",
+        help="Memories each call records (a context call injects up to 41 Client Brain memories).",
     )
     parser.add_argument(
         "--statements", type=int, default=400, help="Statements per connection, per side and round."
@@ -55,10 +56,15 @@ def add_arguments(parser) -> None:
 
 
 def run(options, stdout) -> dict:
+    threads = [n.strip() for n in str(options["threads"]).split(",") if n.strip()]
+    if not threads or not all(n.isdigit() and int(n) > 0 for n in threads):
+        raise CommandError(
+            f"--threads takes positive whole numbers separated by commas, not {options['threads']!r}"
+        )
+    if min(options["statements"], options["memories"], options["rounds"]) < 1:
+        raise CommandError("--statements, --memories and --rounds must be at least 1")
+    threads = [int(n) for n in threads]
     use_bench_database(options["db"], stdout)
-    threads = [int(n) for n in str(options["threads"]).split(",") if n.strip()]
-    if not threads or min(threads) < 1 or options["statements"] < 1 or options["memories"] < 1:
-        raise ValueError("--threads, --statements and --memories must be positive")
     with wall.tenant_bypass("brain_bench activity: its tenant"):
         tenant = fresh_tenant("bench-activity")
     try:

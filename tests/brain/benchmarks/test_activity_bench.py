@@ -25,3 +25,19 @@ def test_the_activity_benchmark_reports_both_sides_and_drains_what_it_recorded(t
     counts = dict(MemoryActivity.objects.for_tenant(tenant).values_list("memory_id", "count"))
     assert counts == {r.pk: 2 * recorded for r in rows}  # the former upsert counted as many again
     assert any(line.startswith("drain: 30 recordings") for line in lines)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--threads", "1,x"], "--threads takes positive whole numbers"),
+        (["--threads", "0"], "--threads takes positive whole numbers"),
+        (["--rounds", "0"], "must be at least 1"),
+    ],
+)
+def test_the_activity_benchmark_refuses_bad_options_with_a_message(args, message):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match=message):
+        call_command("brain_bench", "activity", *args)
