@@ -230,3 +230,32 @@ def test_search_reads_on_the_replica_and_sees_a_write_made_just_before(replica, 
     response = api.post(search, {"query": "refunds shipping", "limit": 5}, format="json")
     assert response.headers["X-Brain-Reads"] == "primary_stale"
     assert shipping.pk in [r["id"] for r in response.json()["results"]]
+
+
+def recorded_activity_shown(page) -> str:
+    import re
+
+    return re.search(r'data-testid="recorded-activity">(\d+)<', page.content.decode()).group(1)
+
+
+def test_the_client_brain_page_reads_on_the_replica_with_activity_still_pending(replica, tenant):
+    """A page read on the standby drains nothing (it cannot write: a drain there would send the page back to
+    the primary); it shows the counts of the primary's last drain, beat's or another read's."""
+    from brain.activity import activity_drain_all, memories_record_activity
+    from brain.models import PendingActivity
+
+    client = Client()
+    client.force_login(make_member(tenant))
+    row = fact(tenant, "Acme ships refurbished laptops from Lyon within two days.")
+    memories_record_activity(tenant_id=tenant.pk, memory_ids=[row.pk])
+    caught_up()
+    dashboard = reverse("client-brain-dashboard")
+    page = client.get(dashboard)
+    assert page.status_code == 200 and page["X-Brain-Reads"] == "replica"
+    assert recorded_activity_shown(page) == "0"
+    with wall.tenant_bypass("test: the recording is still pending"):
+        assert PendingActivity.objects.all_tenants().filter(tenant=tenant).count() == 1
+    assert activity_drain_all() == {tenant.pk: 1}  # beat's pass
+    caught_up()
+    page = client.get(dashboard)
+    assert page["X-Brain-Reads"] == "replica" and recorded_activity_shown(page) == "1"
