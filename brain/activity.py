@@ -8,11 +8,13 @@ Recording is an insert, counting is a drain (issue 30, section 0). A call that p
 inserts one `PendingActivity` row listing them: no row lock, where the counter upsert it replaces locked
 the same counter rows as every concurrent call of the tenant (its brand memories are the same for every
 conversation) and held them until its commit. `activity_drain()` deletes a tenant's pending rows and adds
-them to the counters in one statement, so a pending row is counted exactly once: a drain that fails or is
-interrupted deletes nothing, and a concurrent drain waits on the rows the first deleted and then skips them.
+them to the counters in the same statement (in batches of DRAIN_BATCH), so a pending row is counted exactly
+once: a drain that fails or is interrupted deletes nothing it has not counted, and a concurrent drain skips the
+rows another holds.
 Every read of counts drains the tenant first (`activity_counts`, the Client Brain dashboard and its REST
-list), except on a read replica, which shows the counts as of the primary's last drain; beat's
-`brain.drain_activity` drains every tenant every `BRAIN_ACTIVITY_DRAIN_EVERY` seconds.
+list; a read never waits on another drain: what that one holds shows once it commits), except on a read
+replica, which shows the counts as of the primary's last drain; beat's `brain.drain_activity` drains every
+tenant every `BRAIN_ACTIVITY_DRAIN_EVERY` seconds.
 """
 
 from __future__ import annotations
@@ -32,12 +34,18 @@ RECORD_ACTIVITY_SQL = (
     f"INSERT INTO {PENDING} (tenant_id, memory_ids, at) VALUES (%s::bigint, %s::bigint[], now())"
 )
 
-# One statement: the pending rows it deletes are the ones it counts. Ids of another tenant's memory, or of
-# a memory deleted since, find no memory row and count nothing. Counter rows are locked in id order, so two
-# drains (of pending rows recorded at the same time) cannot deadlock.
+# Pending rows added to the counters per statement: a backlog (beat stopped for hours) is drained in short
+# transactions that hold the counter rows' locks briefly.
+DRAIN_BATCH = 10_000
+
+# One statement: the pending rows it deletes are the ones it counts. A concurrent drain skips the rows this one
+# holds and takes the next. Ids of another tenant's memory, or of a memory deleted since, find no memory row
+# and count nothing. Counter rows are locked in id order, so two drains cannot deadlock.
 DRAIN_SQL = f"""
 WITH drained AS (
-    DELETE FROM {PENDING} WHERE tenant_id = %s::bigint RETURNING memory_ids, at
+    DELETE FROM {PENDING} WHERE id IN (
+        SELECT id FROM {PENDING} WHERE tenant_id = %s::bigint ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
+    ) RETURNING memory_ids, at
 ), counted AS (
     SELECT m.id, m.tenant_id, count(*) AS n, max(drained.at) AS last_at
     FROM drained CROSS JOIN LATERAL unnest(drained.memory_ids) AS recorded(id)
@@ -86,9 +94,14 @@ def activity_drain(*, tenant_id: int) -> int:
     page read there shows the counts as of the primary's last drain."""
     if replicas.in_replica_block():
         return 0
+    added = 0
     with connection.cursor() as cursor:
-        cursor.execute(DRAIN_SQL, [tenant_id, tenant_id])
-        return cursor.fetchone()[0]
+        while True:  # each batch its own statement (and its own transaction, outside the caller's)
+            cursor.execute(DRAIN_SQL, [tenant_id, DRAIN_BATCH, tenant_id])
+            batch = cursor.fetchone()[0]
+            added += batch
+            if batch < DRAIN_BATCH:
+                return added
 
 
 def activity_drain_all() -> dict[int, int]:

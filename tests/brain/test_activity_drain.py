@@ -165,3 +165,15 @@ def test_the_context_call_waits_on_no_counter_row_another_transaction_holds(api,
         with connection.cursor() as cursor:
             cursor.execute("RESET lock_timeout")
     assert activity_of(row) == [2]
+
+
+@pytest.mark.django_db
+def test_a_backlog_is_drained_in_batches_and_all_of_it_is_counted(tenant, monkeypatch):
+    import brain.activity
+
+    monkeypatch.setattr(brain.activity, "DRAIN_BATCH", 2)
+    row = fact(tenant, "Refunds take 5 days")
+    for _ in range(5):
+        memories_record_activity(tenant_id=tenant.pk, memory_ids=[row.pk])
+    assert activity_drain(tenant_id=tenant.pk) == 5
+    assert counters(tenant) == {row.pk: 5} and not PendingActivity.objects.for_tenant(tenant).exists()
