@@ -74,8 +74,12 @@ def test_a_drain_counts_only_its_own_tenants_recordings(tenant, other_tenant):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_drains_running_at_once_beside_new_recordings_count_each_recording_exactly_once(tenant):
-    """Four threads drain while a fifth records: every recording ends in the counters once, none twice."""
+def test_drains_running_at_once_beside_new_recordings_count_each_recording_exactly_once(tenant, monkeypatch):
+    """Four threads drain, in batches of 7, while a fifth records: every recording ends in the counters once,
+    none twice."""
+    import brain.activity
+
+    monkeypatch.setattr(brain.activity, "DRAIN_BATCH", 7)
     rows = [fact(tenant, f"Fact number {n}") for n in range(5)]
     ids = [r.pk for r in rows]
     recordings, drains = 120, 4
