@@ -126,7 +126,8 @@ def test_a_terms_keys_are_the_trigrams_inside_each_of_its_runs_of_letters_and_di
     from brain.search.sql import term_keys_query
 
     assert term_keys_query(7, "Ier DEPO") == "'7:dep' & '7:epo' & '7:ier'"
-    assert term_keys_query(7, "returns_por") == term_keys_query(7, "returns por")  # "_" splits pg_trgm's words
+    # "_" splits pg_trgm's words as a space does.
+    assert term_keys_query(7, "returns_por") == term_keys_query(7, "returns por")
     assert term_keys_query(7, "a b 30 da") is None  # no run of three: the keys cannot say
     assert term_keys_query(7, "dépôt") is None  # not ASCII: lower-casing may differ from the keys'
 
