@@ -1,9 +1,10 @@
 """What the runtime context call writes, in one statement (issue 30, section 0).
 
 A call stores its `ContextTrace` (the id verdicts refer to later), opens or continues the caller's record (a
-Conversation and its turn, or an AgentRun listing the trace) and counts Client Brain activity for the brand
-memories it injected. These were five statements, a savepoint and a transaction's BEGIN and COMMIT, each a
-round trip; they are now the WITH clauses of one INSERT, which outside a transaction commits by itself:
+Conversation and its turn, or an AgentRun listing the trace) and records Client Brain activity for the brand
+memories it injected (one pending row, added to the counters later by a drain: brain/activity.py). These were
+five statements, a savepoint and a transaction's BEGIN and COMMIT, each a round trip; they are now the WITH
+clauses of one INSERT, which outside a transaction commits by itself:
 
 - nothing is lost: the statement has committed (synchronously, as every commit here) before the answer is
   sent, so a crash between the answer and the write cannot happen; a crash before it leaves no half of it
@@ -116,7 +117,7 @@ def context_store(
     origin: str = "api",
     external_id: str | None = None,
 ) -> tuple[ContextTrace, RecordRef | None]:
-    """Store the call's trace, count the injected brand memories' activity and, unless `external_id` is None,
+    """Store the call's trace, record the injected brand memories' activity and, unless `external_id` is None,
     open or continue the agent's record for the caller's id ("" opens a new one): one statement."""
     trace = _trace(agent, request, assembly, inactive, origin)
     trace_sql, trace_params = insert_values(trace)
@@ -144,7 +145,7 @@ def context_store(
 def agent_context_build(
     *, agent: Agent, request: ContextRequest, origin: str = "api"
 ) -> tuple[ContextAssembly, dict[str, int], ContextTrace]:
-    """Assemble the runtime context, store its `ContextTrace` and count Client Brain activity for the brand
+    """Assemble the runtime context, store its `ContextTrace` and record Client Brain activity for the brand
     memories it injected (one statement; no record: `runs.agent_context_open` opens one too)."""
     assembly, inactive = agent_context_assemble(agent=agent, request=request)
     trace, _ = context_store(
