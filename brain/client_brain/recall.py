@@ -379,8 +379,8 @@ def client_brain_context(
     """The tenant's Client Brain context for a ticket-agent run (initial or continuation).
 
     Tenant-scoped; sees live rows every call (the module docstring says what is kept between calls).
-    Side effect: one recorded activity for each memory in the returned prompt (what was selected),
-    counted in `MemoryActivity`. `reloaded` is False when no eligible row was present (the context is
+    Side effect: one recorded activity for each memory in the returned prompt (what was selected), added to
+    `MemoryActivity` by the next drain (brain/activity.py). `reloaded` is False when no eligible row was present (the context is
     then empty). Raises ValueError for an unknown mode.
     """
     context = assemble_context(
