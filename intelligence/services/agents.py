@@ -363,7 +363,7 @@ def _pattern_weight(agent: Agent):
 
 
 def _brand_renderer(agent: Agent, request: ContextRequest):
-    # Read-only: the runtime counts Client Brain activity for what it injected after it stores the trace.
+    # Read-only: the runtime records Client Brain activity for what it injected in the write that stores the trace.
     def render(max_chars: int) -> BrandSection:
         client_brain = brain_api.client_brain_context_preview(
             tenant_id=agent.tenant_id,
