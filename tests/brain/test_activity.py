@@ -116,3 +116,21 @@ def test_the_migration_moves_recorded_activity_into_the_counter_table(transactio
         )
     finally:
         migrate(leaves)
+
+
+def test_reversing_the_pending_activity_migration_adds_what_is_pending_to_the_counters(
+    transactional_db, tenant
+):
+    from django.db.migrations.executor import MigrationExecutor
+
+    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    row = fact(tenant, "Refunds take 5 days")
+    memories_record_activity(tenant_id=tenant.pk, memory_ids=[row.pk])
+    memories_record_activity(tenant_id=tenant.pk, memory_ids=[row.pk])
+    try:
+        migrate([("brain", "0024_brainnode_memory_unique_in_tenant")])
+        assert dict(MemoryActivity.objects.for_tenant(tenant).values_list("memory_id", "count")) == {
+            row.pk: 2
+        }
+    finally:
+        migrate(leaves)
