@@ -306,7 +306,7 @@ def _explain_rare_word(tenant_id: int, count: int) -> dict:
     lookup through the tenant's trigram keys (brain.search.sql.rows_holding_term), its rows then read by id."""
     from brain.client_brain.recall import ORDER, keyword_candidates
     from brain.client_brain.words import keyword_terms
-    from brain.search.sql import KEYED_TENANT, KEYED_TERM_ROWS, rows_holding_term, term_keys_query
+    from brain.search.sql import KEYED_TERM_ROWS, ROWS_HOLDING_SQL, rows_holding_term, term_keys_query
 
     needle = Memory.objects.create(
         tenant_id=tenant_id,
@@ -346,12 +346,9 @@ def _explain_rare_word(tenant_id: int, count: int) -> dict:
         "tenant_in_trigram_index_cond": bool(tenant_in_index) and all(tenant_in_index),
     }
     indexes = []
-    keyed_sql = (
-        f"SELECT m.id FROM brain_memory m WHERE {KEYED_TENANT} AND m.tenant_trigrams @@ %(keys)s::tsquery"
-    )
     with connection.cursor() as cursor:
         cursor.execute(
-            "EXPLAIN (ANALYZE, FORMAT JSON) " + keyed_sql,
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + ROWS_HOLDING_SQL,
             {"tenant_id": tenant_id, "keys": term_keys_query(tenant_id, RARE_WORD)},
         )
         keyed_plan = cursor.fetchone()[0]

@@ -181,6 +181,13 @@ def term_keys_query(tenant_id: int, term: str) -> str | None:
     return " & ".join(tsquery_literal(tenant_key(tenant_id, trigram)) for trigram in trigrams)
 
 
+# The ids of the tenant's rows whose trigram keys match `keys` (a `term_keys_query`): `rows_holding_term`'s
+# statement, and what `brain_bench client-brain` explains.
+ROWS_HOLDING_SQL = (
+    f"SELECT m.id FROM brain_memory m WHERE {KEYED_TENANT} AND m.tenant_trigrams @@ %(keys)s::tsquery"
+)
+
+
 def rows_holding_term(cursor, *, tenant_id: int, term: str, limit: int) -> list[int] | None:
     """The ids of the tenant's rows whose trigram keys hold every trigram of `term` (`term_keys_query`): at most
     `limit`, else None (a common word, or one the keys cannot look up). Any row of the tenant, live or not:
@@ -189,8 +196,7 @@ def rows_holding_term(cursor, *, tenant_id: int, term: str, limit: int) -> list[
     if query is None:
         return None
     cursor.execute(
-        f"SELECT m.id FROM brain_memory m WHERE {KEYED_TENANT} AND m.tenant_trigrams @@ %(keys)s::tsquery"
-        " LIMIT %(limit)s",
+        ROWS_HOLDING_SQL + " LIMIT %(limit)s",
         {"tenant_id": int(tenant_id), "keys": query, "limit": limit + 1},
     )
     ids = [row[0] for row in cursor.fetchall()]
