@@ -228,14 +228,11 @@ def _requests(rng, agents, count, openings=None):
 def _bitext_openings(rng, needed: int):
     """The Bitext sample's distinct customer messages (`instruction`, read at run time, never copied), in an
     order of `rng`, as an iterator of `needed` of them."""
-    import csv
-
     from django.core.management.base import CommandError
 
-    from brain.benchmarks.common import bitext_path
+    from tickets.benchmarks.replay import bitext_rows
 
-    with bitext_path().open(encoding="utf-8") as handle:
-        texts = sorted({row["instruction"].strip() for row in csv.DictReader(handle)} - {""})
+    texts = sorted({row["instruction"].strip() for row in bitext_rows()})
     if needed > len(texts):
         raise CommandError(
             f"--conversations bitext sends each of the sample's {len(texts)} distinct messages once: ask for"
