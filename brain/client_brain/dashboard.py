@@ -135,7 +135,7 @@ def client_brain_stats(*, tenant_id: int) -> DashboardStats:
     activity summed afresh (the tenant's recorded activity drained first), and the verdicts recorded on the
     rows counted afresh."""
     activity_drain(tenant_id=tenant_id)
-    totals = _row_totals(tenant_id)
+    totals = client_brain_row_totals(tenant_id=tenant_id)
     stored_activity, current_activity = _recorded_activity(tenant_id)
     return replace(
         totals,
@@ -180,9 +180,9 @@ def _figures(groups: list[TallyGroup]) -> RowFigures:
     )
 
 
-def _row_totals(tenant_id: int) -> DashboardStats:
-    """The aggregates of the stored rows and of the current ones (recorded activity left at 0), added up from
-    the tally's groups."""
+def client_brain_row_totals(*, tenant_id: int) -> DashboardStats:
+    """The aggregates of the stored rows and of the current ones (recorded activity and verdicts left at 0),
+    added up from the tally's groups: `client_brain_stats` without the reads of the activity and verdicts."""
     groups = client_brain_groups(tenant_id=tenant_id)
     by_status = dict.fromkeys((CURRENT, *RETIRED_STATUSES), 0)
     for g in groups:

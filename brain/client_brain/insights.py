@@ -104,17 +104,18 @@ def client_brain_search(
         return SearchPage(rows=[], total=0, offset=offset, next_offset=None, capped=False)
     shows = status_condition(status) & (Q(type=family) if family else Q())
     needle = " ".join(query.split())
+    listed = client_brain_rows(tenant_id=tenant_id)  # drains the tenant's recorded activity once
     found = search_box(
         tenant_id=tenant_id,
         query=query,
         rows=client_brain_stored(tenant_id=tenant_id).filter(shows),
         literal=literal_in_text(tenant_id=tenant_id, needle=needle),
-        literal_order=dashboard_ordered(client_brain_rows(tenant_id=tenant_id).filter(shows)),
+        literal_order=dashboard_ordered(listed.filter(shows)),
         **engine_filters,
     )
     size = settings.BRAIN_CLIENT_BRAIN_PAGE_SIZE
     shown = found.ids[offset : offset + size]
-    by_id = {m.id: to_row(m) for m in client_brain_rows(tenant_id=tenant_id).filter(id__in=shown)}
+    by_id = {m.id: to_row(m) for m in listed.filter(id__in=shown)}
     return SearchPage(
         rows=[by_id[i] for i in shown if i in by_id],
         total=len(found.ids),

@@ -7,7 +7,7 @@ entry (None outside a tenant) and `home_cards(tenant)` the overview page's card.
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
-from .dashboard import client_brain_stats
+from .dashboard import client_brain_row_totals
 
 
 def nav_item(request) -> dict | None:
@@ -19,7 +19,8 @@ def nav_item(request) -> dict | None:
 
 
 def home_cards(tenant) -> list[dict]:
-    stats = client_brain_stats(tenant_id=tenant.pk)
+    # The tally's figures alone: the card shows no activity, so the overview page neither drains nor sums it.
+    stats = client_brain_row_totals(tenant_id=tenant.pk)
     return [
         {
             "label": "Client Brain memories in use",
