@@ -11,8 +11,8 @@ not running), three phases over the same requests, each with its own gunicorn:
    pg_stat_replication, sampled every 100 ms) and where the calls' reads went.
 
 Each phase reports the CPU seconds of each server's processes (the postmaster and its backends, read from
-/proc) and the primary's share of them, and the `X-Brain-Reads` answer of every call: `replica`,
-`replica_lsn_behind` (read on the replica; the stricter rule, the replica's replay position against the
+/proc), per call measured and the primary's share of them, and the `X-Brain-Reads` answer of every call:
+`replica`, `replica_lsn_behind` (read on the replica; the stricter rule, the replica's replay position against the
 primary's WAL position, would have sent it back) or why the primary (`primary_stale`: the freshness rule;
 `primary_lag`, `primary_down`, ...).
 """
@@ -191,6 +191,8 @@ def _phase(name, options, stdout, http, key, env, servers, warmup, closed, opene
         "errors": len(load.errors),
         "cpu_s": used,
         "primary_cpu_share": round(used["primary"] / (sum(used.values()) or 1), 3) if None not in used.values() else None,
+        # Per call measured: what each server spends on one call (its statements, commits and WAL streaming).
+        "cpu_ms_per_call": {k: round(1000 * v / calls, 2) for k, v in used.items() if v is not None},
         "reads": dict(load.sources),
         "sent_back_share": round(on_primary / calls, 3) if env.get("DATABASE_REPLICA_URLS") else None,
         "lsn_rule_would_send_back_share": round(
@@ -201,7 +203,8 @@ def _phase(name, options, stdout, http, key, env, servers, warmup, closed, opene
         figures.update(sampler.figures(), memory_writes=dict(writes))
     stdout.write(
         f"{name}: {figures.get('rps', '-')} requests/s; at {options['rate']:g}/s p50 {figures['p50_ms']} ms,"
-        f" p95 {figures['p95_ms']} ms, p99 {figures['p99_ms']} ms; server CPU s {used}"
+        f" p95 {figures['p95_ms']} ms, p99 {figures['p99_ms']} ms; server CPU s {used},"
+        f" ms a call {figures['cpu_ms_per_call']}"
         f" (primary's share {figures['primary_cpu_share']}); reads {dict(load.sources)};"
         f" sent back {figures['sent_back_share']}; {figures['errors']} errors"
         + (
