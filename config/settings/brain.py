@@ -144,9 +144,14 @@ BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "fulltext")
 # a preference under NEAR_BEST times the best preference's score is left out) or "fulltext" (shared words, the
 # former rule). Floor and ratio chosen on the calibration half of `brain_bench preference-relevance` (README).
 BRAIN_CONTEXT_RELEVANCE = {
-    "MODE": env_str("BRAIN_CONTEXT_RELEVANCE_MODE", "hybrid"),
+    "MODE": env_str("BRAIN_CONTEXT_RELEVANCE_MODE", "projected"),
+    # Mode "hybrid" (and, in mode "projected", the rules and patterns): cosine floor, near-best ratio.
     "VECTOR_FLOOR": float(env_str("BRAIN_CONTEXT_VECTOR_FLOOR", "0.225")),
     "NEAR_BEST": float(env_str("BRAIN_CONTEXT_NEAR_BEST", "0.95")),
+    # Mode "projected" (intelligence/intent_projection.py): floor and near-best ratio of a preference's
+    # similarity, chosen on the calibration half of `brain_bench preference-relevance`.
+    "PROJECTED_FLOOR": float(env_str("BRAIN_CONTEXT_PROJECTED_FLOOR", "0.2625")),
+    "PROJECTED_NEAR_BEST": float(env_str("BRAIN_CONTEXT_PROJECTED_NEAR_BEST", "0.95")),
     # The embedders (model names) the floor and the ratio were chosen for; with any other, words decide.
     "CALIBRATED_FOR": ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"),
 }
