@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+import numpy as np
 from django.db.models import Count, Q
 
 from .caches import StateCache
@@ -296,6 +297,29 @@ _STATUS_COUNTS = StateCache(
     size=256,
     keyed_on="(tenant, agent ids) and the memory state of those agents' scopes",
 )
+
+
+_VECTORS = StateCache(
+    "agent-memory-vectors", size=256, keyed_on="(tenant, agent) and the memory state of that agent's scope"
+)
+
+
+def agent_memory_vectors(*, tenant_id: int, agent_id: int) -> dict[int, tuple[str, np.ndarray]]:
+    """{memory id: (embedding model, its stored vector, float32)} of the agent's active memories that have
+    one. For relevance computed in process (intelligence.relevance, mode "projected"): read once per memory
+    state of the agent's scope, so a context call reads no vector (a memory's vector is written after its
+    commit, which changes the state)."""
+
+    def load() -> dict[int, tuple[str, np.ndarray]]:
+        rows = (
+            _agent_rows(tenant_id, agent_id)
+            .filter(status=MemoryStatus.ACTIVE, embedding__isnull=False)
+            .values_list("id", "embedding_model", "embedding")
+            .order_by()
+        )
+        return {mid: (model, np.asarray(vector, dtype=np.float32)) for mid, model, vector in rows}
+
+    return _VECTORS.get((int(tenant_id), int(agent_id)), _agents_state(tenant_id, [agent_id]), load)
 
 
 def _agents_state(tenant_id: int, agent_ids) -> str:

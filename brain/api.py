@@ -20,6 +20,7 @@ from brain.agent_memories import (  # noqa: E402,F401
     agent_memory_get,
     agent_memory_list,
     agent_memory_status_counts,
+    agent_memory_vectors,
     agent_runtime_memories,
 )
 
@@ -48,7 +49,12 @@ from brain.client_brain.recall import assemble_context as client_brain_context_p
 from brain.client_brain.recall import client_brain_context  # noqa: E402,F401
 
 # Embeddings (decision 6): a serving process loads the query embedder at start-up (config/wsgi.py).
-from brain.embedders import EmbedderError, get_embedder, query_embedder_warm_up  # noqa: E402,F401
+from brain.embedders import (  # noqa: E402,F401
+    EmbedderError,
+    embed_search_query,
+    get_embedder,
+    query_embedder_warm_up,
+)
 
 # What happened to a tenant's memories, told after the commit to the listeners that subscribe (brain/events.py).
 from brain.events import subscribe as events_subscribe  # noqa: E402,F401

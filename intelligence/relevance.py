@@ -1,7 +1,19 @@
 """Which of an agent's memories a conversation makes relevant (spec: Runtime Injection: "Preferences and
 patterns are injected when the runtime determines they are relevant to the current conversation").
 
-The engine's hybrid score decides (`brain_api.recall_scores`, mode `BRAIN_CONTEXT_RELEVANCE["MODE"]`):
+Mode "projected" (the default, `BRAIN_CONTEXT_RELEVANCE["MODE"]`) decides a preference by the intent
+projection (intelligence/intent_projection.py): its similarity to the conversation measured along the
+directions that tell support intents apart, blended with the raw cosine. A preference at least
+`PROJECTED_FLOOR` similar and at least `PROJECTED_NEAR_BEST` times as similar as the agent's most similar
+preference is relevant, its relevance that similarity (the agent's `preference_min_score` compares with it);
+the others are not. The raw cosine alone did not tell neighbouring support topics apart (refund / where is my
+refund; edit / delete an account): precision and recall 0.64 / 0.72 on the test half, README. The query's
+vector is computed once (recall's vector tier reuses it) and the preferences' stored vectors are read once
+per memory state of the agent's scope (`brain_api.agent_memory_vectors`): a call adds two small
+matrix-vector products, no statement. Rules and patterns keep the hybrid score below; a preference without
+a vector yet keeps its words' score.
+
+Mode "hybrid" (the former default) lets the engine's hybrid score decide (`brain_api.recall_scores`):
 
 - meaning gates: a memory less similar to the conversation than `VECTOR_FLOOR` (cosine, the embedder's
   vectors) gets no relevance, whatever words it shares with it: "I would prefer a quick answer" does not make
@@ -23,17 +35,26 @@ answer, relevance falls back to words (full text) rather than failing the contex
 
 from __future__ import annotations
 
+import numpy as np
 from django.conf import settings
 
 from brain import api as brain_api
 
+from .intent_projection import intent_projection
+
 STRENGTHS = ["hard_rule", "preference", "heuristic"]
+DEFAULTS = {
+    "MODE": "fulltext",
+    "VECTOR_FLOOR": None,
+    "NEAR_BEST": 0.0,
+    "PROJECTED_FLOOR": 0.0,
+    "PROJECTED_NEAR_BEST": 0.0,
+    "CALIBRATED_FOR": (),
+}
 
 
 def relevance_settings() -> dict:
-    return {"MODE": "fulltext", "VECTOR_FLOOR": None, "NEAR_BEST": 0.0, "CALIBRATED_FOR": ()} | dict(
-        getattr(settings, "BRAIN_CONTEXT_RELEVANCE", None) or {}
-    )
+    return DEFAULTS | dict(getattr(settings, "BRAIN_CONTEXT_RELEVANCE", None) or {})
 
 
 def memory_relevance(
@@ -43,7 +64,7 @@ def memory_relevance(
     `preference_ids`: which of the agent's memories are preferences (the near-best cut applies to them)."""
     if not query.strip():
         return {}
-    config = config or relevance_settings()
+    config = DEFAULTS | (config or relevance_settings())
     common = {
         "tenant_id": tenant_id,
         "query": query[:2000],
@@ -61,11 +82,48 @@ def memory_relevance(
     mode = config["MODE"] if preference_ids else "fulltext"
     if mode != "fulltext" and brain_api.get_embedder().name not in config["CALIBRATED_FOR"]:
         mode = "fulltext"  # a floor chosen on one model's similarities means nothing for another's
+    if mode == "projected" and intent_projection() is None:
+        mode = "hybrid"  # no weights shipped: the engine's hybrid score, as before the projection
     try:
+        if mode == "projected":
+            return _projected(common, tenant_id, agent_id, preference_ids, config)
         scores = brain_api.recall_scores(mode=mode, vector_floor=config["VECTOR_FLOOR"], **common)
     except brain_api.EmbedderError:
         return brain_api.recall_scores(mode="fulltext", **common)
     return near_best(scores, preference_ids, float(config["NEAR_BEST"] or 0.0))
+
+
+def _projected(common: dict, tenant_id: int, agent_id: int, preference_ids: set[int], config: dict) -> dict:
+    """Mode "projected": the hybrid scores, the preferences with a vector decided by their similarity."""
+    vector, model = brain_api.embed_search_query(common["query"].strip())
+    scores = brain_api.recall_scores(
+        mode="hybrid",
+        vector_floor=config["VECTOR_FLOOR"],
+        query_embedding=vector,
+        embedding_model=model,
+        **common,
+    )
+    similarities = preference_similarities(tenant_id, agent_id, preference_ids, np.asarray(vector), model)
+    floor = float(config["PROJECTED_FLOOR"] or 0.0)
+    kept = near_best(similarities, preference_ids, float(config["PROJECTED_NEAR_BEST"] or 0.0))
+    decided = {mid: s for mid, s in scores.items() if mid not in similarities}
+    return decided | {mid: s for mid, s in kept.items() if s >= floor}
+
+
+def preference_similarities(
+    tenant_id: int, agent_id: int, preference_ids: set[int], query: np.ndarray, model: str
+) -> dict[int, float]:
+    """{preference id: blended similarity to the query vector} of the preferences stored with a vector of
+    `model` (the query encoder's rows: another model's vectors are not comparable)."""
+    projection = intent_projection()
+    stored = brain_api.agent_memory_vectors(tenant_id=tenant_id, agent_id=agent_id)
+    ids = sorted(mid for mid in preference_ids if mid in stored and stored[mid][0] == model)
+    if not ids:
+        return {}
+    # A few hundred rows at most: projecting them on each call costs less than caching them would save.
+    rows = np.stack([stored[mid][1] for mid in ids])
+    similarity = projection.similarity(query, rows, projection.project(rows))
+    return dict(zip(ids, similarity.tolist(), strict=True))
 
 
 def near_best(scores: dict[int, float], preference_ids: set[int], ratio: float) -> dict[int, float]:

@@ -75,7 +75,8 @@ class Budget:
     tier_preference: int = 1000
     tier_heuristic: int = 500
     tier_context_note: int = 0
-    # A preference is relevant when recall found it (score > 0) with a score at least this.
+    # A preference is relevant when recall found it (score > 0) with a score at least this (in relevance mode
+    # "projected", the default, its score is its similarity: intelligence/relevance.py).
     preference_min_score: float = 0.0
 
     def tier(self, strength: str) -> int:

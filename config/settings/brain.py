@@ -139,14 +139,22 @@ BRAIN_CONTEXT_BUDGET = {
 # a trigram-only match scores below PREFERENCE_MIN_SCORE anyway, and the trigram tier's per-row
 # word_similarity was most of the context endpoint's recall time (brain_bench context).
 BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "fulltext")
-# Which agent memories a conversation makes relevant (intelligence/relevance.py): MODE "hybrid" (the engine's
-# words and meaning: a memory less similar than VECTOR_FLOOR, a cosine, is not relevant whatever words it shares;
-# a preference under NEAR_BEST times the best preference's score is left out) or "fulltext" (shared words, the
-# former rule). Floor and ratio chosen on the calibration half of `brain_bench preference-relevance` (README).
+# Which agent memories a conversation makes relevant (intelligence/relevance.py): MODE "projected" (a preference
+# by its similarity along the intent projection, under PROJECTED_FLOOR or PROJECTED_NEAR_BEST times the best
+# preference's left out; its relevance, which PREFERENCE_MIN_SCORE is compared with, is that similarity; rules
+# and patterns as in "hybrid"), "hybrid" (the engine's words and meaning: a memory less similar than
+# VECTOR_FLOOR, a cosine, is not relevant whatever words it shares; a preference under NEAR_BEST times the best
+# preference's score is left out) or "fulltext" (shared words, the rule before issue 27). Floors and ratios
+# chosen on the calibration half of `brain_bench preference-relevance` (README).
 BRAIN_CONTEXT_RELEVANCE = {
-    "MODE": env_str("BRAIN_CONTEXT_RELEVANCE_MODE", "hybrid"),
+    "MODE": env_str("BRAIN_CONTEXT_RELEVANCE_MODE", "projected"),
+    # Mode "hybrid" (and, in mode "projected", the rules and patterns): cosine floor, near-best ratio.
     "VECTOR_FLOOR": float(env_str("BRAIN_CONTEXT_VECTOR_FLOOR", "0.225")),
     "NEAR_BEST": float(env_str("BRAIN_CONTEXT_NEAR_BEST", "0.95")),
+    # Mode "projected" (intelligence/intent_projection.py): floor and near-best ratio of a preference's
+    # similarity, chosen on the calibration half of `brain_bench preference-relevance`.
+    "PROJECTED_FLOOR": float(env_str("BRAIN_CONTEXT_PROJECTED_FLOOR", "0.2625")),
+    "PROJECTED_NEAR_BEST": float(env_str("BRAIN_CONTEXT_PROJECTED_NEAR_BEST", "0.95")),
     # The embedders (model names) the floor and the ratio were chosen for; with any other, words decide.
     "CALIBRATED_FOR": ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"),
 }

@@ -35,11 +35,23 @@ DATA = Path(__file__).resolve().parent / "data"
 SLUG = "bench-preference-relevance"
 FLOORS = [round(0.1 + 0.025 * i, 3) for i in range(13)]  # 0.1 .. 0.4
 RATIOS = [0.0, 0.8, 0.85, 0.9, 0.95, 0.98, 1.0]
+PROJECTED_FLOORS = [round(0.15 + 0.0125 * i, 4) for i in range(29)]  # 0.15 .. 0.5
+PROJECTED_RATIOS = [0.0, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 1.0]
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--database", default="brain_bench", help="Database to run in (created if missing).")
     parser.add_argument("--latency-rounds", type=int, default=2, help="Passes over the test half, per mode.")
+    parser.add_argument(
+        "--calibration-only",
+        action="store_true",
+        help="Stop after the calibration half (the test half's figures are read once, for the final candidate).",
+    )
+    parser.add_argument(
+        "--train-projection",
+        action="store_true",
+        help="Retrain intelligence/intent_projection.npz from the Bitext CSV (the set's rows left out), then run.",
+    )
 
 
 def load_set(bitext_csv: Path) -> tuple[list[dict], list[dict], dict[tuple[str, str], bool]]:
@@ -141,6 +153,52 @@ def calibrate(agent, ids, openings, preferences, labels, embedder: str, stdout) 
     return {"MODE": "hybrid", "VECTOR_FLOOR": floor, "NEAR_BEST": ratio, "calibration": figures}
 
 
+def calibrate_projected(agent, ids, openings, preferences, labels, embedder: str, stdout) -> dict:
+    """Mode "projected": the floor and the ratio on the calibration half (each opening's similarities are
+    computed once, with no cut, then cut for every pair of the grid as `memory_relevance` cuts them)."""
+    from django.conf import settings
+
+    from intelligence.relevance import memory_relevance, near_best
+    from intelligence.runtime import default_budget
+
+    min_score = default_budget().preference_min_score
+    preference_ids = set(ids)
+    hybrid_floor = settings.BRAIN_CONTEXT_RELEVANCE["VECTOR_FLOOR"]
+    config = {"MODE": "projected", "VECTOR_FLOOR": hybrid_floor, "PROJECTED_FLOOR": -1.0,
+              "PROJECTED_NEAR_BEST": 0.0, "CALIBRATED_FOR": [embedder]}  # fmt: skip
+    scores = {
+        o["id"]: memory_relevance(
+            tenant_id=agent.tenant_id,
+            agent_id=agent.pk,
+            query=o["text"],
+            preference_ids=preference_ids,
+            config=config,
+        )  # fmt: skip
+        for o in openings
+    }
+    best = None
+    for floor in PROJECTED_FLOORS:
+        for ratio in PROJECTED_RATIOS:
+            predicted = {
+                oid: {
+                    ids[m]
+                    for m, s in near_best(found, preference_ids, ratio).items()
+                    if m in ids and s >= floor and s > 0 and s >= min_score
+                }
+                for oid, found in scores.items()
+            }
+            figures = precision_recall(predicted, openings, preferences, labels)
+            key = (min(figures["precision"], figures["recall"]), figures["f1"])
+            if best is None or key > best[0]:
+                best = (key, floor, ratio, figures)
+    _, floor, ratio, figures = best
+    stdout.write(
+        f"projected, calibrated on {len(openings)} openings: PROJECTED_FLOOR={floor} "
+        f"PROJECTED_NEAR_BEST={ratio} -> {figures}"
+    )
+    return config | {"PROJECTED_FLOOR": floor, "PROJECTED_NEAR_BEST": ratio, "calibration": figures}
+
+
 def _latency(agent, ids, openings, modes: dict, rounds: int) -> dict:
     from brain.benchmarks.common import percentile
 
@@ -174,6 +232,10 @@ def run(options, stdout) -> dict:
     from brain.benchmarks.common import bitext_path, fresh_tenant, use_bench_database
 
     openings, preferences, labels = load_set(bitext_path())
+    if options.get("train_projection"):
+        from .relevance_projection import train
+
+        train(bitext_path(), openings, stdout)
     use_bench_database(options["database"], stdout)
     tenant = fresh_tenant(SLUG, "Preference relevance benchmark")
     agent, ids = _setup(tenant, preferences)
@@ -187,14 +249,20 @@ def run(options, stdout) -> dict:
         f"{len(preferences)} preferences; embedder {embedder}; load {os.getloadavg()[0]:.2f}"
     )
     calibrated = calibrate(agent, ids, calibration, preferences, labels, embedder, stdout)
+    projected = calibrate_projected(agent, ids, calibration, preferences, labels, embedder, stdout)
+    if options.get("calibration_only"):
+        return {"embedder": embedder, "calibrated": calibrated, "calibrated_projected": projected}
     modes = {
         "fulltext": {"MODE": "fulltext", "VECTOR_FLOOR": None, "NEAR_BEST": 0.0},
+        "hybrid": dict(settings.BRAIN_CONTEXT_RELEVANCE) | {"MODE": "hybrid"},
         "configured": dict(settings.BRAIN_CONTEXT_RELEVANCE),
         "calibrated": {k: calibrated[k] for k in ("MODE", "VECTOR_FLOOR", "NEAR_BEST")}
         | {"CALIBRATED_FOR": [embedder]},
+        "calibrated-projected": {k: v for k, v in projected.items() if k != "calibration"},
     }
     figures: dict = {"openings": len(openings), "test_openings": len(test), "preferences": len(preferences),
-                     "embedder": embedder, "calibrated": calibrated, "modes": {}}  # fmt: skip
+                     "embedder": embedder, "calibrated": calibrated, "calibrated_projected": projected,
+                     "modes": {}}  # fmt: skip
     stdout.write(f"{'mode':12} {'precision':>9} {'recall':>7} {'f1':>6}   (test half: {len(test)} openings)")
     for name, config in modes.items():
         with override_settings(BRAIN_CONTEXT_RELEVANCE=config):

@@ -8,7 +8,7 @@ EXPECTED = {
     "agent-memories-active", "agent-memory-status-counts", "containment-windows",
     "search-lexical-statistics", "search-word-lexemes", "minilm-models", "runtime-base-candidates", "llm-provider",
     "client-brain-omitted-notes", "reranker", "hashing-embedder-buckets", "embedder", "runtime-memory-lines",
-    "formation-entities", "memory-graphs",
+    "formation-entities", "memory-graphs", "agent-memory-vectors", "intent-projection",
 }  # fmt: skip
 
 

@@ -4,10 +4,14 @@ for 'my parcel has not arrived' and put in for an unrelated message that contain
 """
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from brain.embedders import get_embedder
 from brain.models import Memory
 from brain.onnx_minilm import OnnxMiniLMEmbedder
+from intelligence.benchmarks.relevance_projection import training_rows
+from intelligence.intent_projection import intent_projection
 from intelligence.relevance import near_best
 from intelligence.services import ContextRequest, agent_context_assemble
 
@@ -35,6 +39,26 @@ def support(tenant, settings):
         "delivery": "When a delivery is late, prefer sharing the carrier's tracking link first.",
         "invoice": "Prefer attaching the PDF invoice rather than sending customers to the billing portal.",
         "password": "Prefer sending the password reset link rather than asking security questions.",
+    }
+    ids = {name: add_memory(agent, text, strength="preference") for name, text in texts.items()}
+    embedded(*ids.values())
+    return agent, ids
+
+
+@pytest.fixture
+def neighbours(tenant, settings):
+    """Preferences on neighbouring support topics (the benchmark set's wording), MiniLM-embedded: where the
+    raw cosine confused them (issue 27: refund / its timing, cancelling / its fee, the account intents)."""
+    settings.BRAIN_EMBEDDER = {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder"}
+    agent = make_agent(tenant, name="Support assistant")
+    texts = {
+        "store_credit": "Prefer offering store credit before a cash refund when a customer asks for their money back.",
+        "refund_timing": "When a customer asks where their refund is, prefer giving the 5 to 7 business day "
+        "processing time.",
+        "pause": "Prefer offering to pause or change an order before cancelling it.",
+        "fee": "Prefer stating the cancellation fee amount up front when a customer asks about cancellation charges.",
+        "export": "Prefer mentioning the data export before deleting a customer's account.",
+        "relogin": "Prefer telling customers that profile changes apply after they log out and back in.",
     }
     ids = {name: add_memory(agent, text, strength="preference") for name, text in texts.items()}
     embedded(*ids.values())
@@ -92,3 +116,69 @@ def test_the_vector_floor_drops_a_word_match_the_vector_tier_scored_low_and_keep
     query = {"tenant_id": tenant.pk, "query": "discussing invoices", "scope_kind": "agent", "mode": "hybrid"}
     assert set(recall_scores(**query, scope_ids=[str(agent.pk)])) == {scored, unscored}
     assert set(recall_scores(**query, scope_ids=[str(agent.pk)], vector_floor=1.01)) == {unscored}
+
+
+# The intent projection (mode "projected", the default): messages written here, not in the benchmark's set.
+
+
+def test_a_refund_that_has_not_come_back_injects_the_refund_timing_preference(neighbours):
+    agent, ids = neighbours
+    # The raw cosine (mode "hybrid") injected the store-credit preference: "money back" is a refund request.
+    message = "I returned the jacket three weeks ago and the money is still not back on my card"
+    assert injected_preferences(agent, message) == [ids["refund_timing"]]
+
+
+def test_a_question_about_what_cancelling_costs_injects_the_fee_preference_alone(neighbours):
+    agent, ids = neighbours
+    assert injected_preferences(agent, "is there a charge if I cancel my order now?") == [ids["fee"]]
+    assert injected_preferences(agent, "how much is the penalty for cancelling?") == [ids["fee"]]
+    assert injected_preferences(agent, "I want to cancel the order I placed yesterday") == [ids["pause"]]
+
+
+def test_moving_to_another_plan_of_an_account_is_not_deleting_it(neighbours):
+    agent, ids = neighbours
+    message = "I want to switch to the premium plan on my account"
+    assert injected_preferences(agent, message) == [ids["relogin"]]
+    assert injected_preferences(agent, "please close my account for good") == [ids["export"]]
+
+
+def test_the_former_hybrid_rule_is_still_a_mode(neighbours, settings):
+    agent, ids = neighbours
+    settings.BRAIN_CONTEXT_RELEVANCE = settings.BRAIN_CONTEXT_RELEVANCE | {"MODE": "hybrid"}
+    message = "I returned the jacket three weeks ago and the money is still not back on my card"
+    assert injected_preferences(agent, message) == [ids["store_credit"]]
+
+
+def test_the_projection_reads_the_preference_vectors_once_per_memory_state(neighbours, settings):
+    """The stored vectors are cached under the agent's memory state: once read, a context call in mode
+    "projected" runs the statements mode "hybrid" runs (the query's vector is computed once for both)."""
+    agent, _ = neighbours
+    configured = settings.BRAIN_CONTEXT_RELEVANCE
+    injected_preferences(agent, "where is my refund now")  # the words' lexemes, cached for every call below
+
+    def statements(mode: str, message: str) -> int:
+        settings.BRAIN_CONTEXT_RELEVANCE = configured | {"MODE": mode}
+        injected_preferences(agent, "where is my refund now")
+        with CaptureQueriesContext(connection) as captured:
+            injected_preferences(agent, message)  # a text not seen before: its vector is computed
+        return len(captured)
+
+    assert (
+        statements("projected", "now where is my refund")
+        == statements("hybrid", "my refund now is where")
+        == 1
+    )
+
+
+def test_the_shipped_projection_was_trained_without_the_labelled_set():
+    """The projection is trained on the Bitext sample without every row the benchmark's openings refer to
+    (both halves): the figures it reports are measured on messages it never saw."""
+    from brain.benchmarks.common import bitext_path
+    from intelligence.benchmarks.preference_relevance import load_set
+
+    projection = intent_projection()
+    openings, _, _ = load_set(bitext_path())
+    messages, intents, held_out = training_rows(bitext_path(), openings)
+    assert held_out == sum("bitext_row" in o for o in openings) == projection.about["held_out_rows"]
+    assert projection.about["rows"] == len(messages) and projection.about["intents"] == len(set(intents))
+    assert projection.model == OnnxMiniLMEmbedder.name and projection.weights.shape == (384, 26)
