@@ -128,9 +128,11 @@ BRAIN_CONTEXT_BUDGET = {
     "TIER_PREFERENCE": 1000,
     "TIER_HEURISTIC": 500,
     "TIER_CONTEXT_NOTE": 0,
-    # A preference is "relevant" when recall finds it for the conversation with a score at least this
-    # (recall's final score, weighted RRF). With the default recall weights 0.012 admits a full-text match
-    # ranked in about the top 40, and leaves out a match by a trigram fragment of one word alone (~0.010).
+    # A preference is "relevant" when its relevance for the conversation is at least this. In relevance mode
+    # "projected" (the default) that is its similarity (0-1), which PROJECTED_FLOOR already holds above 0.26,
+    # so the default 0.012 adds nothing there; in "hybrid" and "fulltext" it is recall's final score (weighted
+    # RRF), where 0.012 admits a full-text match ranked in about the top 40 and leaves out a match by a
+    # trigram fragment of one word alone (~0.010).
     "PREFERENCE_MIN_SCORE": float(env_str("BRAIN_CONTEXT_PREFERENCE_MIN_SCORE", "0.012")),
 }
 # Recall mode used to score agent memories against the conversation. Full text finds only memories that

@@ -323,7 +323,7 @@ class BudgetOverridesForm(forms.Form):
                 field = forms.FloatField(
                     required=False, min_value=0, label=label, help_text=PREFERENCE_MATCH_HELP
                 )
-                field.widget.attrs["title"] = "preference_min_score (a retrieval score)"
+                field.widget.attrs["title"] = "preference_min_score (the preference's relevance score)"
             else:
                 field = forms.IntegerField(required=False, min_value=0, label=f"{label} (characters)")
             field.widget.attrs["placeholder"] = str(defaults[name])
