@@ -300,26 +300,30 @@ _STATUS_COUNTS = StateCache(
 
 
 _VECTORS = StateCache(
-    "agent-memory-vectors", size=256, keyed_on="(tenant, agent) and the memory state of that agent's scope"
+    "agent-memory-vectors",
+    size=256,
+    keyed_on="(tenant, agent, strength) and the memory state of that agent's scope",
 )
 
 
-def agent_memory_vectors(*, tenant_id: int, agent_id: int) -> dict[int, tuple[str, np.ndarray]]:
+def agent_memory_vectors(
+    *, tenant_id: int, agent_id: int, strength: str | None = None
+) -> dict[int, tuple[str, np.ndarray]]:
     """{memory id: (embedding model, its stored vector, float32)} of the agent's active memories that have
-    one. For relevance computed in process (intelligence.relevance, mode "projected"): read once per memory
-    state of the agent's scope, so a context call reads no vector (a memory's vector is written after its
-    commit, which changes the state)."""
+    one (of `strength` only, when given). For relevance computed in process (intelligence.relevance, mode
+    "projected", which reads the preferences'): read once per memory state of the agent's scope, so a context
+    call reads no vector (a memory's vector is written after its commit, which changes the state). The dict is
+    the same object for as long as the state lasts (callers key what they derive from it on it)."""
 
     def load() -> dict[int, tuple[str, np.ndarray]]:
-        rows = (
-            _agent_rows(tenant_id, agent_id)
-            .filter(status=MemoryStatus.ACTIVE, embedding__isnull=False)
-            .values_list("id", "embedding_model", "embedding")
-            .order_by()
-        )
+        rows = _agent_rows(tenant_id, agent_id).filter(status=MemoryStatus.ACTIVE, embedding__isnull=False)
+        if strength is not None:
+            rows = rows.filter(strength=strength)
+        rows = rows.values_list("id", "embedding_model", "embedding").order_by()
         return {mid: (model, np.asarray(vector, dtype=np.float32)) for mid, model, vector in rows}
 
-    return _VECTORS.get((int(tenant_id), int(agent_id)), _agents_state(tenant_id, [agent_id]), load)
+    key = (int(tenant_id), int(agent_id), strength)
+    return _VECTORS.get(key, _agents_state(tenant_id, [agent_id]), load)
 
 
 def _agents_state(tenant_id: int, agent_ids) -> str:

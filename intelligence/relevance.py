@@ -110,20 +110,34 @@ def _projected(common: dict, tenant_id: int, agent_id: int, preference_ids: set[
     return decided | {mid: s for mid, s in kept.items() if s >= floor}
 
 
+# Per process: an agent's preference vectors stacked, with their norms and projections, built once per memory
+# state (brain's dict of the vectors is one object per state); a call then computes two matrix-vector products.
+_PREFERENCE_MATRICES = brain_api.DerivedCache(
+    "relevance-preference-matrices",
+    bound=256,
+    keyed_on="(tenant, agent, model), rebuilt when brain's cached preference vectors of the agent (one dict per"
+    " memory state of the agent's scope) are another object",
+)
+
+
 def preference_similarities(
     tenant_id: int, agent_id: int, preference_ids: set[int], query: np.ndarray, model: str
 ) -> dict[int, float]:
     """{preference id: blended similarity to the query vector} of the preferences stored with a vector of
     `model` (the query encoder's rows: another model's vectors are not comparable)."""
     projection = intent_projection()
-    stored = brain_api.agent_memory_vectors(tenant_id=tenant_id, agent_id=agent_id)
-    ids = sorted(mid for mid in preference_ids if mid in stored and stored[mid][0] == model)
+    stored = brain_api.agent_memory_vectors(tenant_id=tenant_id, agent_id=agent_id, strength="preference")
+
+    def build() -> tuple[list[int], np.ndarray, np.ndarray]:
+        ids = sorted(mid for mid, (stored_model, _) in stored.items() if stored_model == model)
+        rows = np.stack([stored[mid][1] for mid in ids]) if ids else np.zeros((0, 0), dtype=np.float32)
+        return ids, rows, projection.project(rows) if ids else rows
+
+    ids, rows, projected = _PREFERENCE_MATRICES.get((tenant_id, agent_id, model), stored, build)
     if not ids:
         return {}
-    # A few hundred rows at most: projecting them on each call costs less than caching them would save.
-    rows = np.stack([stored[mid][1] for mid in ids])
-    similarity = projection.similarity(query, rows, projection.project(rows))
-    return dict(zip(ids, similarity.tolist(), strict=True))
+    similarity = projection.similarity(query, rows, projected)
+    return {mid: s for mid, s in zip(ids, similarity.tolist(), strict=True) if mid in preference_ids}
 
 
 def near_best(scores: dict[int, float], preference_ids: set[int], ratio: float) -> dict[int, float]:

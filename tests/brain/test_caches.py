@@ -9,6 +9,7 @@ EXPECTED = {
     "search-lexical-statistics", "search-word-lexemes", "minilm-models", "runtime-base-candidates", "llm-provider",
     "client-brain-omitted-notes", "reranker", "hashing-embedder-buckets", "embedder", "runtime-memory-lines",
     "formation-entities", "memory-graphs", "agent-memory-vectors", "intent-projection",
+    "relevance-preference-matrices",
 }  # fmt: skip
 
 

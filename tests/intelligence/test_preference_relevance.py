@@ -182,3 +182,47 @@ def test_the_shipped_projection_was_trained_without_the_labelled_set():
     assert held_out == sum("bitext_row" in o for o in openings) == projection.about["held_out_rows"]
     assert projection.about["rows"] == len(messages) and projection.about["intents"] == len(set(intents))
     assert projection.model == OnnxMiniLMEmbedder.name and projection.weights.shape == (384, 26)
+
+
+def test_a_preference_written_after_a_call_is_judged_at_the_next_call(neighbours):
+    """The stacked preference vectors are kept per memory state: a new preference (and its vector, written
+    after its commit) changes the state, so the next call measures it too."""
+    import numpy as np
+
+    from brain import api as brain_api
+    from intelligence.relevance import preference_similarities
+
+    agent, ids = neighbours
+    parcel = "my parcel has not arrived"
+    vector, model = brain_api.embed_search_query(parcel)
+
+    def similarities(preference_ids):
+        return preference_similarities(agent.tenant_id, agent.pk, preference_ids, np.asarray(vector), model)
+
+    before = similarities(set(ids.values()))  # built under the current state
+    delivery = add_memory(
+        agent,
+        "When a delivery is late, prefer sharing the carrier's tracking link first.",
+        strength="preference",
+    )
+    embedded(delivery)
+    after = similarities(set(ids.values()) | {delivery})
+    assert set(before) == set(ids.values()) and set(after) == set(ids.values()) | {delivery}
+    assert max(after, key=after.get) == delivery
+    assert injected_preferences(agent, parcel) == [delivery]
+
+
+def test_the_projection_reads_the_vectors_of_preferences_only(neighbours):
+    """Rules and patterns keep the hybrid score: their vectors are not loaded for the projection."""
+    from brain import api as brain_api
+
+    agent, ids = neighbours
+    rule = add_memory(
+        agent, "Never promise a delivery date the carrier has not confirmed.", strength="hard_rule"
+    )
+    embedded(rule)
+    loaded = brain_api.agent_memory_vectors(
+        tenant_id=agent.tenant_id, agent_id=agent.pk, strength="preference"
+    )
+    everything = brain_api.agent_memory_vectors(tenant_id=agent.tenant_id, agent_id=agent.pk)
+    assert set(loaded) == set(ids.values()) and set(everything) == set(ids.values()) | {rule}
