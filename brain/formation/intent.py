@@ -25,10 +25,11 @@ import re
 import unicodedata
 import zlib
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
+
+from brain.caches import memoize
 
 MODEL_PATH = Path(__file__).with_name("intent_model.npz")
 SIGNALS = ("model_word", "second_person")
@@ -136,7 +137,7 @@ class IntentModel:
         return float(1.0 / (1.0 + np.exp(-margin)))
 
 
-@cache
+@memoize("intent-model", maxsize=1, keyed_on="nothing: the shipped weights file, read once")
 def intent_model() -> IntentModel | None:
     """The shipped model, loaded once per process; None when the weights file is absent (rules only)."""
     if not MODEL_PATH.is_file():
