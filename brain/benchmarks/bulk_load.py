@@ -5,6 +5,7 @@ Not part of `brain.api` (the facade exports nothing for benchmarks): benchmarks 
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 
 from django.db import connection, transaction
@@ -66,6 +67,29 @@ def memories_bulk_load_for_benchmark(*, tenant_id: int, rows, stdout=None, batch
     if batch:
         flush()
     return loaded
+
+
+def embed_loaded_rows_for_benchmark(
+    *, tenant_id: int, types: list[str], stdout=None, batch_size: int = 256
+) -> int:
+    """Give the tenant's rows of `types` that lack a vector of the configured embedder theirs, through the
+    product's own pipeline (`brain.embedding.memories_embed`, what runs after every memory write's commit):
+    bulk-loaded rows get none, and a benchmark whose calls read vectors must not measure rows without them.
+    Returns how many rows were embedded; a second run embeds none."""
+    from brain.embedding import current_embedding_model, memories_embed, memories_needing_embedding
+
+    ids = list(
+        memories_needing_embedding(tenant_id=tenant_id, model=current_embedding_model())
+        .filter(type__in=types)
+        .values_list("id", flat=True)
+    )
+    started, written = time.perf_counter(), 0
+    for number, start in enumerate(range(0, len(ids), batch_size), 1):
+        written += memories_embed(tenant_id=tenant_id, memory_ids=ids[start : start + batch_size])
+        if stdout is not None and (number % 8 == 0 or start + batch_size >= len(ids)):
+            done = min(start + batch_size, len(ids))
+            stdout.write(f"  embedded {done} of {len(ids)} rows ({time.perf_counter() - started:.0f} s)")
+    return written
 
 
 @contextmanager

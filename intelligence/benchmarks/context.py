@@ -1,7 +1,7 @@
 """Runtime context over HTTP: POST /api/v1/agents/{id}/context under gunicorn, with many memories in the tenant.
 
 Loads (once; `--reload` to redo) a tenant with `--agent-memories` agent memories spread over `--agents` agents
-(every strength, mostly active, some scoped), `--agent-notes` notes the agents wrote themselves (never injected;
+(every strength, mostly active, some scoped; embedded by the product's pipeline), `--agent-notes` notes the agents wrote themselves (never injected;
 the answer counts those matching the conversation) and `--client-brain-rows` Client Brain rows, in the benchmark
 database (default `brain_bench`, migrated on first use). Then starts gunicorn (`--workers`, default 2) on a
 free loopback port and measures, each request a different sample conversation, agent and scope:
@@ -123,6 +123,7 @@ def _prepare(options, stdout):
             stdout.write(
                 f"reusing tenant {SLUG}: {len(agents)} agents, {present} agent memories, {notes} notes"
             )
+            _embed_agent_memories(tenant, stdout)
             return tenant, agents
     rng = random.Random(options["seed"])
     tenant = fresh_tenant(SLUG, "Bench Context")
@@ -140,10 +141,23 @@ def _prepare(options, stdout):
     memories_bulk_load_for_benchmark(
         tenant_id=tenant.pk, rows=client_brain_rows(rng, options["client_brain_rows"]), stdout=stdout
     )
+    _embed_agent_memories(tenant, stdout)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE brain_memory")
     stdout.write(f"loaded in {time.perf_counter() - started:.1f} s")
     return tenant, agents
+
+
+def _embed_agent_memories(tenant, stdout) -> None:
+    """The agent memories' vectors, as the product writes them after each memory's commit: the context call's
+    relevance (hybrid, projected) runs its vector tier over them and projects the preferences' (before
+    2026-12-05 the loaded rows had none, so the benchmark's calls never exercised either). Notes and Client
+    Brain rows stay without: the call scores notes by words and Client Brain recall is word overlap."""
+    from brain.benchmarks.bulk_load import embed_loaded_rows_for_benchmark
+
+    embedded = embed_loaded_rows_for_benchmark(tenant_id=tenant.pk, types=["agent_memory"], stdout=stdout)
+    if embedded:
+        stdout.write(f"embedded {embedded} agent memories")
 
 
 def _free_port() -> int:

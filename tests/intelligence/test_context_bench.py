@@ -42,6 +42,9 @@ def test_the_context_benchmark_runs_and_prints_its_figures():
     assert figures["worker_class"] == "sync" and figures["workers"] == 2
     assert figures["conversations"] == "synthetic"
     assert "targets: p95 <= 50 ms at 20 requests/s" in result.stdout
+    # The agent memories get their vectors, as the product gives them after each write: the calls' relevance
+    # runs its vector tier over them.
+    assert "embedded 40 agent memories" in result.stdout
 
 
 def test_the_context_benchmark_measures_beside_pgbouncer(require_pgbouncer):
