@@ -69,6 +69,12 @@ def memories_bulk_load_for_benchmark(*, tenant_id: int, rows, stdout=None, batch
     return loaded
 
 
+def loaded_rows_count(*, tenant_id: int, types: list[str]) -> int:
+    """How many of the tenant's rows of `types` the loader wrote (surface `import`): a benchmark reusing its
+    tenant compares this with what it loads, whatever else its runs wrote through the product since."""
+    return Memory.objects.for_tenant(tenant_id).filter(type__in=types, surface="import").count()
+
+
 def embed_loaded_rows_for_benchmark(
     *, tenant_id: int, types: list[str], stdout=None, batch_size: int = 256
 ) -> int:

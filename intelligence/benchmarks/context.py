@@ -105,8 +105,7 @@ def _notes_present(tenant, agents) -> int:
 
 
 def _prepare(options, stdout):
-    from brain import api as brain_api
-    from brain.benchmarks.bulk_load import memories_bulk_load_for_benchmark
+    from brain.benchmarks.bulk_load import loaded_rows_count, memories_bulk_load_for_benchmark
     from brain.benchmarks.common import fresh_tenant, use_bench_database
     from intelligence.models import Agent
     from intelligence.services import agent_create
@@ -116,8 +115,8 @@ def _prepare(options, stdout):
     tenant = Tenant.objects.filter(slug=SLUG).first()
     agents = list(Agent.objects.for_tenant(tenant).order_by("id")) if tenant else []
     if tenant and not options["reload"] and len(agents) == options["agents"]:
-        counts = brain_api.agent_memory_status_counts(tenant_id=tenant.pk, agent_ids=[a.pk for a in agents])
-        present = sum(sum(c.values()) for c in counts.values())
+        # The loaded rows only: `--replica`'s learning phase writes (then archives) memories of these agents.
+        present = loaded_rows_count(tenant_id=tenant.pk, types=["agent_memory"])
         notes = _notes_present(tenant, agents)
         if present == options["agent_memories"] and notes == options["agent_notes"]:
             stdout.write(

@@ -118,23 +118,37 @@ class _LagSampler:
 
 def _writer(port, key, agents, rate, stop, counts) -> None:
     """New memories of the measured tenant's agents through the API, `rate` a second (the learning that
-    changes what the context call reads)."""
+    changes what the context call reads); once stopped, the memories it wrote are archived, so the next run
+    finds the agents' active memories as loaded (`counts["archived"]`)."""
     rng = random.Random(31)
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-    while not stop.wait(1.0 / rate):
-        body = {"category": "instruction", "strength": "preference", "status": "active"}
-        body["content"] = sentence(rng, 8, 20)
+    written: list[tuple[int, int]] = []
+
+    def send(method: str, path: str, body: dict) -> tuple[int, bytes]:
+        nonlocal conn
         try:
-            conn.request(
-                "POST", f"/api/v1/agents/{rng.choice(agents).pk}/memories", json.dumps(body), headers
-            )
+            conn.request(method, path, json.dumps(body), headers)
             response = conn.getresponse()
-            response.read()
-            counts[response.status] += 1
+            return response.status, response.read()
         except (OSError, http.client.HTTPException):
-            counts["error"] += 1
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            return 0, b""
+
+    while not stop.wait(1.0 / rate):
+        agent_id = rng.choice(agents).pk
+        body = {"category": "instruction", "strength": "preference", "status": "active"}
+        status, content = send(
+            "POST", f"/api/v1/agents/{agent_id}/memories", body | {"content": sentence(rng, 8, 20)}
+        )
+        counts[status or "error"] += 1
+        if status == 201:
+            written.append((agent_id, json.loads(content)["memory"]["id"]))
+    for agent_id, memory_id in written:
+        status, _ = send(
+            "POST", f"/api/v1/agents/{agent_id}/memories/{memory_id}/status", {"status": "archived"}
+        )
+        counts["archived"] += status == 200
 
 
 def _phase(name, options, stdout, http, key, env, servers, warmup, closed, opened, agents=None) -> dict:
