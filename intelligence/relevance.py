@@ -110,7 +110,7 @@ def _projected(common: dict, tenant_id: int, agent_id: int, preference_ids: set[
     return decided | {mid: s for mid, s in kept.items() if s >= floor}
 
 
-# Per process: an agent's preference vectors stacked, with their norms and projections, built once per memory
+# Per process: an agent's preference vectors stacked, with their projections, built once per memory
 # state (brain's dict of the vectors is one object per state); a call then computes two matrix-vector products.
 _PREFERENCE_MATRICES = brain_api.DerivedCache(
     "relevance-preference-matrices",
