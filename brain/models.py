@@ -97,6 +97,11 @@ class WriteSurface(models.TextChoices):
     IMPORT = "import", "Import / benchmark"
 
 
+# The GIN indexes' pending-list limit, in kB (PostgreSQL's default is 4096): a lookup reads at most this much
+# of entries not yet merged, whoever wrote them.
+GIN_PENDING_KB = 64
+
+
 class Memory(models.Model):
     tenant = models.ForeignKey("tenancy.Tenant", on_delete=models.CASCADE, related_name="memories")
     scope_kind = models.CharField(
@@ -164,13 +169,23 @@ class Memory(models.Model):
             ),
             models.Index(fields=["tenant", "type", "confidence"], name="memory_tenant_type_conf"),
             # The lexical tiers' indexes: their keys carry the tenant (the columns keep no statistics: 0019).
-            GinIndex(fields=["tenant_lexemes"], name="memory_tenant_lexemes"),
-            GinIndex(fields=["tenant_trigrams"], name="memory_tenant_trigrams"),
+            # Each GIN index's pending list (new entries not yet merged, read whole by every lookup) is held to
+            # GIN_PENDING_KB: at PostgreSQL's 4 MB, other tenants' recent writes added up to 512 pages to each
+            # lookup (0026).
+            GinIndex(
+                fields=["tenant_lexemes"], name="memory_tenant_lexemes", gin_pending_list_limit=GIN_PENDING_KB
+            ),
+            GinIndex(
+                fields=["tenant_trigrams"],
+                name="memory_tenant_trigrams",
+                gin_pending_list_limit=GIN_PENDING_KB,
+            ),
             # btree_gin lets the tenant lead the GIN index (the formation judge's `%`).
             GinIndex(
                 fields=["tenant", "key", "text"],
                 name="memory_tenant_trgm",
                 opclasses=["int8_ops", "gin_trgm_ops", "gin_trgm_ops"],
+                gin_pending_list_limit=GIN_PENDING_KB,
             ),
             # No HNSW index over every tenant: each large tenant's vectors have a graph of their own, a
             # partial index made by brain.search.graphs (migration 0023).

@@ -199,3 +199,30 @@ def test_a_large_tenants_keyword_tier_reads_its_keys_and_no_index_of_its_every_r
         assert indexes and indexes <= KEYED_INDEXES, keyed[0].nodes
         # The held rows by id (none of this table's rows is a live Client Brain row: none is returned).
         assert all('"brain_memory"."id" IN (' in s.sql for s in containment)
+
+
+def test_a_keyed_lookup_reads_a_bounded_pending_list_whatever_other_tenants_wrote(
+    transactional_db, tenant, other_tenant, settings
+):
+    """The GIN indexes of the tenants' keys keep new entries in a pending list until it is merged, and every
+    lookup reads the whole list: with the default 4 MB, another tenant's recent writes added up to 512 pages to
+    each of this tenant's lookups (2 ms a word in the context call's Client Brain stage, measured) and told it how
+    much the others wrote. The list is held to 64 kB (migration 0026): a lookup reads about as much after another
+    tenant's 600 new rows as before them."""
+    from brain.client_brain.recall import keyword_plan
+    from brain.search.backends.postgres import POSTGRES_BACKEND
+
+    _load(settings, 37, (tenant, 150, None))  # merged and fresh
+
+    def lookup_buffers() -> int:
+        with tenant_scope(tenant.pk):
+            plan = keyword_plan(tenant_id=tenant.pk, terms=[RARE])
+            statements = search_work(lambda: POSTGRES_BACKEND.contains(plan))
+        return sum(s.shared for s in statements if "tenant_trigrams @@" in s.sql)
+
+    before = lookup_buffers()
+    rng = random.Random(38)
+    with tenant_bypass("test rows"):
+        memories_bulk_load_for_benchmark(tenant_id=other_tenant.pk, rows=_rows(rng, _words(rng, 300), 600))
+    after = lookup_buffers()
+    assert before > 0 and after - before <= 12, (before, after)
