@@ -25,6 +25,7 @@ something for all-MiniLM-L6-v2 only: the figures print the embedder's name).
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import time
 from pathlib import Path
@@ -117,36 +118,54 @@ def _injected(agent, ids, text: str) -> set[str]:
     return {ids[mid] for mid in assembly.section_map["preference"].memory_ids}
 
 
+def _best_cut(grid, predict, openings, preferences, labels) -> tuple:
+    """(floor, ratio, figures) of the (floor, ratio) pair of `grid` whose predictions (`predict(floor, ratio)`:
+    {opening id: preference ids}) have the best min(precision, recall), then F1; the first such pair on a tie."""
+    best = None
+    for floor, ratio in grid:
+        figures = precision_recall(predict(floor, ratio), openings, preferences, labels)
+        key = (min(figures["precision"], figures["recall"]), figures["f1"])
+        if best is None or key > best[0]:
+            best = (key, floor, ratio, figures)
+    return best[1:]
+
+
+def _scores(agent, preference_ids, openings, config) -> dict:
+    """{opening id: memory_relevance(...)} of every opening under `config`."""
+    from intelligence.relevance import memory_relevance
+
+    return {
+        o["id"]: memory_relevance(
+            tenant_id=agent.tenant_id,
+            agent_id=agent.pk,
+            query=o["text"],
+            preference_ids=preference_ids,
+            config=config,
+        )
+        for o in openings
+    }
+
+
 def calibrate(agent, ids, openings, preferences, labels, embedder: str, stdout) -> dict:
     """The grid on the calibration half, through `memory_relevance` and the agent's own gate."""
-    from intelligence.relevance import memory_relevance, near_best
+    from intelligence.relevance import near_best
     from intelligence.runtime import default_budget
 
     min_score = default_budget().preference_min_score
     preference_ids = set(ids)
-    best = None
-    for floor in FLOORS:
-        config = {"MODE": "hybrid", "VECTOR_FLOOR": floor, "NEAR_BEST": 0.0, "CALIBRATED_FOR": [embedder]}
-        scores = {
-            o["id"]: memory_relevance(
-                tenant_id=agent.tenant_id,
-                agent_id=agent.pk,
-                query=o["text"],
-                preference_ids=preference_ids,
-                config=config,
-            )
-            for o in openings
+    by_floor: dict[float, dict] = {}  # each floor's scores, computed once for every ratio
+
+    def predict(floor, ratio):
+        if floor not in by_floor:
+            config = {"MODE": "hybrid", "VECTOR_FLOOR": floor, "NEAR_BEST": 0.0, "CALIBRATED_FOR": [embedder]}
+            by_floor[floor] = _scores(agent, preference_ids, openings, config)
+        return {
+            oid: {ids[m] for m, s in near_best(found, preference_ids, ratio).items() if s >= min_score}
+            for oid, found in by_floor[floor].items()
         }
-        for ratio in RATIOS:
-            predicted = {
-                oid: {ids[m] for m, s in near_best(found, preference_ids, ratio).items() if s >= min_score}
-                for oid, found in scores.items()
-            }
-            figures = precision_recall(predicted, openings, preferences, labels)
-            key = (min(figures["precision"], figures["recall"]), figures["f1"])
-            if best is None or key > best[0]:
-                best = (key, floor, ratio, figures)
-    _, floor, ratio, figures = best
+
+    grid = itertools.product(FLOORS, RATIOS)
+    floor, ratio, figures = _best_cut(grid, predict, openings, preferences, labels)
     stdout.write(
         f"calibrated on {len(openings)} openings: VECTOR_FLOOR={floor} NEAR_BEST={ratio} -> {figures}"
     )
@@ -158,7 +177,7 @@ def calibrate_projected(agent, ids, openings, preferences, labels, embedder: str
     computed once, with no cut, then cut for every pair of the grid as `memory_relevance` cuts them)."""
     from django.conf import settings
 
-    from intelligence.relevance import memory_relevance, near_best
+    from intelligence.relevance import near_best
     from intelligence.runtime import default_budget
 
     min_score = default_budget().preference_min_score
@@ -166,32 +185,20 @@ def calibrate_projected(agent, ids, openings, preferences, labels, embedder: str
     hybrid_floor = settings.BRAIN_CONTEXT_RELEVANCE["VECTOR_FLOOR"]
     config = {"MODE": "projected", "VECTOR_FLOOR": hybrid_floor, "PROJECTED_FLOOR": -1.0,
               "PROJECTED_NEAR_BEST": 0.0, "CALIBRATED_FOR": [embedder]}  # fmt: skip
-    scores = {
-        o["id"]: memory_relevance(
-            tenant_id=agent.tenant_id,
-            agent_id=agent.pk,
-            query=o["text"],
-            preference_ids=preference_ids,
-            config=config,
-        )  # fmt: skip
-        for o in openings
-    }
-    best = None
-    for floor in PROJECTED_FLOORS:
-        for ratio in PROJECTED_RATIOS:
-            predicted = {
-                oid: {
-                    ids[m]
-                    for m, s in near_best(found, preference_ids, ratio).items()
-                    if m in ids and s >= floor and s > 0 and s >= min_score
-                }
-                for oid, found in scores.items()
+    scores = _scores(agent, preference_ids, openings, config)
+
+    def predict(floor, ratio):
+        return {
+            oid: {
+                ids[m]
+                for m, s in near_best(found, preference_ids, ratio).items()
+                if m in ids and s >= floor and s > 0 and s >= min_score
             }
-            figures = precision_recall(predicted, openings, preferences, labels)
-            key = (min(figures["precision"], figures["recall"]), figures["f1"])
-            if best is None or key > best[0]:
-                best = (key, floor, ratio, figures)
-    _, floor, ratio, figures = best
+            for oid, found in scores.items()
+        }
+
+    grid = itertools.product(PROJECTED_FLOORS, PROJECTED_RATIOS)
+    floor, ratio, figures = _best_cut(grid, predict, openings, preferences, labels)
     stdout.write(
         f"projected, calibrated on {len(openings)} openings: PROJECTED_FLOOR={floor} "
         f"PROJECTED_NEAR_BEST={ratio} -> {figures}"
