@@ -29,28 +29,31 @@ def embedded(*memory_ids):
         row.save(update_fields=["embedding", "embedding_model"])
 
 
-@pytest.fixture
-def support(tenant, settings):
-    """A support agent with preferences on different topics, embedded with the default embedder (MiniLM)."""
+def support_agent(tenant, settings, texts: dict[str, str]):
+    """A support agent holding `texts` as active preferences, embedded with MiniLM: (agent, {name: memory id})."""
     settings.BRAIN_EMBEDDER = {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder"}
     assert get_embedder().name == OnnxMiniLMEmbedder.name
     agent = make_agent(tenant, name="Support assistant")
-    texts = {
-        "delivery": "When a delivery is late, prefer sharing the carrier's tracking link first.",
-        "invoice": "Prefer attaching the PDF invoice rather than sending customers to the billing portal.",
-        "password": "Prefer sending the password reset link rather than asking security questions.",
-    }
     ids = {name: add_memory(agent, text, strength="preference") for name, text in texts.items()}
     embedded(*ids.values())
     return agent, ids
 
 
 @pytest.fixture
+def support(tenant, settings):
+    """A support agent with preferences on different topics, embedded with the default embedder (MiniLM)."""
+    texts = {
+        "delivery": "When a delivery is late, prefer sharing the carrier's tracking link first.",
+        "invoice": "Prefer attaching the PDF invoice rather than sending customers to the billing portal.",
+        "password": "Prefer sending the password reset link rather than asking security questions.",
+    }
+    return support_agent(tenant, settings, texts)
+
+
+@pytest.fixture
 def neighbours(tenant, settings):
     """Preferences on neighbouring support topics (the benchmark set's wording), MiniLM-embedded: where the
     raw cosine confused them (issue 27: refund / its timing, cancelling / its fee, the account intents)."""
-    settings.BRAIN_EMBEDDER = {"BACKEND": "brain.onnx_minilm.OnnxMiniLMEmbedder"}
-    agent = make_agent(tenant, name="Support assistant")
     texts = {
         "store_credit": "Prefer offering store credit before a cash refund when a customer asks for their money back.",
         "refund_timing": "When a customer asks where their refund is, prefer giving the 5 to 7 business day "
@@ -60,9 +63,7 @@ def neighbours(tenant, settings):
         "export": "Prefer mentioning the data export before deleting a customer's account.",
         "relogin": "Prefer telling customers that profile changes apply after they log out and back in.",
     }
-    ids = {name: add_memory(agent, text, strength="preference") for name, text in texts.items()}
-    embedded(*ids.values())
-    return agent, ids
+    return support_agent(tenant, settings, texts)
 
 
 def injected_preferences(agent, conversation) -> list[int]:
