@@ -46,26 +46,60 @@ _I = re.IGNORECASE
 
 # --- hidden text ------------------------------------------------------------------------------------------
 
-# Zero-width and bidi controls, the word joiner family and the BOM; U+200D (zero-width joiner) only where it
-# does not join two pictographs (family emoji use it legitimately).
+# Zero-width and bidi controls, the word joiner family, the BOM and the soft hyphen (and U+200D, the zero-width
+# joiner): hidden text unless the text's script spells with them (`_marks_are_spelling`). `_fold` drops them
+# all before the phrase rules and the classifier read a text.
 _INVISIBLE = re.compile("[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
-_ZWJ = re.compile(r"(.)\u200d(.)", re.DOTALL)
 _TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
 _HIDING_MARKUP = re.compile(
     r"<!--|-->|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d])"
     r"|color\s*:\s*(?:white|#fff(?:fff)?)\b|\[\s*\]\(\s*[^)]*\)|<\s*(?:span|div|p|font)\b[^>]*hidden",
     _I,
 )
+# Marks that some scripts spell with: the zero-width space between words (Khmer, Thai, Japanese), the
+# non-joiner and joiner inside words (Persian, Malayalam, Devanagari), and the direction marks, embeddings and
+# isolates of right-to-left text. The overrides (U+202D, U+202E) reverse what a reader sees and the invisible
+# operators and soft hyphen spell nothing: those are hidden text in any script.
+_SPELLING_MARKS = re.compile("[\u200b\u200c\u200d\u2060\ufeff]+")
+_DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202c\u2066-\u2069]")
+_ALWAYS_HIDING = re.compile("[\u202d\u202e\u2061-\u2064\u00ad]")
+_MARK_CHANNEL = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]{4,}")  # bits, not spelling
+_ALPHABETS = ("LATIN", "GREEK", "CYRILLIC")  # scripts that never spell with a zero-width mark
+
+
+def _spells_with_marks(char: str) -> bool:
+    """Whether `char` is a letter or mark of a script that uses zero-width marks (not Latin, Greek, Cyrillic)."""
+    if not char or unicodedata.category(char)[0] not in "LM":
+        return False
+    return not unicodedata.name(char, "").startswith(_ALPHABETS)
+
+
+def _marks_are_spelling(text: str) -> bool:
+    """Every zero-width and direction mark of `text` is one its script needs where it stands."""
+    if _ALWAYS_HIDING.search(text) or _MARK_CHANNEL.search(text):
+        return False
+    if _DIRECTION_MARKS.search(text) and not any(
+        ch.isalpha() and unicodedata.bidirectional(ch) in ("R", "AL") for ch in text
+    ):
+        return False
+    for match in _SPELLING_MARKS.finditer(text):
+        before, after = text[match.start() - 1 : match.start()], text[match.end() : match.end() + 1]
+        if match.group() == "\ufeff" and match.start() == 0:
+            continue  # a byte-order mark that opens a pasted file
+        if match.group() == "\u200d" and "So" in (
+            unicodedata.category(before or " "),
+            unicodedata.category(after or " "),
+        ):
+            continue  # an emoji sequence (a family)
+        if not (_spells_with_marks(before) or _spells_with_marks(after)):
+            return False
+    return True
 
 
 def _hidden(text: str) -> bool:
-    if _INVISIBLE.search(text) or _TAG_CHARS.search(text) or _HIDING_MARKUP.search(text):
+    if _TAG_CHARS.search(text) or _HIDING_MARKUP.search(text):
         return True
-    for match in _ZWJ.finditer(text):
-        left, right = match.groups()
-        if not (unicodedata.category(left) == "So" or unicodedata.category(right) == "So"):
-            return True
-    return False
+    return bool(_INVISIBLE.search(text) or "\u200d" in text) and not _marks_are_spelling(text)
 
 
 # --- encoded payloads -------------------------------------------------------------------------------------
