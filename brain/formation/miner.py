@@ -120,11 +120,14 @@ def _rewrite(sentence: str) -> str | None:
 
 def tainted_windows(messages: list[dict[str, Any]]) -> list[tuple[int, int]]:
     """(first, last) message indexes of each instruction aimed at the model in the transcript: one message, or
-    two consecutive ones when the attack is split across them ("Ignore all previous" / "instructions and ...")."""
+    two consecutive ones of one party when the attack is split across them ("Ignore all previous" /
+    "instructions and ..."); the agent's words joined to the customer's are read by neither half's author."""
     contents = [str(m.get("content", "")) for m in messages]
+    roles = [str(m.get("role", "")) for m in messages]
     windows: list[tuple[int, int]] = []
     for index, content in enumerate(contents):
-        previous_free = index > 0 and not find_instruction(contents[index - 1])
+        one_party = index > 0 and roles[index - 1] == roles[index]
+        previous_free = one_party and not find_instruction(contents[index - 1])
         if previous_free and (not windows or windows[-1][1] < index - 1):
             if find_instruction(f"{contents[index - 1]} {content}"):
                 windows.append((index - 1, index))  # the pair is the attack, whether or not this half is one
