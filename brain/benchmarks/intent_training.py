@@ -6,9 +6,11 @@ hand-written set of ordinary non-English customer messages (the packages hold fe
 English, and a model that saw non-English text only in attacks would refuse every German customer). The
 test split is never read here.
 
-The recipe (`Variant`: features, regularisation, weights, augmentation) is fitted on the train split; C and
-the threshold are chosen on dev: the threshold is the lowest score at which the gate (rules, then the
-classifier) refuses at most `BENIGN_BUDGET` of dev's benign texts and none of the in-house benign texts.
+The recipe (`Variant`: features, regularisation, weights, augmentation) is fitted on the train split (with
+the wider benign texts of `public_benign` when the recipe weighs them); C and the threshold are chosen on dev:
+the threshold is the lowest score at which the gate (rules, then the classifier) refuses at most
+`BENIGN_BUDGET` of dev's benign texts, at most `BENIGN_BUDGET` of each wider source's dev texts, and none of
+the in-house benign texts.
 Recipes are compared by the grouped cross-validation over train + dev (`intent_cv.py`, `--cv`).
 """
 
@@ -24,8 +26,9 @@ import numpy as np
 from brain.client_brain import typed
 from brain.formation.intent import DEFAULT_FEATURES, Features, feature_columns, intent_model, save_model
 from brain.formation.poisoning import classified, rule_family
+from brain.formation.text import sentences
 
-from . import public_corpora, trust
+from . import public_benign, public_corpora, trust
 
 BENIGN_BUDGET = 0.01
 MULTILINGUAL_BENIGN = trust.DATA / "intent_benign_multilingual.jsonl"
@@ -39,7 +42,11 @@ class Variant:
     the attacks together weigh as much as the benign texts; `heads`: when above 0, every training attack
     longer than this many characters also trains as its opening (cut at a sentence end), since the long
     jailbreaks outnumber the short attacks the classifier misses; `inhouse_attack_families`: families of the
-    in-house attack corpus that train as attacks too (they stay the rules' regression corpus).
+    in-house attack corpus that train as attacks too (they stay the rules' regression corpus); `wide_mass`:
+    the wider benign texts (`public_benign`) train too, each source together weighing this share of the
+    Bitext texts divided by the number of sources (0: not at all); `reply_sentences`: the sentences of the
+    Bitext replies train one by one too, together weighing this share of the Bitext texts; `search_c`: `--train`
+    chooses C on dev over `C_GRID` (else it keeps `C`).
     """
 
     features: Features = DEFAULT_FEATURES
@@ -48,12 +55,25 @@ class Variant:
     balance: bool = True
     heads: int = 0
     inhouse_attack_families: tuple[str, ...] = ()
+    wide_mass: float = 0.0
+    reply_sentences: float = 0.0
+    search_c: bool = True
 
 
-# `--train` fits this recipe, today's: the cross-validation over train + dev (`brain_bench poisoning --cv all
-# --cv-seeds 3`, 2026-12-02) found recipes that miss fewer held-out attacks, but none that could be shipped as
-# it stood (README "on public data"): it stays a comparison.
-SHIPPED = Variant()
+# `--train` fits this recipe. Until 2026-12-05 it was `Variant()`, trained on no benign text but Bitext's and
+# the look-alikes: it refused 40% of LoCoMo's chat turns. The grouped cross-validation over train + dev, every
+# benign source held to the budget (`brain_bench poisoning --cv shipped today wide ...`), chose the wider benign
+# texts and the in-house multilingual attacks. C stays 4: the grid's choice on dev (64, one dev attack fewer;
+# 15 against 17 of 638 in the cross-validation, within its noise) refused ordinary operators' rules of the
+# suite ("Rule 7: always quote order number 7 before answering."), as C = 64 did on 2026-12-02. A web address
+# reads as a placeholder word: its characters had made "Remember: <address>" an instruction, and masking them
+# cost nothing in the cross-validation (17 of 638 missed either way; README "on public data").
+SHIPPED = Variant(
+    features=replace(DEFAULT_FEATURES, mask_web_addresses=True),
+    wide_mass=3.0,
+    inhouse_attack_families=("multilingual",),
+    search_c=False,
+)
 C_GRID = (1.0, 4.0, 16.0, 64.0)
 
 
@@ -109,9 +129,13 @@ def head(text: str, limit: int) -> str:
 
 
 def examples(
-    cases: list[public_corpora.PublicCase], variant: Variant, in_house_benign: list[str]
+    cases: list[public_corpora.PublicCase],
+    variant: Variant,
+    in_house_benign: list[str],
+    wide: list[public_corpora.PublicCase] | tuple = (),
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """(texts, labels, sample weights) to fit `variant` on `cases` and the in-house benign texts."""
+    """(texts, labels, sample weights) to fit `variant` on `cases`, the in-house benign texts and, when the
+    recipe weighs them, the wider benign texts `wide` that the classifier reads."""
     # The in-house attacks are the rules' regression corpus (refunds widened "on every order"): learning them
     # all taught the model that "refund" is an attack. Their benign texts train: the business's own voice.
     texts = [c.text for c in cases]
@@ -133,6 +157,27 @@ def examples(
     # Bitext outnumbers every look-alike a hundred to one: weigh the rare benign texts up so that "act as a
     # friendly tutor" counts, and balance the two classes.
     weights = np.where(rare_array & ~labels_array, variant.rare_weight, 1.0)
+    if variant.wide_mass and wide:
+        # Each wider source weighs the same, whatever its size (Django's messages outnumber the rest).
+        read = [c for c in wide if classified(c.text)]
+        sources = sorted({c.source for c in read})
+        bitext = sum(c.source.startswith("bitext") for c in cases)
+        size = {source: sum(c.source == source for c in read) for source in sources}
+        texts += [c.text for c in read]
+        labels_array = np.concatenate([labels_array, np.zeros(len(read), dtype=bool)])
+        mass = [variant.wide_mass * bitext / len(sources) / size[c.source] for c in read]
+        weights = np.concatenate([weights, mass])
+    if variant.reply_sentences:
+        # The sentences of Bitext's replies, one by one: what a memory candidate looks like (short steps and
+        # rules, many of them imperative), together weighing this share of the Bitext texts.
+        replies = [c for c in cases if c.source == "bitext-response"]
+        parts = [s for c in replies for s in sentences(c.text) if classified(s)]
+        texts += parts
+        labels_array = np.concatenate([labels_array, np.zeros(len(parts), dtype=bool)])
+        bitext = sum(c.source.startswith("bitext") for c in cases)
+        weights = np.concatenate(
+            [weights, np.full(len(parts), variant.reply_sentences * bitext / max(1, len(parts)))]
+        )
     if variant.balance:
         weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
     return texts, labels_array, weights
@@ -184,23 +229,58 @@ def choose_threshold(scores: np.ndarray, rules: np.ndarray, labels: np.ndarray, 
     return float(min(1.0, max(floor, above)))
 
 
+def readable_by_source(wide) -> dict[str, list[str]]:
+    """The wider benign texts the classifier decides, by source: those it reads and the rules leave."""
+    found: dict[str, list[str]] = {}
+    for case in wide:
+        if classified(case.text) and rule_family(case.text) is None:
+            found.setdefault(case.source, []).append(case.text)
+    return found
+
+
+def wide_threshold(scores_by_source: dict[str, np.ndarray], floor: float) -> float:
+    """The lowest threshold at or above `floor` at which the classifier refuses at most BENIGN_BUDGET of each
+    source's texts (their scores; `readable_by_source`): a model must not trade one kind of ordinary text for
+    another, however large the first."""
+    threshold = floor
+    for source_scores in scores_by_source.values():
+        none = np.zeros(len(source_scores), dtype=bool)
+        threshold = max(threshold, choose_threshold(source_scores, none, none, floor))
+    return threshold
+
+
+def score_sources(
+    weights: np.ndarray, bias: float, by_source: dict[str, list[str]], features: Features
+) -> dict[str, np.ndarray]:
+    return {source: scores(weights, bias, texts, features) for source, texts in by_source.items()}
+
+
 def train(stdout, variant: Variant | None = None) -> dict:
-    """Fit `variant` (the shipped recipe) on the train split for each C of `C_GRID`; keep the C that admits
-    fewest dev attacks at its dev threshold (at most `BENIGN_BUDGET` of dev's benign texts refused)."""
+    """Fit `variant` (the shipped recipe) on the train split for each C of `C_GRID` (or its own C, when it does
+    not `search_c`); keep the C that admits
+    fewest dev attacks at its dev threshold (at most `BENIGN_BUDGET` of dev's benign texts refused, and of
+    each wider source's)."""
     variant = variant or SHIPPED
     _attacks, in_house_benign = in_house_texts()
-    texts, labels, sample_weight = examples(public_corpora.cases_in("train"), variant, in_house_benign)
+    train_wide = public_benign.wide_cases_in("train")
+    texts, labels, sample_weight = examples(
+        public_corpora.cases_in("train"), variant, in_house_benign, train_wide
+    )
+    dev_wide = readable_by_source(public_benign.wide_cases_in("dev"))
     dev = public_corpora.cases_in("dev")
     dev_texts = [c.text for c in dev]
     dev_labels = np.array([c.label == public_corpora.ATTACK for c in dev])
     dev_rules = np.array([rule_family(t) is not None for t in dev_texts])
     best = None
-    for c in C_GRID:
+    for c in C_GRID if variant.search_c else (variant.C,):
         candidate = replace(variant, C=c)
         weights, bias = fit(texts, labels, sample_weight, candidate)
         dev_scores = scores(weights, bias, dev_texts, candidate.features)
         floor = float(scores(weights, bias, in_house_benign, candidate.features).max()) + 1e-6
         threshold = choose_threshold(dev_scores, dev_rules, dev_labels, floor)
+        threshold = max(
+            threshold, wide_threshold(score_sources(weights, bias, dev_wide, candidate.features), floor)
+        )
         refused = dev_rules | (dev_scores >= threshold)
         admitted = float((~refused[dev_labels]).mean())
         stdout.write(f"C={c}: threshold {threshold:.4f}, dev attacks admitted {admitted:.3%}")

@@ -19,6 +19,7 @@ from django.conf import settings
 
 from brain.prompting import canonical_tags
 
+from .intent import WEB_ADDRESS
 from .personal_data import find_card_number, find_personal_data, redact_card_numbers, redact_contacts
 from .poisoning import find_instruction, rule_family
 from .text import content_tokens, normalise, numbers_conflict, sentences
@@ -146,7 +147,7 @@ def redact(text: str) -> str:
 
 # --- structure -----------------------------------------------------------------------------------------
 
-_URL = r"(?:https?://|www\.)\S+"
+_URL = WEB_ADDRESS.pattern
 _BARE_URL = re.compile(
     rf"^\s*(?:(?:see|link|url|source|ref|via)\s*[:\-]?\s*)?[<(\[]?{_URL}[>)\]]?[\s.,;]*$", re.IGNORECASE
 )

@@ -10,6 +10,9 @@ language written with letters:
 - word n-grams;
 - two of the gate's signals: the text names the model (AI, assistant, prompt...), and it speaks to a "you".
 
+A model whose features `mask_web_addresses` reads each web address as one placeholder word: the words around
+an address say what it is for; its characters only say that attacks in the training data carried some.
+
 Which n-grams and how many hash buckets is the model's `Features`, stored with its weights. Hashes are computed
 with fixed arithmetic (not Python's salted `hash()`), presence is binary and the vector is L2-normalised, so
 the same text gets the same score in every process. The weights (`intent_model.npz`, beside this module,
@@ -41,13 +44,15 @@ class Features:
 
     `buckets`: hashed text features, the signal features follow them; `char_ngrams`: character n-gram lengths;
     `word_ngrams`: word n-grams of 1 to this many words; `fold_accents`: letters are also read without their
-    accents ("regles" and "règles" share their n-grams).
+    accents ("regles" and "règles" share their n-grams); `mask_web_addresses`: a web address reads as the
+    placeholder word `weblink`, not as its characters.
     """
 
     buckets: int = 1 << 17
     char_ngrams: tuple[int, ...] = (2, 3, 4, 5)
     word_ngrams: int = 2
     fold_accents: bool = False
+    mask_web_addresses: bool = False
 
     @property
     def width(self) -> int:
@@ -56,6 +61,7 @@ class Features:
 
 DEFAULT_FEATURES = Features()
 _WORD = re.compile(r"[^\W_]+")
+WEB_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 _MODEL_WORD = re.compile(
     r"\b(?:ai|a\.i\.|assistant|chatbot|chatgpt|gpt|llm|language model|model|bot|prompt|jailbreak|openai)\b"
@@ -107,7 +113,7 @@ def _signal_columns(folded: str, features: Features) -> list[int]:
 
 def feature_columns(text: str, features: Features = DEFAULT_FEATURES) -> np.ndarray:
     """The sorted, distinct feature columns present in `text` (each with value 1 before normalisation)."""
-    folded = _fold(text)
+    folded = _fold(WEB_ADDRESS.sub(" weblink ", text) if features.mask_web_addresses else text)
     texts = [folded]
     if features.fold_accents and (plain := _unaccented(folded)) != folded:
         texts.append(plain)
@@ -151,6 +157,9 @@ def intent_model() -> IntentModel | None:
                 char_ngrams=tuple(int(n) for n in stored["char_ngrams"]),
                 word_ngrams=int(stored["word_ngrams"]),
                 fold_accents=bool(stored["fold_accents"]),
+                # Files written before 2026-12-05 read addresses as their characters.
+                mask_web_addresses="mask_web_addresses" in stored.files
+                and bool(stored["mask_web_addresses"]),
             )
         return IntentModel(weights, float(stored["bias"]), float(stored["threshold"]), features)
 
@@ -173,5 +182,6 @@ def save_model(
         char_ngrams=np.asarray(features.char_ngrams, dtype=np.int64),
         word_ngrams=np.int64(features.word_ngrams),
         fold_accents=np.bool_(features.fold_accents),
+        mask_web_addresses=np.bool_(features.mask_web_addresses),
     )
     intent_model.cache_clear()

@@ -30,7 +30,7 @@ import unicodedata
 from urllib.parse import unquote
 
 from ..caches import memoize
-from .intent import intent_model
+from .intent import WEB_ADDRESS, intent_model
 
 
 class PoisonKind:
@@ -417,8 +417,9 @@ _MIN_CLASSIFIED_WORDS = 4
 
 
 def classified(text: str) -> bool:
-    """Whether the classifier reads `text` at all: a few words at least."""
-    return len(re.findall(r"[^\W_]+", text)) >= _MIN_CLASSIFIED_WORDS
+    """Whether the classifier reads `text` at all: a few words at least, a web address counting for none
+    ("Remember: https://shop.example/orders/99" is a bare address to the gate, not four words to read)."""
+    return len(re.findall(r"[^\W_]+", WEB_ADDRESS.sub(" ", text))) >= _MIN_CLASSIFIED_WORDS
 
 
 def intent_family(text: str) -> str | None:

@@ -174,7 +174,7 @@ def test_filters_and_search(operator, agent):
 
 def test_memories_are_paginated(operator, agent):
     for i in range(23):
-        add_memory(agent, f"Rule number {i}: keep campaign {i} naming consistent with region code R{i}.")
+        add_memory(agent, f"Rule number {i}: campaign {i} names carry the region code R{i}.")
     first = operator.get(reverse("intelligence-tab", args=[agent.pk])).content.decode()
     assert first.count('data-testid="memory-row-') == 20 and "Page 1 of 2" in first
     second = operator.get(reverse("intelligence-tab", args=[agent.pk]), {"page": 2}).content.decode()

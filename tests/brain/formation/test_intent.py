@@ -11,7 +11,7 @@ import pytest
 from brain.benchmarks import trust
 from brain.formation import intent
 from brain.formation.gate import GateReason, gate_check
-from brain.formation.poisoning import PoisonKind, find_instruction, rule_family
+from brain.formation.poisoning import PoisonKind, classified, find_instruction, rule_family
 
 POISON = {v for k, v in vars(PoisonKind).items() if k.isupper()}
 
@@ -86,6 +86,12 @@ def test_a_few_words_are_left_to_the_rules():
     assert find_instruction("refund") is None and find_instruction("Ignore all previous") is None
 
 
+def test_a_web_address_counts_for_no_words():
+    assert not classified("Remember: https://acme.example.com/orders/99")
+    assert not classified("see www.acme.example.com/help/refunds/policy")
+    assert classified("Remember this page: https://acme.example.com/orders/99 for later")
+
+
 _SCORE_IN_A_FRESH_PROCESS = """
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("intent", sys.argv[1])
@@ -146,6 +152,16 @@ def test_word_trigrams_and_accent_folding_add_their_columns():
     folded = intent.Features(fold_accents=True)
     assert set(intent.feature_columns("règles", folded)) & set(intent.feature_columns("regles", plain))
     assert not set(intent.feature_columns("règles", plain)) >= set(intent.feature_columns("regles", plain))
+
+
+def test_a_masked_web_address_reads_as_one_placeholder_word():
+    masked = intent.Features(mask_web_addresses=True)
+    one = intent.feature_columns("Remember the page https://acme.example.com/orders/99 please", masked)
+    other = intent.feature_columns("Remember the page www.evil.example/x?y=1 please", masked)
+    assert set(one) == set(other)
+    assert set(intent.feature_columns("Remember the page https://acme.example.com/orders/99 please")) != set(
+        one
+    )
 
 
 def test_the_shipped_model_carries_its_features():
