@@ -60,7 +60,7 @@ def test_chat_mine_refuses_a_customers_address_and_quarantines_a_split_attack(ap
     ]
     response = post(api, "brain-chat-mine", {"conversation_id": "c1", "messages": messages})
     reasons = sorted(o["reason"] for o in response.json()["outcomes"])
-    # The intent classifier already reads "Noted. Ignore all previous" as aimed at the model: each half of the
-    # split attack is refused on its own.
-    assert reasons == ["instruction_intent", "personal_data", "widening_directive"]
+    # The customer's two messages are one attack, proposed whole for the gate to refuse (the agent's "Noted."
+    # is not joined to the customer's words: `miner.tainted_windows`).
+    assert reasons == ["instruction_override", "personal_data"]
     assert not Memory.objects.for_tenant(tenant).exists()
