@@ -257,9 +257,8 @@ def score_sources(
 
 def train(stdout, variant: Variant | None = None) -> dict:
     """Fit `variant` (the shipped recipe) on the train split for each C of `C_GRID` (or its own C, when it does
-    not `search_c`); keep the C that admits
-    fewest dev attacks at its dev threshold (at most `BENIGN_BUDGET` of dev's benign texts refused, and of
-    each wider source's)."""
+    not `search_c`); keep the C that admits fewest dev attacks at its dev threshold (at most `BENIGN_BUDGET`
+    of dev's benign texts refused, and of each wider source's)."""
     variant = variant or SHIPPED
     _attacks, in_house_benign = in_house_texts()
     train_wide = public_benign.wide_cases_in("train")

@@ -64,7 +64,8 @@ _SPELLING_MARKS = re.compile("[\u200b\u200c\u200d\u2060\ufeff]+")
 _DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202c\u2066-\u2069]")
 _ALWAYS_HIDING = re.compile("[\u202d\u202e\u2061-\u2064\u00ad]")
 _MARK_CHANNEL = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]{4,}")  # bits, not spelling
-_ALPHABETS = ("LATIN", "GREEK", "CYRILLIC")  # scripts that never spell with a zero-width mark
+# Scripts that never spell with a zero-width mark, and the accents they share ("COMBINING ACUTE ACCENT").
+_ALPHABETS = ("LATIN", "GREEK", "CYRILLIC", "COMBINING")
 
 
 def _spells_with_marks(char: str) -> bool:

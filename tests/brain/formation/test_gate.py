@@ -351,6 +351,7 @@ def test_zero_width_and_direction_marks_that_a_script_spells_with_are_not_hidden
         "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645\u202e\u0633\u0641\u0627\u0631\u0634",  # an override in Persian too
         "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645\u200b\u200c\u200b\u200c\u200b\u0633\u0641\u0627\u0631\u0634",  # a run of marks: a channel
         "Returns are accepted within 30 days.\u200f",  # a right-to-left mark in a text with no right-to-left letter
+        "Refunds are ig\u0301\u200bnored for review.",  # beside an accent, still inside a Latin word
     ],
 )
 def test_marks_that_no_script_needs_there_are_still_hidden_text(text):
