@@ -9,8 +9,8 @@ of the in-house benign texts, and at most 1% of each wider benign source's held-
 decides (`public_benign`: its train and dev texts are dealt into the same folds by group). The figures pool
 the folds: the held-out attacks missed, overall, of at most 1,000 characters, and outside English; the benign
 texts refused; the look-alikes (benign texts that are not Bitext's) refused; each wider source's held-out texts
-refused. The out-of-domain sets (`public_benign.out_of_domain`) are not read here: nothing is chosen on them. `--cv NAME ...` compares recipes of `VARIANTS` (`all`: every one), with `--cv-seeds N`
-repeated fold deals.
+refused. The out-of-domain sets (`public_benign.out_of_domain`) are not read here: nothing is chosen on them.
+`--cv NAME ...` compares recipes of `VARIANTS` (`all`: every one), with `--cv-seeds N` repeated fold deals.
 """
 
 from __future__ import annotations
