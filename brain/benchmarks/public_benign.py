@@ -2,8 +2,8 @@
 
 The frozen attack split's benign texts (`public_corpora`) are Bitext's support messages and a few dozen
 look-alikes. A classifier that saw no other benign text learns "unlike a support ticket" as much as "aimed at
-the model": on 2026-12-05 the shipped model refused 42% of LoCoMo's chat turns, 77% of book passages and 91%
-of plain questions as instructions. Two sets widen what is measured, and the first also trains:
+the model": read on 2026-12-05, the model shipped then refused 40% of LoCoMo's chat turns, 74% of book
+passages and 85% of plain questions as instructions. Two sets widen what is measured, and the first also trains:
 
 - `wide_cases()`: benign texts of four public sources, split once into train / dev / test by group with the
   attack split's seed (`SPLIT_FILE` holds each split's hashed groups and a digest of its case ids, so a
@@ -35,6 +35,7 @@ import yaml
 from django.conf import settings
 from django.core.management.base import CommandError
 
+from . import public_corpora
 from .public_corpora import BENIGN, SEED, PublicCase, _case_id, wheel
 
 SPLIT_FILE = Path(__file__).parent / "data" / "public_splits" / "benign.json"
@@ -59,6 +60,7 @@ def _django() -> list[PublicCase]:
         catalogues = sorted(n for n in archive.namelist() if n.endswith("LC_MESSAGES/django.mo"))
         for name in catalogues:
             lang = name.split("/")[-3]
+            # GNUTranslations keeps a catalogue's messages in `_catalog` (msgid, or (msgid, n) for plurals).
             catalogue = gettext.GNUTranslations(io.BytesIO(archive.read(name)))._catalog
             for key, translated in sorted(catalogue.items(), key=lambda item: str(item[0])):
                 msgid = key[0] if isinstance(key, tuple) else key
@@ -129,18 +131,15 @@ def _digest(ids: list[str]) -> str:
 
 
 def make_split(cases: tuple[PublicCase, ...], *, seed: int = SEED) -> dict:
-    """The frozen split's file: each split's hashed groups (60 / 20 / 20 of groups) and its ids' digest."""
+    """The frozen split's file: each split's hashed groups (the attack split's draw: 60 / 20 / 20 of groups)
+    and its ids' digest."""
+    by_id = {case.id: case for case in cases}
     frozen: dict = {"seed": seed}
-    of: dict[str, str] = {}
-    for case in cases:
-        draw = int(hashlib.sha256(f"{seed}:{case.group}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-        of[case.id] = "train" if draw < 0.6 else "dev" if draw < 0.8 else "test"
-    for name in SPLITS:
-        members = [c for c in cases if of[c.id] == name]
+    for name, ids in public_corpora.make_split(cases, seed=seed).items():
         frozen[name] = {
-            "groups": sorted({_group_key(c.group) for c in members}),
-            "cases": len(members),
-            "digest": _digest([c.id for c in members]),
+            "groups": sorted({_group_key(by_id[case_id].group) for case_id in ids}),
+            "cases": len(ids),
+            "digest": _digest(ids),
         }
     return frozen
 
