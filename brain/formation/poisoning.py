@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
 import unicodedata
 from urllib.parse import unquote
@@ -210,6 +211,13 @@ _OVERRIDE_PATTERNS = (
         _I,
     ),
     re.compile(r"\bfrom\s+now\s+on\s*,?\s+(?:you|the\s+(?:assistant|ai|agent|bot|model))\b", _I),
+    # A directive to call one of the agent's tools by its name ("call delete_file on ./dist", "use send_email
+    # to ..."): customers and staff name actions, not snake_case functions.
+    re.compile(
+        r"\b(?:call|invoke|use|run|trigger|execute)\s+(?:the\s+)?`?[a-z]+_[a-z0-9_]+`?"
+        r"(?:\s+(?:tool|function|endpoint))?\s+(?:to|with|on|and)\b",
+        _I,
+    ),
     re.compile(
         r"\b(?:reveal|print|output|repeat|show|leak)\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)\b",
         _I,
@@ -395,6 +403,34 @@ def find_instruction(text: str) -> str | None:
     return rule_family(text) or intent_family(text)
 
 
+# Writings of a text meant to slip past the rules that nobody uses to say something ordinary: an instruction
+# read in one of them is an encoded payload (the text itself reads as noise, so neither rule nor classifier
+# sees it otherwise).
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_WORD = re.compile(r"[a-z][013457@$]|[013457@$][a-z]")
+_MORSE = dict(
+    zip(
+        ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- -..- -.-- --..".split(),
+        "abcdefghijklmnopqrstuvwxyz",
+        strict=True,
+    )
+)
+_MORSE_TEXT = re.compile(r"[.\-]{1,6}(?:[ /]+[.\-]{1,6}){9,}[ /.]*")
+
+
+def _obfuscated_readings(text: str, folded: str) -> list[str]:
+    """The text reversed, in ROT13, with leetspeak digits read as letters, and Morse code (its words apart by
+    "/" or two spaces, as `text` has them: `folded` collapses spaces) read as letters."""
+    lowered = folded.lower()
+    readings = [lowered[::-1], codecs.decode(lowered, "rot13")]
+    if len(_LEET_WORD.findall(lowered)) >= 3:
+        readings.append(lowered.translate(_LEET))
+    if _MORSE_TEXT.fullmatch(text.strip()):
+        words = re.split(r"\s{2,}|\s*/\s*", text.strip())
+        readings.append(" ".join("".join(_MORSE.get(code, "") for code in word.split()) for word in words))
+    return readings
+
+
 def rule_family(text: str) -> str | None:
     """The phrase rules alone: hidden text counts whatever it says; an encoded payload counts when it decodes
     to readable text, or when the text asks for something to be decoded and followed."""
@@ -407,6 +443,8 @@ def rule_family(text: str) -> str | None:
     if kind:
         return kind
     if _DECODE_REQUEST.search(folded) or _decoded_payloads(folded):
+        return PoisonKind.ENCODED_PAYLOAD
+    if any(_instruction_kind(reading) for reading in _obfuscated_readings(text, folded)):
         return PoisonKind.ENCODED_PAYLOAD
     return None
 
