@@ -219,7 +219,10 @@ _OVERRIDE_PATTERNS = (
         _I,
     ),
     re.compile(
-        r"\b(?:reveal|print|output|repeat|show|leak)\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)\b",
+        r"\b(?:reveal|print|output|repeat|show|leak)\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)\b"
+        # the prompt by another name, or printed as a program would ("console.log(systemPrompt)")
+        r"|\b(?:reveal|print|output|repeat|show|leak)\s+(?:your\s+|the\s+)?initiali[sz]ation\s+(?:string|prompt|text)\b"
+        r"|\b(?:print|log|echo|dump)\s*\(\s*(?:the_?)?system_?prompt\s*\)",
         _I,
     ),
     re.compile(
