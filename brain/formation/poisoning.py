@@ -380,6 +380,29 @@ def _fold(text: str) -> str:
     return re.sub(r"[ \t\r\f\v]+", " ", folded)
 
 
+# The widening patterns that name a grant (the first four): negated, they state a restriction ("Refunds are not
+# issued without proof of purchase", "Do not offer discounts above 10 percent without approval"), which is
+# policy, not an attack. A negated refusal ("don't refuse refunds without proof") still widens.
+_GRANTING_PATTERNS = _WIDENING_PATTERNS[:4]
+_CLAUSE_END = re.compile(r"[.!?;:\n]")
+_NEGATED_GRANT = re.compile(
+    r"\b(?:not|never|don't|doesn't|won't|can't|cannot|mustn't|shouldn't|no\s+longer)\s+(?:\w+\s+){0,2}"
+    r"(?:offer|give|issue|grant|approve|provide|promise|allow|pay|send)\w*\b"
+    rf"|\b{_GRANT}\s+(?:(?:are|is|will\s+be|can\s+be|get|gets)\s+)?(?:not|never)\s+(?:\w+\s+)?"
+    r"(?:issued|given|offered|granted|provided|available|approved|paid|allowed)\b",
+    _I,
+)
+_REFUSAL = re.compile(r"\b(?:refus\w*|den(?:y|ies|ied)|declin\w*|reject\w*|turn\w*\s+down|say\w*\s+no)\b", _I)
+
+
+def _restricts(text: str, match: re.Match) -> bool:
+    """Whether `match` (of a granting pattern) lies in a clause that negates the grant."""
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, match.start())]
+    end = _CLAUSE_END.search(text, match.end())
+    clause = text[starts[-1] if starts else 0 : end.start() if end else len(text)]
+    return bool(_NEGATED_GRANT.search(clause)) and not _REFUSAL.search(clause)
+
+
 def _instruction_kind(text: str) -> str | None:
     for pattern in _OVERRIDE_PATTERNS:
         if pattern.search(text):
@@ -388,7 +411,8 @@ def _instruction_kind(text: str) -> str | None:
         if pattern.search(text):
             return PoisonKind.ROLE_PLAY
     for pattern in _WIDENING_PATTERNS:
-        if pattern.search(text):
+        matches = pattern.finditer(text) if pattern in _GRANTING_PATTERNS else [pattern.search(text)]
+        if any(m and not (pattern in _GRANTING_PATTERNS and _restricts(text, m)) for m in matches):
             return PoisonKind.WIDENING_DIRECTIVE
     return None
 
