@@ -411,8 +411,8 @@ def _instruction_kind(text: str) -> str | None:
         if pattern.search(text):
             return PoisonKind.ROLE_PLAY
     for pattern in _WIDENING_PATTERNS:
-        matches = pattern.finditer(text) if pattern in _GRANTING_PATTERNS else [pattern.search(text)]
-        if any(m and not (pattern in _GRANTING_PATTERNS and _restricts(text, m)) for m in matches):
+        granting = pattern in _GRANTING_PATTERNS
+        if any(not (granting and _restricts(text, m)) for m in pattern.finditer(text)):
             return PoisonKind.WIDENING_DIRECTIVE
     return None
 
