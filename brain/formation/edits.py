@@ -61,8 +61,9 @@ def memory_update(*, tenant_id: int, memory_id: int, actor: str, **changes: Any)
     vector, model = None, ""
     if "text" in changes:
         changes["text"] = (changes["text"] or "").strip()
-        # An operator's deliberate edit, like their new memory, may name a customer (gate.PERSONAL_DATA_SURFACES).
-        verdict = gate_check(text=changes["text"], personal_data=False)
+        # An operator's deliberate edit, like their new memory, may name a customer (gate.PERSONAL_DATA_SURFACES)
+        # and instruct the agent in their own words (services.operator_wrote).
+        verdict = gate_check(text=changes["text"], personal_data=False, instructions_allowed=True)
         if not verdict.passed:
             refusal = GateRejected(verdict.reason, verdict.detail)
             with transaction.atomic():

@@ -21,7 +21,7 @@ from brain.prompting import canonical_tags
 
 from .intent import WEB_ADDRESS
 from .personal_data import find_card_number, find_personal_data, redact_card_numbers, redact_contacts
-from .poisoning import find_instruction, rule_family
+from .poisoning import concealed_family, find_instruction, rule_family
 from .text import content_tokens, normalise, numbers_conflict, sentences
 
 # Where a customer's personal data is refused: the producers that learn from customers' own words (tickets,
@@ -292,6 +292,7 @@ def gate_check(
     published_contacts: Sequence[str] = (),
     source_texts: Sequence[str] = (),
     personal_data: bool = True,
+    instructions_allowed: bool = False,
 ) -> GateVerdict:
     """Decide whether `text` may become a memory. Deterministic and side-effect free.
 
@@ -305,14 +306,18 @@ def gate_check(
     (`PERSONAL_DATA_SURFACES`). Secrets and card numbers are refused on every surface.
     An instruction aimed at the model is rejected with its family as the reason (`poisoning.py`), in `text`
     or in `source_texts` (the untrusted text it was derived from: an attack split over two sentences).
+    `instructions_allowed`: `text` is an operator's own words (`services.operator_wrote`), which instruct the agent by
+    design ("Respond only in English.", "Never reveal your system prompt."): only what hides words from the
+    reader (hidden text, an encoded payload) is refused of the poisoning families.
     """
     raw = text or ""
     stripped = raw.strip()
     if not stripped:
         return GateVerdict(False, GateReason.EMPTY, "the text is empty")
     # First, before the length, template and structure checks: an attack must be named as one whatever its shape.
+    instruction = _concealed_verdict(raw) if instructions_allowed else _instruction_verdict(raw, source_texts)
     return (
-        _instruction_verdict(raw, source_texts)
+        instruction
         or _content_verdict(stripped, published_contacts if personal_data else None)
         or _shape_verdict(raw, stripped)
         or _template_verdict(stripped, template, values)
@@ -335,6 +340,11 @@ def _instruction_verdict(raw: str, source_texts: Sequence[str]) -> GateVerdict |
         if poison:
             return GateVerdict(False, poison, "derived from text carrying an instruction aimed at the model")
     return None
+
+
+def _concealed_verdict(raw: str) -> GateVerdict | None:
+    concealed = concealed_family(raw)
+    return GateVerdict(False, concealed, "text hidden from the reader") if concealed else None
 
 
 def _content_verdict(stripped: str, published_contacts: Sequence[str] | None) -> GateVerdict | None:

@@ -24,7 +24,15 @@ from dataclasses import replace
 from django.db import transaction
 
 from ..memory_state import states_read_once
-from ..models import BrainScopeKind, Memory, MemoryHistory, MemoryStatus, MemoryType, WriteSurface
+from ..models import (
+    BrainScopeKind,
+    Memory,
+    MemoryHistory,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+    WriteSurface,
+)
 from ..types import MemoryCandidate, PromoteOutcome
 from .backstop import backstop_duplicate, duplicate_types, recent_note_duplicate
 from .by_key import key_rows, key_rows_deciding, settled_by_key_before_lock
@@ -193,7 +201,15 @@ def _gate(candidate: MemoryCandidate):
         else (),
         source_texts=candidate.source_texts,
         personal_data=candidate.surface in PERSONAL_DATA_SURFACES,
+        instructions_allowed=operator_wrote(candidate),
     )
+
+
+def operator_wrote(candidate: MemoryCandidate) -> bool:
+    """Whether a candidate's words are an operator's own: a memory they add, supersede with or promote a note
+    to, in the Intelligence tab or over REST. Not a memory the product derived from a run's decision, nor a
+    suggestion: their words are the product's and its feedback's."""
+    return candidate.surface == WriteSurface.OPERATOR and candidate.source == MemorySource.MANUAL
 
 
 def _recall_ids_before_lock(embedded: list[tuple]) -> dict[int, list[int]]:
