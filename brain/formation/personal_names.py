@@ -50,8 +50,12 @@ def _tokens(text: str) -> list[_Token]:
     return out
 
 
+# A pronoun is nobody's name here, whatever a list of surnames says ("He" is a surname too): "He said ...".
+_PRONOUNS = frozenset("i me you he him she her it we us they them his hers its our their thee thou".split())
+
+
 def _desk_word(word: str) -> bool:
-    return _only_common_words(word) or word.lower() in _SUPPORT_WORDS
+    return _only_common_words(word) or word.lower() in _SUPPORT_WORDS or word.lower() in _PRONOUNS
 
 
 def _could_name(word: str, words: pii_model.Lexicon) -> bool:
@@ -82,13 +86,24 @@ _NAME_GAP = re.compile(
 _PARTICLES = frozenset("van von de der den da di du del della dos le la ten ter bin al".split())
 # Words around a lone first name or surname that make it a person: "says Hunt", "Edward is", "by Vachel".
 _PERSON_BEFORE = re.compile(
-    r"\b(?:said|says|asked|told|tell|by|meet|met|ask|call|called|thank|thanks|dear|hi|hello)[ \t]+$", re.I
+    r"\b(?:said|says|asked|told|tell|by|meet|met|ask|call|called|thank|thanks|dear|hi|hello|"
+    r"(?:shout|yell|scream|whisper|smil|laugh|grinn?|wink)(?:s|ed|ing)?[ \t]+(?:at|to))[ \t]+$",
+    re.I,
 )
 _PERSON_AFTER = re.compile(
     r"^[ \t]+(?:is|was|were|has|had|says|said|wants|wanted|went|began|thinks|thought|likes|liked|loves|loved|lives|lived|"
-    r"works|worked|asked|told|called|wrote|just|always|never|will|would|can|could|and\s+I|so)\b|^'s\b"
+    r"works|worked|asked|told|called|wrote|just|always|never|will|would|can|could|and\s+I|so|"
+    r"shouted|yelled|screamed|whispered|cried|replied|answered|smiled|laughed|nodded|sighed|exclaimed|"
+    r"added|insisted|agreed|shrugged|grinned|frowned)\b|^'s\b"
 )
-_SPEAKS = re.compile(r"[,\"'”][ \t]*\b(?:said|says|asked|replied|wrote)[ \t]+$", re.I)
+# A person's family: "Ormazd's kid", "Tomasz's sister" (a company's "founder" or "parent company" is no family).
+_KIN_AFTER = re.compile(
+    r"^['’]s[ \t]+(?:kids?|sons?|daughters?|wife|husband|partner|child(?:ren)?|mother|father|mom|mum|dad|"
+    r"brothers?|sisters?|parents|girlfriend|boyfriend|fianc[ée]e?|grandm\w+|grandf\w+|"
+    r"aunt|uncle|cousins?|nephew|niece)\b",
+    re.I,
+)
+_SPEAKS = re.compile(r"[,\"'”!?][ \t]*\b(?:said|says|asked|replied|wrote)[ \t]+$", re.I)
 # A lower-case name after a word that announces one: "my kid emma", "ask for mr. kowalczyk".
 _NAME_CUE = re.compile(
     r"\b(?:(?P<announced>(?:first|last|full|sur|maiden)?\s*name(?:\s+is|\s*[:?])|call\s+me|named)|ask\s+for|contact|"
@@ -174,6 +189,13 @@ def _a_name_pair(text: str, token: _Token, following: _Token, words, *, lower: b
     )
 
 
+def _person_around(text: str, token: _Token) -> bool:
+    return bool(
+        _PERSON_BEFORE.search(text[max(0, token.start - 40) : token.start])
+        or _PERSON_AFTER.match(text[token.end : token.end + 40])
+    )
+
+
 def _english_or_desk(word: str, words: pii_model.Lexicon) -> bool:
     return words.is_english(word) or _desk_word(word)
 
@@ -218,14 +240,26 @@ def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model
                     not words.is_place(token.word)
                     or _SPEAKS.search(text[max(0, token.start - 20) : token.start])
                 )
-                and (
-                    _PERSON_BEFORE.search(text[max(0, token.start - 40) : token.start])
-                    or _PERSON_AFTER.match(text[token.end : token.end + 40])
-                )
+                and _person_around(text, token)
                 # An English word before another capitalised one is a label's: "called Early Exit Fee".
                 and not (words.is_english(token.word) and following is not None and following.capitalised)
             ):
                 yield pii_model.Finding(PersonalDataKind.NAME, token.word)
+        if (
+            token.capitalised
+            and not token.initial
+            and _KIN_AFTER.match(text[token.end : token.end + 30])
+            and (words.is_first(token.word) or words.is_last(token.word) or words.name_like(token.word))
+        ):
+            yield pii_model.Finding(PersonalDataKind.NAME, token.word)
+        # In a text written all in lower case, a first name where a person acts: "sophia shouted at bryce".
+        if (
+            lower
+            and words.is_first(token.word)
+            and not _english_or_desk(token.word, words)
+            and _person_around(text, token)
+        ):
+            yield pii_model.Finding(PersonalDataKind.NAME, token.word)
         if lower or not token.capitalised:
             cue = _NAME_CUE.search(
                 text[max(0, token.start - 40) : token.start]
