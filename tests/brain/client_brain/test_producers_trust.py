@@ -124,11 +124,19 @@ def test_a_reply_the_instruction_detector_cannot_read_teaches_nothing(tenant, re
     assert not Memory.objects.for_tenant(tenant).exists()
 
 
+# "your label is on its way" in Morse code: nothing the classifier reads, nothing aimed at the model.
+MORSE_NOTE = "-.-- --- ..- .-.  .-.. .- -... . .-..  .. ...  --- -.  .. - ...  .-- .- -.--"
+
+
 def test_the_approvals_of_a_ticket_with_an_unreadable_reply_still_teach(tenant):
     approval = {
         "proposed_action": "Send a prepaid return label",
         "kind": "return_label",
         "decision": "approved",
     }
-    learn_from_evidence(replace(evidence(tenant, MORSE_ATTACK), approvals=[approval]))
+    learn_from_evidence(replace(evidence(tenant, MORSE_NOTE), approvals=[approval]))
     assert list(Memory.objects.for_tenant(tenant).values_list("type", flat=True)) == ["process"]
+    # A reply whose Morse code reads as an attack (its lines apart, 2026-12-06) taints the whole ticket, as any
+    # flagged untrusted text does: its approvals teach nothing either.
+    result = learn_from_evidence(replace(evidence(tenant, MORSE_ATTACK, ticket_id=2), approvals=[approval]))
+    assert result.added == 0 and result.rejected == result.candidates > 0
