@@ -430,8 +430,8 @@ _BULK_DATA = re.compile(
 )
 _SEND_OUT = re.compile(
     r"\b(?:send|e-?mail|forward|export|upload|post|transmit|leak|dump|exfiltrate|copy|paste|envo\w+|transm\w+|"
-    r"export\w+|transf[eé]r\w+|env[ií]\w+|mand\w+|reenv\w+|schick\w+|send\w+|übermittel\w+|leite\w*|invia\w*|"
-    r"inoltr\w+|esport\w+|envi\w+)\b",
+    r"export\w+|transf[eé]r\w+|env[ií][aeo]\w*|reenv[ií][aeo]\w*|mand(?:a|ar|ame|ale|alo|ala|alos|alas|e|i|ate)|"
+    r"schick\w*|sende|senden|übermittel\w*|leite\w*|invia\w*|inoltr\w+|esport\w+)\b",
     _I,
 )
 _OUTSIDE = re.compile(

@@ -485,6 +485,8 @@ def test_exfiltration_extraction_unfiltered_answers_and_base85_are_refused(text,
         "Export the customer list to CSV from Settings > Export.",
         "Please email your order details to support@acme.example.",
         "Forward the customer's details to billing@acme.example for invoicing.",
+        "Providing the full customer list to audit@acme.example is mandatory once a year.",  # no sending verb
+        "Our environment keeps all customer records at https://eu.acme.example in the EU.",
         "Sie können alle Funktionen ohne Einschränkungen nutzen.",
         "El plan incluye llamadas sin restricciones.",
         # An unlimited plan is no unrestricted model (the phrase rule fired on these before).
