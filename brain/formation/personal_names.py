@@ -85,10 +85,16 @@ _NAME_GAP = re.compile(
 )
 _PARTICLES = frozenset("van von de der den da di du del della dos le la ten ter bin al".split())
 # Words around a lone first name or surname that make it a person: "says Hunt", "Edward is", "by Vachel".
+_EXPRESSES = r"(?:shout|yell|scream|whisper|smil|laugh|grinn?|wink)(?:s|ed|ing)?[ \t]+(?:at|to)"
 _PERSON_BEFORE = re.compile(
-    r"\b(?:said|says|asked|told|tell|by|meet|met|ask|call|called|thank|thanks|dear|hi|hello|"
-    r"(?:shout|yell|scream|whisper|smil|laugh|grinn?|wink)(?:s|ed|ing)?[ \t]+(?:at|to))[ \t]+$",
+    rf"\b(?:said|says|asked|told|tell|by|meet|met|ask|call|called|thank|thanks|dear|hi|hello|{_EXPRESSES})[ \t]+$",
     re.I,
+)
+# What only a person does (a company "has" or "said" things too): "arlis shouted at jabbar".
+_EXPRESSED_AT = re.compile(rf"\b{_EXPRESSES}[ \t]+$", re.I)
+_EXPRESSES_AFTER = re.compile(
+    r"^[ \t]+(?:shouted|yelled|screamed|whispered|cried|smiled|laughed|nodded|sighed|exclaimed|shrugged|grinned|"
+    r"frowned|winked)\b"
 )
 _PERSON_AFTER = re.compile(
     r"^[ \t]+(?:is|was|were|has|had|says|said|wants|wanted|went|began|thinks|thought|likes|liked|loves|loved|lives|lived|"
@@ -201,6 +207,11 @@ def _english_or_desk(word: str, words: pii_model.Lexicon) -> bool:
 
 
 _NAMED = re.compile(r"\b(?:name|named|called)[ \t]+$", re.I)
+_ANNOUNCED = re.compile(
+    rf"\b(?:(?:first|last|full|sur|maiden|family)\s*name\s+(?:is|was)|my\s+name\s+is|named)[ \t]+"
+    rf"(?:(?:{'|'.join(sorted(_PARTICLES))})[ \t]+){{0,2}}$",
+    re.I,
+)
 _INITIAL_GAP = re.compile(rf"[ \t]+[{_UP}]\.?[ \t]+(?:[{_LOW}]+[ \t]+){{0,2}}$")
 _PERSON_LABEL = re.compile(
     r"\b(?i:user|customer|client|name|contact|from|to|by|author|agent|caller|member|recipient|sender|attn|"
@@ -245,19 +256,38 @@ def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model
                 and not (words.is_english(token.word) and following is not None and following.capitalised)
             ):
                 yield pii_model.Finding(PersonalDataKind.NAME, token.word)
+        listed = words.is_first(token.word) or words.is_last(token.word)
         if (
-            token.capitalised
-            and not token.initial
+            (token.capitalised and not token.initial or lower)
             and _KIN_AFTER.match(text[token.end : token.end + 30])
-            and (words.is_first(token.word) or words.is_last(token.word) or words.name_like(token.word))
+            and (listed or words.name_like(token.word))
+            and not _desk_word(token.word)
         ):
             yield pii_model.Finding(PersonalDataKind.NAME, token.word)
-        # In a text written all in lower case, a first name where a person acts: "sophia shouted at bryce".
+        # In a text written all in lower case, a first name where a person acts ("sophia shouted at bryce"), or a
+        # word in no list that reads as one where only a person does ("arlis shouted at jabbar"; not "dhl has").
         if (
             lower
-            and words.is_first(token.word)
             and not _english_or_desk(token.word, words)
-            and _person_around(text, token)
+            and (
+                (words.is_first(token.word) and _person_around(text, token))
+                or (
+                    _could_name(token.word, words)
+                    and words.name_like(token.word)
+                    and (
+                        _EXPRESSES_AFTER.match(text[token.end : token.end + 40])
+                        or _EXPRESSED_AT.search(text[max(0, token.start - 40) : token.start])
+                    )
+                )
+            )
+        ):
+            yield pii_model.Finding(PersonalDataKind.NAME, token.word)
+        # A capitalised word where a name is announced, particles between: "Her maiden name is MacEver",
+        # "... is van Gameren".
+        if (
+            token.capitalised
+            and not _english_or_desk(token.word, words)  # a place is a name here: "... is van Gameren"
+            and _ANNOUNCED.search(text[max(0, token.start - 40) : token.start])
         ):
             yield pii_model.Finding(PersonalDataKind.NAME, token.word)
         if lower or not token.capitalised:
