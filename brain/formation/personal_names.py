@@ -202,6 +202,40 @@ def _person_around(text: str, token: _Token) -> bool:
     )
 
 
+def _a_person_in_context(text: str, token: _Token, words: pii_model.Lexicon, *, lower: bool) -> bool:
+    """A lone word that its context makes a person: before a family word ("Ormazd's kid", "tamsin's sister"), in
+    a text written all in lower case a first name where a person acts ("sophia shouted at bryce") or a word in
+    no list that reads as one where only a person does ("arlis shouted at jabbar"; a company "has" and "is"
+    things too: not "dhl has lost my parcel"), a capitalised word where a name is announced, particles between
+    ("Her maiden name is ter Hoeve")."""
+    word = token.word
+    if (
+        (token.capitalised and not token.initial or lower)
+        and _KIN_AFTER.match(text[token.end : token.end + 30])
+        and (words.is_first(word) or words.is_last(word) or words.name_like(word))
+        and not _desk_word(word)
+    ):
+        return True
+    if lower and not _english_or_desk(word, words):
+        if words.is_first(word) and _person_around(text, token):
+            return True
+        if (
+            _could_name(word, words)
+            and words.name_like(word)
+            and (
+                _EXPRESSES_AFTER.match(text[token.end : token.end + 40])
+                or _EXPRESSED_AT.search(text[max(0, token.start - 40) : token.start])
+            )
+        ):
+            return True
+    # A place is a name here: "... is van Gameren".
+    return (
+        token.capitalised
+        and not _english_or_desk(word, words)
+        and bool(_ANNOUNCED.search(text[max(0, token.start - 40) : token.start]))
+    )
+
+
 def _english_or_desk(word: str, words: pii_model.Lexicon) -> bool:
     return words.is_english(word) or _desk_word(word)
 
@@ -256,39 +290,7 @@ def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model
                 and not (words.is_english(token.word) and following is not None and following.capitalised)
             ):
                 yield pii_model.Finding(PersonalDataKind.NAME, token.word)
-        listed = words.is_first(token.word) or words.is_last(token.word)
-        if (
-            (token.capitalised and not token.initial or lower)
-            and _KIN_AFTER.match(text[token.end : token.end + 30])
-            and (listed or words.name_like(token.word))
-            and not _desk_word(token.word)
-        ):
-            yield pii_model.Finding(PersonalDataKind.NAME, token.word)
-        # In a text written all in lower case, a first name where a person acts ("sophia shouted at bryce"), or a
-        # word in no list that reads as one where only a person does ("arlis shouted at jabbar"; not "dhl has").
-        if (
-            lower
-            and not _english_or_desk(token.word, words)
-            and (
-                (words.is_first(token.word) and _person_around(text, token))
-                or (
-                    _could_name(token.word, words)
-                    and words.name_like(token.word)
-                    and (
-                        _EXPRESSES_AFTER.match(text[token.end : token.end + 40])
-                        or _EXPRESSED_AT.search(text[max(0, token.start - 40) : token.start])
-                    )
-                )
-            )
-        ):
-            yield pii_model.Finding(PersonalDataKind.NAME, token.word)
-        # A capitalised word where a name is announced, particles between: "Her maiden name is MacEver",
-        # "... is van Gameren".
-        if (
-            token.capitalised
-            and not _english_or_desk(token.word, words)  # a place is a name here: "... is van Gameren"
-            and _ANNOUNCED.search(text[max(0, token.start - 40) : token.start])
-        ):
+        if _a_person_in_context(text, token, words, lower=lower):
             yield pii_model.Finding(PersonalDataKind.NAME, token.word)
         if lower or not token.capitalised:
             cue = _NAME_CUE.search(

@@ -1,0 +1,120 @@
+"""Text written so that neither a reader nor the phrase rules see what it says (pure functions, `poisoning.py`'s):
+payloads in base64, base85, hex, percent or backslash escapes, and writings nobody uses for something ordinary
+(backwards, ROT13, leetspeak, Morse code). `poisoning` reads their decodings with its own rules.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+from urllib.parse import unquote
+
+_I = re.IGNORECASE
+
+_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[ :]?){12,}(?![0-9A-Fa-f])")
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2}){6,}")
+_A85_RUN = re.compile(r"<~[!-u\s]{10,}~>")
+_B85_RUN = re.compile(r"(?<![0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-])[0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{25,}")
+_ESCAPE_RUN = re.compile(r"(?:\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}){4,}")
+DECODE_REQUEST = re.compile(
+    r"\b(?:decode|decipher|de-?obfuscate|base ?64|rot-?13|hex-?encoded|execute the (?:following|encoded))\b"
+    r"[^.!?\n]{0,60}\b(?:follow|execute|obey|run|apply|instructions?|below|following|this|payload|string)\b",
+    _I,
+)
+
+
+def _readable(data: bytes, *, words: int = 2) -> str | None:
+    """The decoded text when it reads as prose (mostly letters; at least `words` words), else None."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    letters = sum(ch.isalpha() or ch == " " for ch in text)
+    readable = text and letters / len(text) >= 0.8 and len(re.findall(r"[A-Za-z]{2,}", text)) >= words
+    return text if readable else None
+
+
+def decoded_payloads(text: str) -> list[str]:
+    """Readable text hidden in base64, base85, hex, percent or backslash escapes (a tracking number decodes to
+    noise)."""
+    found = []
+    for match in _B64_RUN.finditer(text):
+        run = match.group()
+        if not (re.search(r"[a-z]", run) and re.search(r"[A-Z]", run)):
+            continue  # an order or tracking code is one case; base64 of prose mixes both
+        try:
+            data = base64.b64decode(run + "=" * (-len(run) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if (decoded := _readable(data)) is not None:
+            found.append(decoded)
+    for match in _A85_RUN.finditer(text):  # Adobe's Ascii85, between its <~ ~> marks
+        try:
+            data = base64.a85decode(match.group(), adobe=True)
+        except (binascii.Error, ValueError):
+            continue
+        if (decoded := _readable(data)) is not None:
+            found.append(decoded)
+    for match in _B85_RUN.finditer(text):  # base85 as git and Python write it (RFC 1924's alphabet)
+        try:
+            data = base64.b85decode(match.group())
+        except (binascii.Error, ValueError):
+            continue
+        if (decoded := _readable(data)) is not None:
+            found.append(decoded)
+    for match in _HEX_RUN.finditer(text):
+        try:
+            data = bytes.fromhex(re.sub(r"[ :]", "", match.group()))
+        except ValueError:
+            continue
+        if (decoded := _readable(data)) is not None:
+            found.append(decoded)
+    for pattern in (_PERCENT_RUN, _ESCAPE_RUN):
+        for match in pattern.finditer(text):
+            run = match.group()
+            decoded = (
+                unquote(run) if pattern is _PERCENT_RUN else run.encode().decode("unicode_escape", "ignore")
+            )
+            # An escaped run is an encoding nobody types by hand: one decoded word is enough.
+            if _readable(decoded.encode(), words=1) is not None:
+                found.append(decoded)
+    return found
+
+
+# Writings of a text meant to slip past the rules that nobody uses to say something ordinary: an instruction
+# read in one of them is an encoded payload (the text itself reads as noise, so neither rule nor classifier
+# sees it otherwise).
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_WORD = re.compile(r"[a-z][013457@$]|[013457@$][a-z]")
+_MORSE = dict(
+    zip(
+        ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- -..- -.-- --..".split(),
+        "abcdefghijklmnopqrstuvwxyz",
+        strict=True,
+    )
+)
+_MORSE_CODE = re.compile(r"[.\-]{1,7}")
+
+
+def _morse_like(text: str) -> bool:
+    """Dots and dashes in groups, ten codes at least, no letter or digit: a symbol or two between them
+    ("🔒", ":") does not make it prose."""
+    tokens = [t for t in re.split(r"[ /]+", text.strip()) if t]
+    codes = sum(bool(_MORSE_CODE.fullmatch(t)) for t in tokens)
+    return codes >= 10 and codes >= 0.9 * len(tokens) and not re.search(r"[^\W_]", text)
+
+
+def obfuscated_readings(text: str, folded: str) -> list[str]:
+    """The text reversed, in ROT13, with leetspeak digits read as letters, and Morse code (its words apart by
+    "/" or two spaces, as `text` has them: `folded` collapses spaces) read as letters."""
+    lowered = folded.lower()
+    readings = [lowered[::-1], codecs.decode(lowered, "rot13")]
+    if len(_LEET_WORD.findall(lowered)) >= 3:
+        readings.append(lowered.translate(_LEET))
+    if _morse_like(text):
+        words = re.split(r"\s{2,}|\s*/\s*", text.strip())
+        readings.append(" ".join("".join(_MORSE.get(code, "") for code in word.split()) for word in words))
+    return readings
