@@ -37,41 +37,31 @@ def _readable(data: bytes, *, words: int = 2) -> str | None:
     return text if readable else None
 
 
+# Runs of an encoding of bytes, each with its decoder: base64; Adobe's Ascii85 between its <~ ~> marks; base85
+# as git and Python write it (RFC 1924's alphabet); hex.
+_BINARY_RUNS = (
+    (_B64_RUN, lambda run: base64.b64decode(run + "=" * (-len(run) % 4), validate=True)),
+    (_A85_RUN, lambda run: base64.a85decode(run, adobe=True)),
+    (_B85_RUN, base64.b85decode),
+    (_HEX_RUN, lambda run: bytes.fromhex(re.sub(r"[ :]", "", run))),
+)
+
+
 def decoded_payloads(text: str) -> list[str]:
     """Readable text hidden in base64, base85, hex, percent or backslash escapes (a tracking number decodes to
     noise)."""
     found = []
-    for match in _B64_RUN.finditer(text):
-        run = match.group()
-        if not (re.search(r"[a-z]", run) and re.search(r"[A-Z]", run)):
-            continue  # an order or tracking code is one case; base64 of prose mixes both
-        try:
-            data = base64.b64decode(run + "=" * (-len(run) % 4), validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        if (decoded := _readable(data)) is not None:
-            found.append(decoded)
-    for match in _A85_RUN.finditer(text):  # Adobe's Ascii85, between its <~ ~> marks
-        try:
-            data = base64.a85decode(match.group(), adobe=True)
-        except (binascii.Error, ValueError):
-            continue
-        if (decoded := _readable(data)) is not None:
-            found.append(decoded)
-    for match in _B85_RUN.finditer(text):  # base85 as git and Python write it (RFC 1924's alphabet)
-        try:
-            data = base64.b85decode(match.group())
-        except (binascii.Error, ValueError):
-            continue
-        if (decoded := _readable(data)) is not None:
-            found.append(decoded)
-    for match in _HEX_RUN.finditer(text):
-        try:
-            data = bytes.fromhex(re.sub(r"[ :]", "", match.group()))
-        except ValueError:
-            continue
-        if (decoded := _readable(data)) is not None:
-            found.append(decoded)
+    for pattern, decode in _BINARY_RUNS:
+        for match in pattern.finditer(text):
+            run = match.group()
+            if pattern is _B64_RUN and not (re.search(r"[a-z]", run) and re.search(r"[A-Z]", run)):
+                continue  # an order or tracking code is one case; base64 of prose mixes both
+            try:
+                data = decode(run)
+            except (binascii.Error, ValueError):
+                continue
+            if (decoded := _readable(data)) is not None:
+                found.append(decoded)
     for pattern in (_PERCENT_RUN, _ESCAPE_RUN):
         for match in pattern.finditer(text):
             run = match.group()
