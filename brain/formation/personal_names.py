@@ -84,23 +84,22 @@ _NAME_GAP = re.compile(
     rf"[ \t]+(?:[{_UP}{_LOW}]\.?[ \t]+)?(?:(?:van|von|de|der|den|da|di|du|del|della|dos|le|la|ten|ter|bin|al)[ \t]+){{0,2}}$"
 )
 _PARTICLES = frozenset("van von de der den da di du del della dos le la ten ter bin al".split())
-# Words around a lone first name or surname that make it a person: "says Hunt", "Edward is", "by Vachel".
+# What only a person does (a company "has" or "said" things too): "arlis shouted at jabbar".
 _EXPRESSES = r"(?:shout|yell|scream|whisper|smil|laugh|grinn?|wink)(?:s|ed|ing)?[ \t]+(?:at|to)"
+_EXPRESSED = (
+    r"shouted|yelled|screamed|whispered|cried|smiled|laughed|nodded|sighed|exclaimed|shrugged|grinned|frowned"
+)
+_EXPRESSED_AT = re.compile(rf"\b{_EXPRESSES}[ \t]+$", re.I)
+_EXPRESSES_AFTER = re.compile(rf"^[ \t]+(?:{_EXPRESSED}|winked)\b")
+# Words around a lone first name or surname that make it a person: "says Hunt", "Edward is", "by Vachel".
 _PERSON_BEFORE = re.compile(
     rf"\b(?:said|says|asked|told|tell|by|meet|met|ask|call|called|thank|thanks|dear|hi|hello|{_EXPRESSES})[ \t]+$",
     re.I,
 )
-# What only a person does (a company "has" or "said" things too): "arlis shouted at jabbar".
-_EXPRESSED_AT = re.compile(rf"\b{_EXPRESSES}[ \t]+$", re.I)
-_EXPRESSES_AFTER = re.compile(
-    r"^[ \t]+(?:shouted|yelled|screamed|whispered|cried|smiled|laughed|nodded|sighed|exclaimed|shrugged|grinned|"
-    r"frowned|winked)\b"
-)
 _PERSON_AFTER = re.compile(
     r"^[ \t]+(?:is|was|were|has|had|says|said|wants|wanted|went|began|thinks|thought|likes|liked|loves|loved|lives|lived|"
-    r"works|worked|asked|told|called|wrote|just|always|never|will|would|can|could|and\s+I|so|"
-    r"shouted|yelled|screamed|whispered|cried|replied|answered|smiled|laughed|nodded|sighed|exclaimed|"
-    r"added|insisted|agreed|shrugged|grinned|frowned)\b|^'s\b"
+    rf"works|worked|asked|told|called|wrote|just|always|never|will|would|can|could|and\s+I|so|"
+    rf"replied|answered|added|insisted|agreed|{_EXPRESSED})\b|^'s\b"
 )
 # A person's family: "Ormazd's kid", "Tomasz's sister" (a company's "founder" or "parent company" is no family).
 _KIN_AFTER = re.compile(
