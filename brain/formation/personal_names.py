@@ -227,6 +227,17 @@ def _a_person_in_context(text: str, token: _Token, words: pii_model.Lexicon, *, 
             )
         ):
             return True
+    # Addressed by name mid-sentence, after a pronoun or an interjection and before a comma: "leave me
+    # Tadzio, four hungry children", "come on Orlaith!" (a brand stands after a preposition: "from Zalando,").
+    if (
+        token.capitalised
+        and not token.initial
+        and _VOCATIVE_BEFORE.search(text[max(0, token.start - 20) : token.start])
+        and _VOCATIVE_AFTER.match(text[token.end : token.end + 3])
+        and not (_english_or_desk(word, words) or words.is_place(word))
+        and (words.is_first(word) or words.is_last(word) or words.name_like(word))
+    ):
+        return True
     # A place is a name here: "... is van Gameren".
     return (
         token.capitalised
@@ -239,6 +250,10 @@ def _english_or_desk(word: str, words: pii_model.Lexicon) -> bool:
     return words.is_english(word) or _desk_word(word)
 
 
+_VOCATIVE_BEFORE = re.compile(
+    r"(?i)\b(?:me|you|us|him|her|them|on|oh|hey|ok|okay|please|listen|look|well|yes|no)[ \t]+$"
+)
+_VOCATIVE_AFTER = re.compile(r"^[ \t]*[,!?]")
 _NAMED = re.compile(r"\b(?:name|named|called)[ \t]+$", re.I)
 _ANNOUNCED = re.compile(
     rf"\b(?:(?:first|last|full|sur|maiden|family)\s*name\s+(?:is|was)|my\s+name\s+is|named)[ \t]+"

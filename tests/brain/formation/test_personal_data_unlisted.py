@@ -98,6 +98,10 @@ def test_support_text_with_words_in_no_list_stays_learnable(worker, text):
         ("we stayed at tamsin's sister for a week", "tamsin"),  # lower case, before a family word
         ("then dorwin laughed at the idea", "dorwin"),  # in no list, doing what only a person does
         ("Her maiden name is ter Hoeve", "Hoeve"),  # announced, a particle between, a place too
+        # Addressed by name mid-sentence (a dev template, 2026-12-07, with names in no list).
+        ("You picked a fine time to leave me Tadzio, four hungry children and a crop in the field", "Tadzio"),
+        ("Come on Marsilius, answer the phone.", "Marsilius"),
+        ("Please help me Orlaith, I am stuck.", "Orlaith"),
     ],
 )
 def test_a_lone_name_where_a_person_speaks_or_acts_is_refused(worker, text, name):
@@ -120,6 +124,11 @@ def test_a_lone_name_where_a_person_speaks_or_acts_is_refused(worker, text, name
         "dhl has lost my parcel",
         "zalando is late with my refund",
         "gls was supposed to come today",
+        # A brand before a comma stands after a preposition, not a pronoun or an interjection.
+        "I ordered it from Zalando, but it never came.",
+        "I paid with Klarna, then the payment failed.",
+        "Ok Google, set a timer for the oven.",
+        "We moved everything to Shopify, and sales went up.",
     ],
 )
 def test_pronouns_and_companies_are_not_names(worker, text):
