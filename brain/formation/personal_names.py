@@ -228,9 +228,9 @@ def _a_person_in_context(text: str, token: _Token, words: pii_model.Lexicon, *, 
         ):
             return True
     # Addressed by name mid-sentence, after a pronoun or an interjection and before a comma: "leave me
-    # Tadzio, four hungry children", "come on Orlaith!" (a brand stands after a preposition: "from Zalando,").
+    # Tadzio, four hungry children", "come on orlaith!" (a brand stands after a preposition: "from Zalando,").
     if (
-        token.capitalised
+        (token.capitalised or lower)
         and not token.initial
         and _VOCATIVE_BEFORE.search(text[max(0, token.start - 20) : token.start])
         and _VOCATIVE_AFTER.match(text[token.end : token.end + 3])
@@ -251,7 +251,7 @@ def _english_or_desk(word: str, words: pii_model.Lexicon) -> bool:
 
 
 _VOCATIVE_BEFORE = re.compile(
-    r"(?i)\b(?:me|you|us|him|her|them|on|oh|hey|ok|okay|please|listen|look|well|yes|no)[ \t]+$"
+    r"(?i)\b(?:me|you|us|him|her|them|come[ \t]+on|c'mon|oh|hey|ok|okay|please|listen|look|well|yes|no)[ \t]+$"
 )
 _VOCATIVE_AFTER = re.compile(r"^[ \t]*[,!?]")
 _NAMED = re.compile(r"\b(?:name|named|called)[ \t]+$", re.I)

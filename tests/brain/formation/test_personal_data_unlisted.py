@@ -102,6 +102,7 @@ def test_support_text_with_words_in_no_list_stays_learnable(worker, text):
         ("You picked a fine time to leave me Tadzio, four hungry children and a crop in the field", "Tadzio"),
         ("Come on Marsilius, answer the phone.", "Marsilius"),
         ("Please help me Orlaith, I am stuck.", "Orlaith"),
+        ("c'mon tadzio, pick up the phone.", "tadzio"),  # all in lower case
     ],
 )
 def test_a_lone_name_where_a_person_speaks_or_acts_is_refused(worker, text, name):
@@ -129,6 +130,8 @@ def test_a_lone_name_where_a_person_speaks_or_acts_is_refused(worker, text, name
         "I paid with Klarna, then the payment failed.",
         "Ok Google, set a timer for the oven.",
         "We moved everything to Shopify, and sales went up.",
+        "i ordered it from zalando, but it never came.",
+        "The shop on Kolonaki, near the station, was closed.",
     ],
 )
 def test_pronouns_and_companies_are_not_names(worker, text):
