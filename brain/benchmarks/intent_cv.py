@@ -11,6 +11,10 @@ the folds: the held-out attacks missed, overall, of at most 1,000 characters, an
 texts refused; the look-alikes (benign texts that are not Bitext's) refused; each wider source's held-out texts
 refused. The out-of-domain sets (`public_benign.out_of_domain`) are not read here: nothing is chosen on them.
 `--cv NAME ...` compares recipes of `VARIANTS` (`all`: every one), with `--cv-seeds N` repeated fold deals.
+
+`train_on_train_and_dev` (`brain_bench poisoning --train --train-on train+dev`) fits a recipe on train and
+dev together, at the highest of the cross-validation's fold thresholds (a candidate; not the shipped model,
+README 2026-12-06).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 import numpy as np
 from django.core.management.base import CommandError
 
-from brain.formation.intent import DEFAULT_FEATURES
+from brain.formation.intent import DEFAULT_FEATURES, intent_model, save_model
 from brain.formation.poisoning import rule_family
 
 from . import public_benign, public_corpora
@@ -147,6 +151,35 @@ def cross_validate(variant: Variant, *, k: int = K, seeds: tuple[int, ...] = (0,
         "seconds": round(time.perf_counter() - started, 1),
     }
     return {"figures": figures, "oof_scores": first_scores, "oof_rules": rules, "oof_labels": labels}
+
+
+def train_on_train_and_dev(stdout, variant: Variant = SHIPPED) -> dict[str, Any]:
+    """Fit `variant` on train and dev together (its own C) and save it as the gate's model, at the highest of
+    the grouped cross-validation's fold thresholds over train + dev (each refuses at most 1% of its held-out
+    benign texts and of each wider source's held-out texts), never below the in-house benign texts' highest
+    score. The test split is not read."""
+    stdout.write("cross-validating over train + dev for the threshold ...")
+    figures = cross_validate(variant)["figures"]
+    cases = public_corpora.cases_in("train") + public_corpora.cases_in("dev")
+    wide = public_benign.wide_cases_in("train") + public_benign.wide_cases_in("dev")
+    _attacks, in_house_benign = in_house_texts()
+    weights, bias = fit(*examples(cases, variant, in_house_benign, wide), variant)
+    floor = float(scores(weights, bias, in_house_benign, variant.features).max()) + 1e-6
+    threshold = max(max(figures["thresholds"]), floor)
+    stdout.write(
+        f"fold thresholds {figures['thresholds']}, in-house floor {floor:.4f}: threshold {threshold:.4f}; "
+        f"held-out attacks missed {figures['attacks_missed']['n']}/{figures['attacks_missed']['of']}"
+    )
+    save_model(weights=weights, bias=bias, threshold=threshold, features=variant.features)
+    assert intent_model() is not None
+    return {
+        "fitted_on": "train+dev",
+        "variant": describe(variant),
+        "threshold": round(threshold, 6),
+        "fold_thresholds": figures["thresholds"],
+        "cv_attacks_missed": figures["attacks_missed"],
+        "cv_benign_refused": figures["benign_refused"],
+    }
 
 
 def _features(**changes):

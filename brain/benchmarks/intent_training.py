@@ -7,7 +7,8 @@ English, and a model that saw non-English text only in attacks would refuse ever
 test split is never read here.
 
 The recipe (`Variant`: features, regularisation, weights, augmentation) is fitted on the train split (with
-the wider benign texts of `public_benign` when the recipe weighs them); C and the threshold are chosen on dev:
+the wider benign texts of `public_benign` when the recipe weighs them); C and the threshold are chosen on dev
+(`intent_cv.train_on_train_and_dev`, `--train-on train+dev`, fits on both instead: README, 2026-12-06):
 the threshold is the lowest score at which the gate (rules, then the classifier) refuses at most
 `BENIGN_BUDGET` of dev's benign texts, at most `BENIGN_BUDGET` of each wider source's dev texts, and none of
 the in-house benign texts.

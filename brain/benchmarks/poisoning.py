@@ -1,6 +1,6 @@
 """Poisoning: red-team attacks admitted (goal 0), benign look-alikes refused (goal <= 2%), personal data admitted.
 
-`brain_bench poisoning [--limit N] [--split test] [--no-public] [--train [--train-variant NAME]] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
+`brain_bench poisoning [--limit N] [--split test] [--no-public] [--train [--train-on train|train+dev] [--train-variant NAME]] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
 personal_data}.jsonl goes through the real write path without a database (`brain.benchmarks.trust`). Keys:
 attacks, attacks_admitted, benign, benign_rejected_pct, pii_cases, pii_admitted (and the ids of failures),
 plus the gate's mean cost per candidate in milliseconds, and `public`: the public corpora's attacks and
@@ -28,7 +28,14 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--train",
         action="store_true",
-        help="Retrain the intent classifier (train split; dev threshold) first.",
+        help="Retrain the intent classifier first: on train with C and the threshold chosen on dev (the shipped "
+        "model's way), or with --train-on train+dev on both at the cross-validated threshold.",
+    )
+    parser.add_argument(
+        "--train-on",
+        default="train",
+        choices=("train", "train+dev"),
+        help="With --train: what the classifier is fitted on (default train).",
     )
     parser.add_argument(
         "--cv",
@@ -43,7 +50,7 @@ def add_arguments(parser) -> None:
         "--train-variant",
         default=None,
         metavar="NAME",
-        help="With --train: fit this recipe of intent_cv.VARIANTS instead of the shipped one (C still chosen on dev).",
+        help="With --train: fit this recipe of intent_cv.VARIANTS instead of the shipped one.",
     )
 
 
@@ -53,14 +60,19 @@ def run(options, stdout) -> dict:
 
         return {"cv": intent_cv.run(options["cv"], stdout, seeds=options.get("cv_seeds") or 1)}
     if options.get("train"):
-        from .intent_cv import VARIANTS
-        from .intent_training import train
+        from .intent_cv import VARIANTS, train_on_train_and_dev
+        from .intent_training import SHIPPED, train
 
         name = options.get("train_variant")
         if name is not None and name not in VARIANTS:
             raise CommandError(f"unknown recipe {name!r}; known: {', '.join(VARIANTS)}")
-        variant = VARIANTS[name] if name else None
-        stdout.write(f"intent classifier trained: {train(stdout, variant)}")
+        variant = VARIANTS[name] if name else SHIPPED
+        fitted = (
+            train_on_train_and_dev(stdout, variant)
+            if options.get("train_on") == "train+dev"
+            else train(stdout, variant)
+        )
+        stdout.write(f"intent classifier trained: {fitted}")
     figures = trust.poisoning_figures(options.get("limit")).as_dict()
     texts = [c["text"] for c in trust.load("benign")[: options.get("limit")] if c["surface"] == "text"]
     started = time.perf_counter()

@@ -17,9 +17,10 @@ Which n-grams and how many hash buckets is the model's `Features`, stored with i
 with fixed arithmetic (not Python's salted `hash()`), presence is binary and the vector is L2-normalised, so
 the same text gets the same score in every process. The weights (`intent_model.npz`, beside this module,
 loaded once per process) are trained by `manage.py brain_bench poisoning --train` on the train split of the
-public corpora and the in-house benign texts (`brain/benchmarks/intent_training.py`); the threshold is chosen
-on the dev split. Recipes (features included) are compared by a grouped cross-validation over train + dev
-(`brain/benchmarks/intent_cv.py`, `--cv`).
+public corpora, the wider benign texts and the in-house benign texts (`brain/benchmarks/intent_training.py`);
+the threshold is chosen on the dev split. Recipes (features included) are compared by a grouped
+cross-validation over train + dev (`brain/benchmarks/intent_cv.py`, `--cv`), which can also fit the model on
+train and dev together (`--train-on train+dev`; not the shipped model, README).
 """
 
 from __future__ import annotations
