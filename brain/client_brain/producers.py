@@ -28,6 +28,7 @@ from brain.activity import memories_record_activity
 from brain.formation.evidence import customer_ref
 from brain.formation.personal_data import strip_salutation
 from brain.formation.poisoning import classified
+from brain.formation.text import word_count
 from brain.models import BrainScopeKind, MemorySource, WriteSurface
 from brain.providers import ProviderError, get_provider, register_task
 from brain.types import MemoryCandidate
@@ -200,11 +201,7 @@ def _body_sentences(body: str) -> list[str]:
     for index, sentence in enumerate(s.strip() for s in _SENTENCE_SPLIT.split("\n".join(kept))):
         if index == 0:
             sentence = strip_salutation(sentence)
-        if (
-            _GREETING.match(sentence)
-            or _SIGN_OFF.match(sentence)
-            or len(re.findall(r"[^\W_]+", sentence)) < 3
-        ):
+        if _GREETING.match(sentence) or _SIGN_OFF.match(sentence) or word_count(sentence) < 3:
             continue
         result.append(sentence)
     return result

@@ -22,7 +22,7 @@ from brain.prompting import canonical_tags
 from .intent import WEB_ADDRESS
 from .personal_data import find_card_number, find_personal_data, redact_card_numbers, redact_contacts
 from .poisoning import concealed_family, find_instruction, rule_family
-from .text import content_tokens, normalise, numbers_conflict, sentences
+from .text import content_tokens, length_units, normalise, numbers_conflict, sentences, word_count
 
 # Where a customer's personal data is refused: the producers that learn from customers' own words (tickets,
 # chat transcripts, the feedback comments suggestions are mined from). Deliberate writes (an agent's
@@ -400,9 +400,8 @@ def _template_verdict(stripped: str, template: str | None, values: dict | None) 
             return GateVerdict(False, GateReason.MALFORMED_TEMPLATE, f"missing values: {', '.join(missing)}")
     if _PLACEHOLDER.search(stripped):
         return GateVerdict(False, GateReason.UNFILLED_TEMPLATE, _PLACEHOLDER.search(stripped).group())
-    words = re.findall(r"[^\W_]+", stripped)
     min_chars, min_words = _setting("MIN_CHARS", 12), _setting("MIN_WORDS", 3)
-    if len(stripped) < min_chars or len(words) < min_words:
+    if length_units(stripped) < min_chars or word_count(stripped) < min_words:
         return GateVerdict(
             False, GateReason.TOO_SHORT, f"at least {min_words} words and {min_chars} characters"
         )

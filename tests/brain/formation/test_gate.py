@@ -25,6 +25,11 @@ def reason(text, **kwargs):
         ("x" * 1001, GateReason.TOO_LONG),
         ("Refunds take 5 days.", PASS),
         ("Refunds are processed within five business days of approval. " * 16, PASS),  # ~1000 chars
+        # Written without spaces: two characters count as a word (2026-12-06: each was too short).
+        ("三十天内可以退货。", PASS),
+        ("返品は30日以内に受け付けます。", PASS),
+        ("使用说明在包装盒里。", PASS),
+        ("可以退货", GateReason.TOO_SHORT),
     ],
 )
 def test_empty_too_short_and_too_long_text_is_rejected(text, expected):
