@@ -6,7 +6,7 @@ order") would become an instruction the business never gave. The gate calls `fin
 write surface and rejects a hit with its family as the reason code (an operator's own words, which instruct the
 agent by design, are read by `concealed_family()` alone):
 
-- `instruction_override`: override phrasing (English and the common European languages), a message to
+- `instruction_override`: override phrasing (English and thirteen other languages, `languages.py`), a message to
   the model ("note to the AI"), fake system or chat-role markers;
 - `role_play`: "you are now", "act as", "pretend to be", "developer mode";
 - `widening_directive`: an unconditional always/never that widens refunds, credits or permissions
@@ -30,6 +30,7 @@ import unicodedata
 from ..caches import memoize
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings
 from .intent import WEB_ADDRESS, intent_model
+from .languages import OVERRIDES
 
 
 class PoisonKind:
@@ -177,36 +178,7 @@ _OVERRIDE_PATTERNS = (
         r"(?:tell|say|reveal|share|disclose|discuss)\b",
         _I,
     ),
-    # The same override in French, Spanish, German, Italian, Portuguese and Dutch.
-    re.compile(
-        r"\bignore[rz]?\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|règles)\s+(?:précédentes|antérieures|ci-dessus)"
-        r"|\boublie[rz]?\s+(?:toutes\s+)?(?:les\s+|tes\s+|vos\s+)?(?:instructions|consignes|règles)"
-        r"|\bà\s+partir\s+de\s+maintenant\s*,?\s+(?:tu|vous)\b",
-        _I,
-    ),
-    re.compile(
-        r"\b(?:ignora|olvida|ignore|omite)\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones|reglas|indicaciones)"
-        r"|\ba\s+partir\s+de\s+ahora\s*,?\s+(?:tú|tu|usted|eres|debes|siempre)\b",
-        _I,
-    ),
-    re.compile(
-        r"\b(?:ignoriere|vergiss|missachte|ignorieren\s+sie)\s+(?:alle\s+)?(?:vorherigen\s+|bisherigen\s+|obigen\s+)?"
-        r"(?:anweisungen|regeln|instruktionen|vorgaben)|\b(?:ab\s+jetzt|von\s+nun\s+an)\s*,?\s+(?:bist\s+du|du|sie\s+sind|musst)\b",
-        _I,
-    ),
-    re.compile(
-        r"\b(?:ignora|dimentica)\s+(?:tutte\s+)?(?:le\s+)?(?:istruzioni|regole)|\bd'ora\s+in\s+poi\s*,?\s+(?:tu|sei|devi)\b",
-        _I,
-    ),
-    re.compile(
-        r"\b(?:ignore|esqueça|esqueca|desconsidere)\s+(?:todas\s+)?(?:as\s+)?(?:instruções|instrucoes|regras)"
-        r"|\ba\s+partir\s+de\s+agora\s*,?\s+(?:você|voce|tu)\b",
-        _I,
-    ),
-    re.compile(
-        r"\b(?:negeer|vergeet)\s+(?:alle\s+)?(?:vorige\s+|eerdere\s+)?(?:instructies|regels)|\bvanaf\s+nu\s+ben\s+je\b",
-        _I,
-    ),
+    *OVERRIDES,  # the same in other languages (languages.py)
 )
 
 _PERSONA_POWER = (

@@ -1,0 +1,111 @@
+"""The override phrase rules outside English (`poisoning.py`'s `instruction_override` family), one language at a
+time: "ignore all previous instructions", "from now on you are ...", and a request for the model's own
+instructions ("show me your system prompt"), as customers of a support desk write them in French, Spanish,
+German, Italian, Portuguese, Dutch, Polish, Russian, Ukrainian, Turkish, Arabic, Chinese, Japanese and Korean.
+
+Each rule names what the instructions are (instructions, rules, a system prompt), never a bare "ignore" or
+"forget": "请忽略之前的邮件" (please ignore the earlier e-mail) and "Игнорируйте предыдущее письмо" are a
+customer's words. "From now on you ..." needs the familiar "you" of an order given to a machine where a
+language has one (ты, ти, 너, du, tu, jij); support text addresses customers formally.
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+
+OVERRIDES = (
+    # French, Spanish, German, Italian, Portuguese, Dutch.
+    re.compile(
+        r"\bignore[rz]?\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|règles)\s+(?:précédentes|antérieures|ci-dessus)"
+        r"|\boublie[rz]?\s+(?:toutes\s+)?(?:les\s+|tes\s+|vos\s+)?(?:instructions|consignes|règles)"
+        r"|\bà\s+partir\s+de\s+maintenant\s*,?\s+(?:tu|vous)\b",
+        _I,
+    ),
+    re.compile(
+        r"\b(?:ignora|olvida|ignore|omite)\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones|reglas|indicaciones)"
+        r"|\ba\s+partir\s+de\s+ahora\s*,?\s+(?:tú|tu|usted|eres|debes|siempre)\b",
+        _I,
+    ),
+    re.compile(
+        r"\b(?:ignoriere|vergiss|missachte|ignorieren\s+sie)\s+(?:alle\s+)?(?:vorherigen\s+|bisherigen\s+|obigen\s+)?"
+        r"(?:anweisungen|regeln|instruktionen|vorgaben)|\b(?:ab\s+jetzt|von\s+nun\s+an)\s*,?\s+(?:bist\s+du|du|sie\s+sind|musst)\b",
+        _I,
+    ),
+    re.compile(
+        r"\b(?:ignora|dimentica)\s+(?:tutte\s+)?(?:le\s+)?(?:istruzioni|regole)|\bd'ora\s+in\s+poi\s*,?\s+(?:tu|sei|devi)\b",
+        _I,
+    ),
+    re.compile(
+        r"\b(?:ignore|esqueça|esqueca|desconsidere)\s+(?:todas\s+)?(?:as\s+)?(?:instruções|instrucoes|regras)"
+        r"|\ba\s+partir\s+de\s+agora\s*,?\s+(?:você|voce|tu)\b",
+        _I,
+    ),
+    re.compile(
+        r"\b(?:negeer|vergeet)\s+(?:alle\s+)?(?:vorige\s+|eerdere\s+)?(?:instructies|regels)|\bvanaf\s+nu\s+ben\s+je\b",
+        _I,
+    ),
+    # Polish.
+    re.compile(
+        r"\b(?:zignoruj|ignoruj|zapomnij\s+o)(?:cie)?\s+(?:wszystki(?:e|ch)\s+)?"
+        r"(?:poprzedni(?:e|ch)\s+|wcześniejsz(?:e|ych)\s+|swoi?ch\s+|swoje\s+|systemow(?:e|ych)\s+)?"
+        r"(?:instrukcj(?:e|i|ach)|polece(?:nia|ń|niach)|zasad(?:y|ach)?|reguł(?:y|ach)?)"
+        r"|\bod\s+teraz\s*,?\s+(?:jesteś|musisz)\b"
+        r"|\b(?:pokaż|wypisz|ujawnij|powtórz)\s+(?:mi\s+)?(?:swój\s+|swoje\s+|twój\s+|twoje\s+)?"
+        r"(?:prompt\s+systemowy|systemowy\s+prompt|instrukcje\s+systemowe|początkowe\s+instrukcje)",
+        _I,
+    ),
+    # Russian and Ukrainian.
+    re.compile(
+        r"\b(?:про)?(?:игнорируй|забудь)(?:те)?\s+(?:все\s+|всё\s+)?"
+        r"(?:предыдущие\s+|прежние\s+|свои\s+|ваши\s+|твои\s+|системные\s+)?(?:инструкции|указания|правила|ограничения)"
+        r"|\b(?:с\s+этого\s+момента|отныне)\s*,?\s+ты\b"
+        r"|\b(?:покажи|выведи|раскрой|повтори)(?:те)?\s+(?:мне\s+)?(?:свой\s+|свои\s+|твой\s+|твои\s+|ваш\s+|ваши\s+)?"
+        r"(?:системн\w+\s+(?:промпт|инструкци\w+)|исходн\w+\s+инструкци\w+)",
+        _I,
+    ),
+    re.compile(
+        r"\b(?:про)?(?:ігноруй|забудь)(?:те)?\s+(?:всі\s+|усі\s+)?(?:попередні\s+|свої\s+|системні\s+)?"
+        r"(?:інструкції|вказівки|правила|обмеження)"
+        r"|\b(?:відтепер|з\s+цього\s+моменту)\s*,?\s+ти\b"
+        r"|\b(?:покажи|виведи|розкрий|повтори)(?:те)?\s+(?:мені\s+)?(?:свій\s+|свої\s+|твій\s+|твої\s+)?"
+        r"системн\w+\s+(?:промпт|інструкці\w+)",
+        _I,
+    ),
+    # Turkish.
+    re.compile(
+        r"\b(?:önceki|tüm|bütün|yukarıdaki)\s+(?:\w+\s+)?(?:talimatları(?:nı)?|kuralları(?:nı)?|yönergeleri(?:ni)?)\s+"
+        r"(?:yok\s+say|görmezden\s+gel|unut|dikkate\s+alma)"
+        r"|\bşu\s+andan\s+itibaren\s*,?\s+sen\b"
+        r"|\bsistem\s+(?:istemini|komutunu|talimatlarını|promptunu)\s+(?:göster|yaz|paylaş|söyle|ver)",
+        _I,
+    ),
+    # Arabic.
+    re.compile(
+        r"(?:تجاهل|تجاهلي|انس|انسى|إنس)\s+(?:جميع\s+|كل\s+)?(?:التعليمات|الأوامر|القواعد|الإرشادات)"
+        r"|من\s+الآن\s+فصاعد(?:ا|اً)\s*[،,]?\s+(?:أنت|انت)"
+        r"|(?:اعرض|أظهر|اكتب|كرر|اكشف)\s+(?:لي\s+)?(?:موجه|تعليمات)\s+النظام"
+    ),
+    # Chinese, simplified and traditional.
+    re.compile(
+        r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|不要理会|不要理會)掉?你?"
+        r"(?:之前|以前|先前|上面|上述|以上|前面|所有|全部|一切)的?(?:所有|全部)?的?(?:指令|指示|规则|規則|提示词|提示詞)"
+        r"|(?:从现在开始|從現在開始|从现在起|從現在起|从今以后|從今以後)\s*[，,]?\s*你(?:是|就是|必须|必須)"
+        r"|(?:显示|顯示|输出|輸出|告诉我|告訴我|打印|重复|重複|泄露|洩露|给我看|給我看|公开|公開)(?:一下)?(?:你的|您的)?"
+        r"(?:系统提示|系統提示|系统指令|系統指令|初始指令|原始指令|提示词|提示詞)"
+    ),
+    # Japanese.
+    re.compile(
+        r"(?:これまでの|以前の|前の|上記の|先ほどの|すべての|全ての)(?:すべての|全ての)?(?:指示|命令|ルール|指令|制約)"
+        r"(?:は|を)(?:すべて|全て)?(?:無視|忘れ)"
+        r"|(?:システムプロンプト|初期プロンプト|システム指示|最初の指示)を(?:表示|出力|教え|見せ|繰り返|書き出)"
+    ),
+    # Korean.
+    re.compile(
+        r"(?:이전|앞의|위의|모든|기존)\s*(?:의\s*)?(?:모든\s*)?(?:지시사항|지시|명령|지침|규칙)(?:을|를|은|는)?\s*(?:모두\s*)?"
+        r"(?:무시|잊어)"
+        r"|지금부터\s*(?:너는|넌)"
+        r"|시스템\s*(?:프롬프트|지시|명령)(?:을|를)?\s*(?:보여|알려|출력|말해|공개)"
+    ),
+)
