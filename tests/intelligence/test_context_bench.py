@@ -5,6 +5,7 @@ import json
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psycopg
@@ -18,6 +19,13 @@ REPO = Path(__file__).resolve().parents[2]
 def _drop(database: str) -> None:
     params = driver_params(connections["default"].settings_dict, migration=True)  # the databases' owner
     with psycopg.connect(**{**params, "dbname": "postgres"}, autocommit=True) as conn:
+        # The benchmark's servers have stopped, but their sessions may take a moment to leave, and the owner
+        # may not terminate another role's session (FORCE failed so once, 2026-12-06): wait up to 10 s first.
+        for _ in range(100):
+            others = "SELECT 1 FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()"
+            if conn.execute(others, [database]).fetchone() is None:
+                break
+            time.sleep(0.1)
         conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 
