@@ -9,8 +9,10 @@ addresses, phone numbers, a domain such as "acme.test" or "@acme.test" for every
 street address), and a detail found there is not personal.
 
 Two layers. Patterns first, cheap and certain: names where support text puts them (after a salutation or a
-title, in "my name is", before a possessive order or account), street addresses with a street word of
-many languages or a house number beside a place, phone layouts, e-mail, card, IBAN and order numbers.
+title, in "my name is", before a possessive order or account; announced in Chinese, Japanese, Korean or
+Arabic, which have no capitals to tell a name by), street addresses with a street word of many languages (the
+Russian and Ukrainian abbreviations too) or a house number beside a place, phone layouts, e-mail, card, IBAN
+and order numbers.
 Then, for a text patterns let through, the model's word lists (pii_model.Lexicon: first names, surnames and
 places of Faker's locales, the pipeline's English words; their rules are in personal_names.py) — a first name and surname side by side, a listed
 name that is no English word, unknown capitalised pairs, lower-cased names after a cue, streets by their
@@ -170,6 +172,23 @@ _NAMES = (
         rf"\b(?i:(?:kid|son|daughter|wife|husband|partner|child|mother|father|brother|sister)(?:'s\s+name)?"
         rf"|call\s+me|(?:first|last|maiden|full|sur)\s*name(?:\s+is|\s*[?:])?)\s+({_NAME})"
     ),
+    # Announced in a script without capitals, where no word list can tell a name: "我叫王伟" (not "我叫了快递", I
+    # called the courier), "姓名：李娜", "私の名前は佐藤花子です", "田中と申します", "제 이름은 김민준입니다",
+    # "اسمي محمد" (not "اسمي على الطلب", my name on the order).
+    re.compile(
+        r"(?:我叫|我的名字(?:是|叫)|我姓|(?:姓名|名字)\s*[:：])(?![了过過车車])\s*([\u4e00-\u9fff]{1,4})"
+    ),
+    re.compile(r"(?:私|僕|俺|わたし|わたくし)の名前は\s*([^\s、。，,]{1,10}?)(?:です|と申します)"),
+    re.compile(r"([\u4e00-\u9fff\u30a0-\u30ff]{1,6})と申します"),
+    re.compile(r"(?:제|내|저의|나의)\s*이름은\s*([\uac00-\ud7a3]{2,5})"),
+    re.compile(r"(?:^|[.!?؟]\s*)(?:اسمي|إسمي)\s+(?!على|في|غير|ليس|خطأ|مكتوب)([\u0620-\u064a]{2,})"),
+)
+
+
+# A street of Russia or Ukraine by its abbreviation: "вул. Хрещатик, 22", "ул. Ленина, д. 5".
+_STREET_CYRILLIC = re.compile(
+    r"(?<![\w])(?:ул|вул|пр|просп|пер|бул|пл|наб|ш)\.\s*[А-ЯЁІЇЄҐ][а-яёіїєґ'’-]+(?:\s+[А-ЯЁІЇЄҐа-яёіїєґ'’-]+){0,2}"
+    r",?\s*(?:д\.\s*)?\d{1,4}"
 )
 
 
@@ -245,7 +264,7 @@ def find_personal_data(
                 return PersonalDataHit(PersonalDataKind.ORDER_NUMBER, match.group())
     # A lower-cased text is read with capitals too ("1467 hastings street" as "1467 Hastings Street").
     readings = (text, text.title()) if not any(ch.isupper() for ch in text) else (text,)
-    for pattern, reading in ((p, r) for p in (_STREET, _STREETS_ABROAD) for r in readings):
+    for pattern, reading in ((p, r) for p in (_STREET, _STREETS_ABROAD, _STREET_CYRILLIC) for r in readings):
         for match in pattern.finditer(reading):
             if not _is_published(match.group(), published_values):
                 return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())

@@ -1,0 +1,40 @@
+"""Personal data in scripts without capitals, where no word list can tell a name, and a street of Russia or
+Ukraine by its abbreviation (2026-12-06: each was admitted). Patterns only: they hold in a request too, where
+the model is not asked."""
+
+import pytest
+
+from brain.formation.personal_data import find_personal_data
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("我叫王伟，我的订单还没到。", "name"),
+        ("姓名：李娜，电话已更新。", "name"),
+        ("私の名前は佐藤花子です。注文が届きません。", "name"),
+        ("カスタマーサポートの田中と申します。", "name"),
+        ("제 이름은 김민준입니다. 주문이 도착하지 않았어요.", "name"),
+        ("اسمي محمد أحمد وطلبي لم يصل.", "name"),
+        ("Моя адреса: вул. Хрещатик, 22, Київ.", "street_address"),
+        ("Доставьте на ул. Ленина, д. 5, пожалуйста.", "street_address"),
+    ],
+)
+def test_names_announced_and_cyrillic_streets_are_refused(text, kind):
+    hit = find_personal_data(text, model=False)
+    assert hit is not None and hit.kind == kind, hit
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我叫了快递，但是没人接。",  # 叫: called (the courier)
+        "请告诉我您的名字。",  # a request for a name, none given
+        "我们的地址在官网上。",
+        "اسمي على الطلب خطأ.",  # "my name on the order is wrong"
+        "이름은 상품 페이지에 있습니다.",
+        "Доставка по улице занимает два дня.",
+    ],
+)
+def test_the_same_words_without_a_name_stay_learnable(text):
+    assert find_personal_data(text, model=False) is None
