@@ -246,6 +246,21 @@ def _a_person_in_context(text: str, token: _Token, words: pii_model.Lexicon, *, 
     )
 
 
+# What a person does, of _PERSON_AFTER's verbs (a place "is", "has" and "was" things too).
+_ACTS_AFTER = re.compile(
+    r"^[ \t]+(?:says|said|wants|wanted|went|began|thinks|thought|likes|liked|loves|loved|works|worked|asked|"
+    rf"told|called|wrote|replied|answered|added|insisted|agreed|{_EXPRESSED})\b"
+)
+_GENDERED = re.compile(r"\b(?:he|she|his|her|hers|him|himself|herself)\b", re.I)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+
+
+def _gendered_later(text: str, token: _Token) -> bool:
+    """The rest of the token's sentence calls someone he or she (a place is "it")."""
+    end = _SENTENCE_END.search(text, token.end)
+    return bool(_GENDERED.search(text[token.end : end.start() if end else len(text)]))
+
+
 def _english_or_desk(word: str, words: pii_model.Lexicon) -> bool:
     return words.is_english(word) or _desk_word(word)
 
@@ -294,10 +309,13 @@ def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model
                 yield pii_model.Finding(PersonalDataKind.NAME, token.word)
             elif (
                 (words.is_first(token.word) or words.is_last(token.word) or _could_name(token.word, words))
-                # A place only where a person speaks: "says Lugo".
+                # A place only where a person speaks ("says Lugo") or acts and the sentence then calls it he
+                # or she ("Johnston began writing as a teenager, publishing her first story").
                 and (
                     not words.is_place(token.word)
                     or _SPEAKS.search(text[max(0, token.start - 20) : token.start])
+                    or _ACTS_AFTER.match(text[token.end : token.end + 40])
+                    and _gendered_later(text, token)
                 )
                 and _person_around(text, token)
                 # An English word before another capitalised one is a label's: "called Early Exit Fee".

@@ -103,6 +103,8 @@ def test_support_text_with_words_in_no_list_stays_learnable(worker, text):
         ("Come on Marsilius, answer the phone.", "Marsilius"),
         ("Please help me Orlaith, I am stuck.", "Orlaith"),
         ("c'mon tadzio, pick up the phone.", "tadzio"),  # all in lower case
+        # A surname that is a place too, acting, then called "her" (a train template, other identities).
+        ("Johnston began writing as a teenager, publishing her first story.", "Johnston"),
     ],
 )
 def test_a_lone_name_where_a_person_speaks_or_acts_is_refused(worker, text, name):
@@ -131,6 +133,8 @@ def test_a_lone_name_where_a_person_speaks_or_acts_is_refused(worker, text, name
         "Ok Google, set a timer for the oven.",
         "We moved everything to Shopify, and sales went up.",
         "i ordered it from zalando, but it never came.",
+        "Warsaw began delivering on Sundays, and it is popular.",  # a place acting is "it"
+        "Victoria began shipping to Europe last year.",
         "The shop on Kolonaki, near the station, was closed.",
     ],
 )
