@@ -1,6 +1,6 @@
-"""Personal data in scripts without capitals, where no word list can tell a name, and a street of Russia or
-Ukraine by its abbreviation (2026-12-06: each was admitted). Patterns only: they hold in a request too, where
-the model is not asked."""
+"""Personal data in scripts without capitals (Chinese, Japanese, Korean, Arabic, Hebrew, Hindi, Thai), where no
+word list can tell a name, and a street of Russia or Ukraine by its abbreviation (2026-12-06: each was
+admitted). Patterns only: they hold in a request too, where the model is not asked."""
 
 import pytest
 
@@ -16,6 +16,9 @@ from brain.formation.personal_data import find_personal_data
         ("カスタマーサポートの田中と申します。", "name"),
         ("제 이름은 김민준입니다. 주문이 도착하지 않았어요.", "name"),
         ("اسمي محمد أحمد وطلبي لم يصل.", "name"),
+        ("שמי דוד כהן וההזמנה שלי לא הגיעה.", "name"),
+        ("मेरा नाम राहुल शर्मा है और मेरा ऑर्डर नहीं आया।", "name"),
+        ("ผมชื่อสมชาย ใจดี คำสั่งซื้อยังไม่มา", "name"),
         ("Моя адреса: вул. Хрещатик, 22, Київ.", "street_address"),
         ("Доставьте на ул. Ленина, д. 5, пожалуйста.", "street_address"),
     ],
@@ -33,6 +36,9 @@ def test_names_announced_and_cyrillic_streets_are_refused(text, kind):
         "我们的地址在官网上。",
         "اسمي على الطلب خطأ.",  # "my name on the order is wrong"
         "이름은 상품 페이지에 있습니다.",
+        "मेरा नाम गलत है।",  # "my name is wrong"
+        "שמי לא מופיע בהזמנה.",  # "my name does not appear on the order"
+        "ชื่อสินค้าอยู่บนกล่อง",  # "the product's name is on the box"
         "Доставка по улице занимает два дня.",
     ],
 )
