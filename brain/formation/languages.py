@@ -1,7 +1,9 @@
 """The override phrase rules outside English (`poisoning.py`'s `instruction_override` family), one language at a
 time: "ignore all previous instructions", "from now on you are ...", and a request for the model's own
 instructions ("show me your system prompt"), as customers of a support desk write them in French, Spanish,
-German, Italian, Portuguese, Dutch, Polish, Russian, Ukrainian, Turkish, Arabic, Chinese, Japanese and Korean.
+German, Italian, Portuguese, Dutch, Polish, Russian, Ukrainian, Turkish, Arabic, Chinese, Japanese and Korean
+(all three), and in Swedish, Norwegian, Danish, Finnish, Czech, Slovak, Hungarian, Romanian, Greek,
+Indonesian, Malay, Vietnamese, Hebrew, Hindi and Thai (the override).
 
 Each rule names what the instructions are (instructions, rules, a system prompt), never a bare "ignore" or
 "forget": "请忽略之前的邮件" (please ignore the earlier e-mail) and "Игнорируйте предыдущее письмо" are a
@@ -12,42 +14,50 @@ language has one (ты, ти, 너, du, tu, jij); support text addresses customer
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _I = re.IGNORECASE
 
+
+def _rule(source: str, flags: int = 0) -> re.Pattern[str]:
+    """A rule read against `poisoning._fold`'s NFKC text, so written in NFKC too (Thai "ำ" is two characters
+    there, a full-width comma a comma)."""
+    return re.compile(unicodedata.normalize("NFKC", source), flags)
+
+
 OVERRIDES = (
     # French, Spanish, German, Italian, Portuguese, Dutch.
-    re.compile(
+    _rule(
         r"\bignore[rz]?\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|règles)\s+(?:précédentes|antérieures|ci-dessus)"
         r"|\boublie[rz]?\s+(?:toutes\s+)?(?:les\s+|tes\s+|vos\s+)?(?:instructions|consignes|règles)"
         r"|\bà\s+partir\s+de\s+maintenant\s*,?\s+(?:tu|vous)\b",
         _I,
     ),
-    re.compile(
+    _rule(
         r"\b(?:ignora|olvida|ignore|omite)\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones|reglas|indicaciones)"
         r"|\ba\s+partir\s+de\s+ahora\s*,?\s+(?:tú|tu|usted|eres|debes|siempre)\b",
         _I,
     ),
-    re.compile(
+    _rule(
         r"\b(?:ignoriere|vergiss|missachte|ignorieren\s+sie)\s+(?:alle\s+)?(?:vorherigen\s+|bisherigen\s+|obigen\s+)?"
         r"(?:anweisungen|regeln|instruktionen|vorgaben)|\b(?:ab\s+jetzt|von\s+nun\s+an)\s*,?\s+(?:bist\s+du|du|sie\s+sind|musst)\b",
         _I,
     ),
-    re.compile(
+    _rule(
         r"\b(?:ignora|dimentica)\s+(?:tutte\s+)?(?:le\s+)?(?:istruzioni|regole)|\bd'ora\s+in\s+poi\s*,?\s+(?:tu|sei|devi)\b",
         _I,
     ),
-    re.compile(
+    _rule(
         r"\b(?:ignore|esqueça|esqueca|desconsidere)\s+(?:todas\s+)?(?:as\s+)?(?:instruções|instrucoes|regras)"
         r"|\ba\s+partir\s+de\s+agora\s*,?\s+(?:você|voce|tu)\b",
         _I,
     ),
-    re.compile(
+    _rule(
         r"\b(?:negeer|vergeet)\s+(?:alle\s+)?(?:vorige\s+|eerdere\s+)?(?:instructies|regels)|\bvanaf\s+nu\s+ben\s+je\b",
         _I,
     ),
     # Polish.
-    re.compile(
+    _rule(
         r"\b(?:zignoruj|ignoruj|zapomnij\s+o)(?:cie)?\s+(?:wszystki(?:e|ch)\s+)?"
         r"(?:poprzedni(?:e|ch)\s+|wcześniejsz(?:e|ych)\s+|swoi?ch\s+|swoje\s+|systemow(?:e|ych)\s+)?"
         r"(?:instrukcj(?:e|i|ach)|polece(?:nia|ń|niach)|zasad(?:y|ach)?|reguł(?:y|ach)?)"
@@ -57,7 +67,7 @@ OVERRIDES = (
         _I,
     ),
     # Russian and Ukrainian.
-    re.compile(
+    _rule(
         r"\b(?:про)?(?:игнорируй|забудь)(?:те)?\s+(?:все\s+|всё\s+)?"
         r"(?:предыдущие\s+|прежние\s+|свои\s+|ваши\s+|твои\s+|системные\s+)?(?:инструкции|указания|правила|ограничения)"
         r"|\b(?:с\s+этого\s+момента|отныне)\s*,?\s+ты\b"
@@ -65,7 +75,7 @@ OVERRIDES = (
         r"(?:системн\w+\s+(?:промпт|инструкци\w+)|исходн\w+\s+инструкци\w+)",
         _I,
     ),
-    re.compile(
+    _rule(
         r"\b(?:про)?(?:ігноруй|забудь)(?:те)?\s+(?:всі\s+|усі\s+)?(?:попередні\s+|свої\s+|системні\s+)?"
         r"(?:інструкції|вказівки|правила|обмеження)"
         r"|\b(?:відтепер|з\s+цього\s+моменту)\s*,?\s+ти\b"
@@ -74,7 +84,7 @@ OVERRIDES = (
         _I,
     ),
     # Turkish.
-    re.compile(
+    _rule(
         r"\b(?:önceki|tüm|bütün|yukarıdaki)\s+(?:\w+\s+)?(?:talimatları(?:nı)?|kuralları(?:nı)?|yönergeleri(?:ni)?)\s+"
         r"(?:yok\s+say|görmezden\s+gel|unut|dikkate\s+alma)"
         r"|\bşu\s+andan\s+itibaren\s*,?\s+sen\b"
@@ -82,13 +92,13 @@ OVERRIDES = (
         _I,
     ),
     # Arabic.
-    re.compile(
+    _rule(
         r"(?:تجاهل|تجاهلي|انس|انسى|إنس)\s+(?:جميع\s+|كل\s+)?(?:التعليمات|الأوامر|القواعد|الإرشادات)"
         r"|من\s+الآن\s+فصاعد(?:ا|اً)\s*[،,]?\s+(?:أنت|انت)"
         r"|(?:اعرض|أظهر|اكتب|كرر|اكشف)\s+(?:لي\s+)?(?:موجه|تعليمات)\s+النظام"
     ),
     # Chinese, simplified and traditional.
-    re.compile(
+    _rule(
         r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|不要理会|不要理會)掉?你?"
         r"(?:之前|以前|先前|上面|上述|以上|前面|所有|全部|一切)的?(?:所有|全部)?的?(?:指令|指示|规则|規則|提示词|提示詞)"
         r"|(?:从现在开始|從現在開始|从现在起|從現在起|从今以后|從今以後)\s*[，,]?\s*你(?:是|就是|必须|必須)"
@@ -96,13 +106,48 @@ OVERRIDES = (
         r"(?:系统提示|系統提示|系统指令|系統指令|初始指令|原始指令|提示词|提示詞)"
     ),
     # Japanese.
-    re.compile(
+    _rule(
         r"(?:これまでの|以前の|前の|上記の|先ほどの|すべての|全ての)(?:すべての|全ての)?(?:指示|命令|ルール|指令|制約)"
         r"(?:は|を)(?:すべて|全て)?(?:無視|忘れ)"
         r"|(?:システムプロンプト|初期プロンプト|システム指示|最初の指示)を(?:表示|出力|教え|見せ|繰り返|書き出)"
     ),
+    # Swedish, Norwegian and Danish, Finnish, Czech and Slovak, Hungarian, Romanian, Greek.
+    _rule(
+        r"\b(?:ignorera|glöm)\s+(?:alla\s+)?(?:tidigare\s+|föregående\s+)?(?:instruktioner|regler|anvisningar)"
+        r"|\b(?:ignorer|glem)\s+(?:alle\s+)?(?:tidligere\s+|forrige\s+)?(?:instruksjoner|instruktioner|regler|anvisninger)"
+        r"|\b(?:ohita|unohda|jätä\s+huomiotta)\s+(?:kaikki\s+(?:aiemmat\s+|edelliset\s+)?|aiemmat\s+|edelliset\s+)"
+        r"(?:ohjeet|säännöt|käskyt)",
+        _I,
+    ),
+    _rule(
+        r"\b(?:ignoruj(?:te)?|zapomeň(?:te)?\s+na|zabudni(?:te)?\s+na)\s+(?:všechny\s+|všetky\s+)?"
+        r"(?:předchozí\s+|predchádzajúce\s+)?(?:pokyny|instrukce|inštrukcie|pravidla|pravidlá)"
+        r"|\b(?:hagyd|hagyja)\s+figyelmen\s+kívül\s+(?:az\s+)?(?:összes\s+|minden\s+)?(?:korábbi\s+|előző\s+)?"
+        r"(?:utasítás(?:t|okat)|szabály(?:t|okat))"
+        r"|\bfelejtsd\s+el\s+(?:az\s+)?(?:összes\s+)?(?:korábbi\s+)?(?:utasítás(?:t|okat)|szabályokat)"
+        r"|\b(?:ignoră|ignorați|uită)\s+(?:toate\s+)?(?:instrucțiunile|instrucţiunile|regulile)"
+        r"|(?:αγνόησε|αγνοήστε|ξέχασε|ξεχάστε)\s+(?:όλες\s+)?(?:τις\s+)?(?:προηγούμενες\s+)?(?:οδηγίες|εντολές|κανόνες)",
+        _I,
+    ),
+    # Indonesian and Malay, Vietnamese: "all" or "previous" is needed ("abaikan petunjuk" may skip a manual).
+    _rule(
+        r"\b(?:abaikan|lupakan|acuhkan)\s+(?:semua\s+|seluruh\s+)(?:instruksi|perintah|aturan|arahan|petunjuk)"
+        r"|\b(?:abaikan|lupakan|acuhkan)\s+(?:instruksi|perintah|aturan|arahan|petunjuk)\s+(?:sebelumnya|di\s+atas)"
+        r"|(?:bỏ\s+qua|phớt\s+lờ|quên)\s+(?:đi\s+)?(?:tất\s+cả|mọi)\s+(?:các\s+|những\s+)?"
+        r"(?:hướng\s+dẫn|chỉ\s+dẫn|chỉ\s+thị|quy\s+tắc)"
+        r"|(?:bỏ\s+qua|phớt\s+lờ|quên)\s+(?:các\s+|những\s+)?(?:hướng\s+dẫn|chỉ\s+dẫn|chỉ\s+thị|quy\s+tắc)\s+"
+        r"(?:trước(?:\s+đó)?|ở\s+trên)",
+        _I,
+    ),
+    # Hebrew, Hindi, Thai ("คำสั่งซื้อ" is a purchase order: the rule wants "previous" or "all" right after).
+    _rule(
+        r"(?:התעלם|התעלמי|התעלמו|שכח|שכחי|שכחו)\s+(?:מכל\s+|מ)?ה?(?:הוראות|הנחיות|כללים)"
+        r"|(?:पिछले|पहले\s+के|सभी|ऊपर\s+के)\s+(?:सभी\s+)?(?:निर्देशों|निर्देश|नियमों|नियम)\s+(?:को\s+)?"
+        r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)"
+        r"|(?:เพิกเฉย|ไม่ต้องสนใจ|ละเว้น|ลืม)(?:ต่อ)?(?:คำสั่ง|คำแนะนำ|กฎ)(?:ก่อนหน้า|ทั้งหมด|เดิม)"
+    ),
     # Korean.
-    re.compile(
+    _rule(
         r"(?:이전|앞의|위의|모든|기존)\s*(?:의\s*)?(?:모든\s*)?(?:지시사항|지시|명령|지침|규칙)(?:을|를|은|는)?\s*(?:모두\s*)?"
         r"(?:무시|잊어)"
         r"|지금부터\s*(?:너는|넌)"
