@@ -1,6 +1,6 @@
 """The override rules outside English (`brain/formation/languages.py`, 2026-12-06): an override, a new persona
 and a request for the system prompt in Polish, Russian, Ukrainian, Turkish, Arabic, Chinese, Japanese and
-Korean, and an override in thirteen more languages, were admitted before (the classifier caught three of 34);
+Korean, and an override in fifteen more languages, were admitted before (the classifier caught three of 34);
 a customer's ordinary sentence with the same words is not refused."""
 
 import pytest
