@@ -6,7 +6,7 @@ order") would become an instruction the business never gave. The gate calls `fin
 write surface and rejects a hit with its family as the reason code (an operator's own words, which instruct the
 agent by design, are read by `concealed_family()` alone):
 
-- `instruction_override`: override phrasing (English and thirteen other languages, `languages.py`), a message to
+- `instruction_override`: override phrasing (English and 29 other languages, `languages.py`), a message to
   the model ("note to the AI"), fake system or chat-role markers;
 - `role_play`: "you are now", "act as", "pretend to be", "developer mode";
 - `widening_directive`: an unconditional always/never that widens refunds, credits or permissions
