@@ -30,7 +30,7 @@ import unicodedata
 from ..caches import memoize
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings
 from .intent import WEB_ADDRESS, intent_model
-from .languages import OVERRIDES
+from .languages import OVERRIDES, ROLE_PLAYS
 
 
 class PoisonKind:
@@ -218,22 +218,7 @@ _ROLE_PLAY_PATTERNS = (
         r"|\bwithout\s+(?:any\s+)?(?:ethical|moral|content|safety)\s+(?:restrictions|filters|limitations|guidelines|guardrails|constraints)\b",
         _I,
     ),
-    # ... answered or acted on in French, Spanish, Italian, German, Portuguese and Dutch ("rispondere senza
-    # restrizioni"; not "Sie können alle Funktionen ohne Einschränkungen nutzen").
-    re.compile(
-        r"\b(?:r[ée]pon\w*|respond\w*|contest\w*|rispond\w*|antwort\w*|beantwort\w*|antwoord\w*|agi[rst]\w*|act[uú]a\w*|"
-        r"agisc\w*|parl\w*|habl\w*|sprich\w*|sprech\w*|[ée]cri\w*|scriv\w*|escrib\w*|schreib\w*|fal[ae]\w*|escrev\w*|"
-        r"gener\w*|g[ée]n[ée]r\w*)\b[^.!?\n]{0,40}"
-        r"\b(?:sans\s+(?:aucune?\s+)?(?:restrictions?|filtres?|garde-fous)|sin\s+(?:ning[uú]na?\s+)?(?:restricci[oó]n(?:es)?|filtros?)"
-        r"|senza\s+(?:alcuna\s+)?(?:restrizioni|filtri|censura)|ohne\s+(?:jegliche\s+)?(?:einschränkungen|filter|zensur)"
-        r"|sem\s+(?:nenhuma\s+)?(?:restrições|restricoes|filtros)|zonder\s+(?:enige\s+)?(?:beperkingen|filters))\b",
-        _I,
-    ),
-    # French, Spanish, German: "you are now ..."
-    re.compile(
-        r"\b(?:tu\s+es|vous\s+êtes)\s+maintenant\b|\b(?:ahora\s+eres|ahora\s+es\s+usted)\b|\bdu\s+bist\s+jetzt\b",
-        _I,
-    ),
+    *ROLE_PLAYS,  # the same in other languages (languages.py)
 )
 
 # The grant: what widens an agent's powers or what a customer gets.
