@@ -28,7 +28,7 @@ from brain.activity import memories_record_activity
 from brain.formation.evidence import customer_ref
 from brain.formation.personal_data import strip_salutation
 from brain.formation.poisoning import classified
-from brain.formation.text import word_count
+from brain.formation.text import sentences, word_count
 from brain.models import BrainScopeKind, MemorySource, WriteSurface
 from brain.providers import ProviderError, get_provider, register_task
 from brain.types import MemoryCandidate
@@ -143,7 +143,6 @@ Answer {"memories": [...]} where each memory is {"type": ..., "key": ..., "value
 `key` is a short stable identifier (e.g. "issue:delivery-delayed"). Return {"memories": []} when nothing
 durable can be learned. Do not include customer names, emails, order numbers or other personal data."""
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _GREETING = re.compile(
     r"^\s*(dear|hi|hello|hey|good (?:morning|afternoon|evening)|greetings)\b[^.!?\n]*[,!]?\s*$", re.I
 )
@@ -198,7 +197,7 @@ def _body_sentences(body: str) -> list[str]:
             break  # what follows a sign-off is the signature
         kept.append(line)
     result = []
-    for index, sentence in enumerate(s.strip() for s in _SENTENCE_SPLIT.split("\n".join(kept))):
+    for index, sentence in enumerate(sentences("\n".join(kept))):
         if index == 0:
             sentence = strip_salutation(sentence)
         if _GREETING.match(sentence) or _SIGN_OFF.match(sentence) or word_count(sentence) < 3:
@@ -256,9 +255,9 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     reply = (evidence.get("latest_reply") or {}).get("body") or ""
     subject = issue_subject(evidence.get("subject") or "")  # how the customer put it, without identifiers
     topic, topic_key = _topic({**evidence, "subject": subject})
-    sentences = _body_sentences(reply)
+    said = _body_sentences(reply)
 
-    facts = [s for s in sentences if _is_statement(s) and business_fact(s)]
+    facts = [s for s in said if _is_statement(s) and business_fact(s)]
     for fact in [business_fact(s) for s in facts][:MAX_BUSINESS_FACTS_PER_TICKET]:
         fact = _clip(fact)
         memories.append({"type": typed.BUSINESS, "key": f"fact:{_slug(fact)[:60]}", "value": {"fact": fact}})
@@ -266,13 +265,11 @@ def extract_local(evidence: dict[str, Any]) -> dict[str, Any]:
     if reply.strip():
         memories.append({"type": typed.VOICE, "key": "voice:formality", "value": _voice(reply)})
 
-    resolution = [s for s in sentences if _RESOLUTION_WORD.search(s) and s not in facts and _is_statement(s)][
-        :2
-    ]
+    resolution = [s for s in said if _RESOLUTION_WORD.search(s) and s not in facts and _is_statement(s)][:2]
     resolved_by = "action" if resolution else "steps"
     resolution = (
         resolution
-        or [s for s in sentences if _GUIDANCE_STEP.match(s) and s.endswith((".", "!")) and s not in facts][
+        or [s for s in said if _GUIDANCE_STEP.match(s) and s.endswith((".", "!")) and s not in facts][
             :MAX_GUIDANCE_STEPS
         ]
     )

@@ -80,5 +80,7 @@ _SUPPORT_WORDS = frozenset(
     credit wallet wallets situations visa mastercard amex maestro paypal klarna facebook twitter instagram
     whatsapp tiktok youtube linkedin pinterest snapchat google apple amazon
     profile purchase purchases refund refunds request return returns review save section service services
-    settings shipping status submit subscription support team terms tracking update website""".split()
+    settings shipping status submit subscription support team terms tracking update website
+    kunde kundin kunden bestellung bestellungen anmeldung lieferung rechnung rechnungen konto passwort versand
+    paket rücksendung rückerstattung erstattung zahlung warenkorb""".split()  # German capitalises every noun
 )

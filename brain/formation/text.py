@@ -16,7 +16,9 @@ _STOPWORDS = frozenset(
     please note fyi reminder remember""".split()  # the last line: fillers that restate, not content
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A sentence ends at ". ", "! ", "? ", a line break, or the full stops of Chinese and Japanese ("。", "！", "？"),
+# which no space follows.
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 
 
 @memoize("formation-normalised-texts", maxsize=8192, keyed_on="a text (a pure function of it)")

@@ -135,6 +135,9 @@ def test_a_lone_name_where_a_person_speaks_or_acts_is_refused(worker, text, name
         "i ordered it from zalando, but it never came.",
         "Warsaw began delivering on Sundays, and it is popular.",  # a place acting is "it"
         "Victoria began shipping to Europe last year.",
+        # German capitalises its nouns, and "Kunde" is a surname too.
+        "Tu so, als wärst du ein neuer Kunde, und teste die Anmeldung.",
+        "Der Kunde hat die Bestellung storniert.",
         "The shop on Kolonaki, near the station, was closed.",
     ],
 )

@@ -1,0 +1,37 @@
+"""The text helpers the gate, the judge and the reply extractor share (`brain/formation/text.py`): sentences
+and word counts in scripts written without spaces (2026-12-06)."""
+
+import pytest
+
+from brain.formation.text import length_units, sentences, word_count
+
+
+def test_sentences_end_at_chinese_and_japanese_full_stops_too():
+    assert sentences("退货在30天内免费。请保留收据！谢谢？") == [
+        "退货在30天内免费。",
+        "请保留收据！",
+        "谢谢？",
+    ]
+    assert sentences("返品は無料です。レシートを保管してください。") == [
+        "返品は無料です。",
+        "レシートを保管してください。",
+    ]
+    # Unchanged for the rest: a decimal point is no sentence end, a line break is.
+    assert sentences("Version 2.5 is out. Keep the receipt!\nThanks") == [
+        "Version 2.5 is out.",
+        "Keep the receipt!",
+        "Thanks",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, words, units",
+    [
+        ("Refunds take 5 days.", 4, 20),
+        ("三十天内可以退货", 4, 16),  # two characters a word, each counting twice toward the length
+        ("返品は30日以内", 4, 14),  # six characters, three words, and "30"
+        ("Order 12 ships 今日", 4, 19),
+    ],
+)
+def test_words_and_length_count_unspaced_scripts_by_their_characters(text, words, units):
+    assert (word_count(text), length_units(text)) == (words, units)
