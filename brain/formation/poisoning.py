@@ -203,7 +203,14 @@ _ROLE_PLAY_PATTERNS = (
         _I,
     ),
     re.compile(r"\brole-?\s?play(?:ing)?\s+(?:as|a|an|the)\b|\blet's\s+role-?\s?play\b", _I),
-    re.compile(r"\b(?:developer|god|admin|debug|unrestricted|dan|sudo)\s+mode\b|\bdo\s+anything\s+now\b", _I),
+    re.compile(r"\b(?:god|admin|unrestricted|dan|sudo)\s+mode\b|\bdo\s+anything\s+now\b", _I),
+    # A developer or debug mode, unless its sentence names a device or its settings: "Enable developer mode on
+    # your Android phone" is a support step.
+    re.compile(
+        r"(?:^|[.!?\n]\s*)(?![^.!?\n]*\b(?:android|iphone|ipad|ios|phones?|devices?|tablets?|settings|windows|macos|"
+        r"chrome|browsers?|firefox|routers?|consoles?|xbox|playstation|tv)\b)[^.!?\n]*?\b(?:developer|debug)\s+mode\b",
+        _I,
+    ),
     re.compile(
         r"\b(?:stay|remain)\s+in\s+character\b|\bsimulate\s+(?:an?\s+)?(?:ai|assistant|model|unfiltered)\b",
         _I,
