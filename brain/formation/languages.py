@@ -162,7 +162,7 @@ _POWER = (
     r"beschränk\w*|limit\w*|límites?|limiti|limites|censur\w*|zensur\w*|administra\w*|\badmin\b)"
 )
 # `poisoning`'s `role_play` in French, Spanish, German, Italian, Portuguese and Dutch: answering without
-# restrictions, "you are now ...", "pretend to be ..." with what a persona must bring.
+# restrictions, "you are now ...", "pretend to be ..." with what a persona must bring, a developer mode.
 ROLE_PLAYS = (
     # ... answered or acted on in French, Spanish, Italian, German, Portuguese and Dutch ("rispondere senza
     # restrizioni"; not "Sie können alle Funktionen ohne Einschränkungen nutzen").
@@ -188,6 +188,15 @@ ROLE_PLAYS = (
         r"|tu[e]?\s+so\s*,?\s+als\s+(?:wärst\s+du|ob\s+du)|fingi\s+di\s+essere|fai\s+finta\s+di\s+essere"
         r"|finja\s+(?:que\s+(?:você\s+)?é|ser)|faz\s+de\s+conta\s+que\s+(?:você\s+)?é|doe\s+alsof\s+je)"
         rf"(?=[^.!?\n]{{0,80}}{_POWER})",
+        _I,
+    ),
+    # A developer mode, unless its sentence names a device or its settings, as in English.
+    _rule(
+        r"(?:^|[.!?\n]\s*)(?![^.!?\n]*\b(?:android|iphone|ios|windows|tel[ée]fono|t[ée]l[ée]phone|telefon|smartphone|"
+        r"handy|dispositivo|appareil|ger[äa]t|apparaat|ajustes|configuraci[óo]n|param[èe]tres|r[ée]glages|einstellungen|"
+        r"impostazioni|configura[çc][õo]es|instellingen|router|navegador|navigateur|browser)\b)[^.!?\n]*?"
+        r"\b(?:modo\s+(?:desarrollador|programador|desenvolvedor|sviluppatore)|mode\s+d[ée]veloppeur|entwicklermodus"
+        r"|modalit[àa]\s+sviluppatore|ontwikkelaarsmodus)\b",
         _I,
     ),
 )
