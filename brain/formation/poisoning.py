@@ -30,7 +30,7 @@ import unicodedata
 from ..caches import memoize
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings
 from .intent import WEB_ADDRESS, intent_model
-from .languages import OVERRIDES, ROLE_PLAYS
+from .languages import OVERRIDES, ROLE_PLAYS, WIDENINGS
 
 
 class PoisonKind:
@@ -295,13 +295,7 @@ _WIDENING_PATTERNS = (
         r"(?:with|to)\s+(?:anyone|everyone|whoever|any\s+caller|the\s+caller|them|third\s+parties)",
         _I,
     ),
-    # Multilingual: "always give a full refund"
-    re.compile(r"\bsiempre\b[^.!?\n]{0,40}\b(?:reembolso|devoluci[oó]n)\s+(?:completo|total|del\s+100)", _I),
-    re.compile(r"\btoujours\b[^.!?\n]{0,40}\b(?:remboursement)\s+(?:complet|total|intégral|de\s+100)", _I),
-    re.compile(
-        r"\bimmer\b[^.!?\n]{0,40}\b(?:volle|vollständige|komplette)\s+(?:rückerstattung|erstattung)", _I
-    ),
-    re.compile(r"\bsempre\b[^.!?\n]{0,40}\b(?:rimborso|reembolso)\s+(?:completo|totale|integral)", _I),
+    *WIDENINGS,  # "always a full refund" in other languages (languages.py)
 )
 
 
