@@ -10,9 +10,9 @@ street address), and a detail found there is not personal.
 
 Two layers. Patterns first, cheap and certain: names where support text puts them (after a salutation or a
 title, in "my name is", before a possessive order or account; announced in Chinese, Japanese, Korean,
-Arabic, Hebrew, Hindi or Thai, which have no capitals to tell a name by), street addresses with a street word of many languages (the
-Russian and Ukrainian abbreviations too) or a house number beside a place, phone layouts, e-mail, card, IBAN
-and order numbers.
+Arabic, Hebrew, Hindi or Thai, which have no capitals to tell a name by), street addresses with a street word
+of many languages (the Russian and Ukrainian abbreviations too) or a house number beside a place, phone
+layouts, e-mail, card, IBAN and order numbers.
 Then, for a text patterns let through, the model's word lists (pii_model.Lexicon: first names, surnames and
 places of Faker's locales, the pipeline's English words; their rules are in personal_names.py) — a first name and surname side by side, a listed
 name that is no English word, unknown capitalised pairs, lower-cased names after a cue, streets by their
@@ -182,7 +182,8 @@ _NAMES = (
     re.compile(r"([\u4e00-\u9fff\u30a0-\u30ff]{1,6})と申します"),
     re.compile(r"(?:제|내|저의|나의)\s*이름은\s*([\uac00-\ud7a3]{2,5})"),
     re.compile(r"(?:^|[.!?؟]\s*)(?:اسمي|إسمي)\s+(?!على|في|غير|ليس|خطأ|مكتوب)([\u0620-\u064a]{2,})"),
-    # Hebrew "שמי דוד" (not "שמי לא מופיע", my name does not appear), Hindi "मेरा नाम राहुल है" (not "मेरा नाम गलत है", my name is wrong), Thai "ผมชื่อสมชาย".
+    # Hebrew "שמי דוד" (not "שמי לא מופיע", my name does not appear), Hindi "मेरा नाम राहुल है" (not
+    # "मेरा नाम गलत है", my name is wrong), Thai "ผมชื่อสมชาย".
     re.compile(
         r"(?:שמי|קוראים לי|השם שלי(?:\s+הוא)?)\s+(?!(?:לא|שגוי|נכתב|מופיע|על)\b)([\u05d0-\u05ea]{2,})"
     ),
