@@ -26,8 +26,8 @@ import zipfile
 from functools import cache
 from typing import Any
 
-import jinja2
 import yaml
+from jinja2.sandbox import SandboxedEnvironment
 
 from . import public_attacks, public_corpora
 
@@ -38,7 +38,7 @@ _SEEDS = {
     "pyrit/datasets/seed_datasets/local/psfuzz_steal_system.prompt": "pyrit-psfuzz",
     "pyrit/datasets/seed_datasets/local/garak/system_prompt_extraction.prompt": "pyrit-garak-sysprompt",
 }
-_JINJA = jinja2.Environment(autoescape=False)
+_JINJA = SandboxedEnvironment(autoescape=False)  # a package's templates are data, not code to trust
 _NUMBERED = re.compile(r"(?:^|\|\s*\n?\s*)\d+\.\s+")
 
 
