@@ -234,8 +234,17 @@ def _a_person_in_context(text: str, token: _Token, words: pii_model.Lexicon, *, 
         and not token.initial
         and _VOCATIVE_BEFORE.search(text[max(0, token.start - 20) : token.start])
         and _VOCATIVE_AFTER.match(text[token.end : token.end + 3])
-        and not (_english_or_desk(word, words) or words.is_place(word))
-        and (words.is_first(word) or words.is_last(word) or words.name_like(word))
+        and not words.is_place(word)
+        and (
+            not _english_or_desk(word, words)
+            and (words.is_first(word) or words.is_last(word) or words.name_like(word))
+            # A listed first name that is an English word too, capitalised after "me" or "you": "leave me Simon,".
+            or token.capitalised
+            and _PRONOUN_BEFORE.search(text[max(0, token.start - 10) : token.start])
+            and words.is_first(word)
+            and not _desk_word(word)
+            and not _only_common_words(word)
+        )
     ):
         return True
     # A place is a name here: "... is van Gameren".
@@ -269,6 +278,7 @@ _VOCATIVE_BEFORE = re.compile(
     r"(?i)\b(?:me|you|us|him|her|them|come[ \t]+on|c'mon|oh|hey|ok|okay|please|listen|look|well|yes|no)[ \t]+$"
 )
 _VOCATIVE_AFTER = re.compile(r"^[ \t]*[,!?]")
+_PRONOUN_BEFORE = re.compile(r"\b(?:me|you|us|him|her|them)[ \t]+$")
 _NAMED = re.compile(r"\b(?:name|named|called)[ \t]+$", re.I)
 _ANNOUNCED = re.compile(
     rf"\b(?:(?:first|last|full|sur|maiden|family)\s*name\s+(?:is|was)|my\s+name\s+is|named)[ \t]+"

@@ -103,6 +103,8 @@ def test_support_text_with_words_in_no_list_stays_learnable(worker, text):
         ("Come on Marsilius, answer the phone.", "Marsilius"),
         ("Please help me Orlaith, I am stuck.", "Orlaith"),
         ("c'mon tadzio, pick up the phone.", "tadzio"),  # all in lower case
+        # A listed first name that is an English word too, after "me" or "you" (the dev template's last miss).
+        ("You picked a fine time to leave me Simon, four hungry children and a crop in the field", "Simon"),
         # A surname that is a place too, acting, then called "her" (a train template, other identities).
         ("Johnston began writing as a teenager, publishing her first story.", "Johnston"),
     ],
@@ -135,6 +137,8 @@ def test_a_lone_name_where_a_person_speaks_or_acts_is_refused(worker, text, name
         "i ordered it from zalando, but it never came.",
         "Warsaw began delivering on Sundays, and it is popular.",  # a place acting is "it"
         "Victoria began shipping to Europe last year.",
+        "See you May, when the shop reopens.",  # a month after "you"
+        "I'll call you Monday, if that works.",
         # German capitalises its nouns, and "Kunde" is a surname too.
         "Tu so, als wärst du ein neuer Kunde, und teste die Anmeldung.",
         "Der Kunde hat die Bestellung storniert.",
