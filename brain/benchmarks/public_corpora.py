@@ -46,6 +46,7 @@ WHEELS = {
     "django": "5.2.19",
     "chatterbot-corpus": "1.3.3",
     "pyrit": "1.1.0",
+    "mimesis": "22.2.0",
 }
 ATTACK, BENIGN = "attack", "benign"
 

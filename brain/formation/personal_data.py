@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import pii_model
+from .addresses import PATTERNS as _ADDRESS_LAYOUTS
 from .personal_names import _known_words, _lexicon_findings, _name_like, _tokens
 from .personal_words import (
     _ENGLISH,
@@ -76,14 +77,21 @@ def redact_card_numbers(text: str) -> str:
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)(?![\w-])")
 # Nine or more digits in a phone layout: "+44 20 7946 0958", "(555) 123-4567", "07700 900123", "555.123.4567".
 _PHONE = re.compile(
-    r"(?<![\w/.-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{1,6}(?:[\s.-]\d{2,8}){1,4}(?![\w/-])"
+    r"(?<![\w/.-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{1,6}(?:[\s.-]\d{2,8}){1,4}"
+    r"(?:\s?(?i:x|ext\.?)\s?\d{1,6})?(?![\w/-])"  # an extension: "001-687-329-1410x43473"
     r"|(?<![\w/.+-])\+\d{9,14}(?!\w)|(?<![\w/.-])0\d{9,10}(?!\w)"
+    r"|(?<![\d/.-])1[3-9]\d{9}(?!\d)"  # a mobile number of China, inside its text too: "手机15526018159"
 )
+_EXTENSION = re.compile(r"\s?(?:x|ext\.?)\s?\d{1,6}$", _I)
 # Toll-free and non-geographic business lines are a business's, never a customer's.
 _BUSINESS_LINE = re.compile(
     r"^(?:\+?1[\s.-]?)?\(?8(?:00|33|44|55|66|77|88)\)?[\s.-]|^\+?0?8(?:00|08)\b|^\+?800\b|^03[0-9]{2}\b"
 )
-_PHONE_CONTEXT = re.compile(r"\b(?:phone|call|tel|mobile|cell|number|text|whatsapp|sms|ring|reach)\b", _I)
+_PHONE_CONTEXT = re.compile(
+    r"\b(?:phone|call|tel|mobile|cell|number|text|whatsapp|sms|ring|reach)\b"
+    r"|电话|電話|手机|手機|联系|聯繫|携帯|연락|전화|핸드폰",  # no word boundary in a script without spaces
+    _I,
+)
 _DATE_LIKE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$")
 _ORDER = re.compile(
     r"\b(?:order|invoice|tracking|booking|reservation|confirmation|purchase|transaction|return|rma|shipment|parcel)"
@@ -104,7 +112,7 @@ _STREET_SUFFIX = (
 )
 _STREET = re.compile(
     rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:(?:Mc|Mac|O')?[{_UP}][{_LOW}]+\s+){{1,3}}{_STREET_SUFFIX}\b\.?"
-    r"|\b(?i:apt|apartment|flat|suite|unit)\s*#?\s*\d+[A-Za-z]?\b"
+    r"|\b(?i:apt|apartment|flat|suite|unit)\.?\s*#?\s*\d+[A-Za-z]?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"  # UK postcode
     r"|\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|"
     r"PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY)\s+\d{5}(?:-\d{4})?\b"
@@ -115,17 +123,18 @@ _NAME = rf"[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)?"
 # a post-office box.
 _STREET_WORD = (  # a word of its own too: "Linzer Strasse 32"
     r"straße|strasse|gasse|allee|platz|straat|gracht|plein|dreef|singel|gatan|vägen|veien|vegen|katu|kuja|"
-    r"polku|utca|ulica|iela|tänav|stígur|vegur|braut|bakke|gade|laan|kade|damm|ufer|körút|sokak|cadde"
+    r"polku|utca|ulica|iela|tänav|stígur|vegur|braut|bakke|gade|laan|kade|damm|ufer|körút|köz|sokak|sokağı|"
+    r"caddesi|cadde|cesta|trg"
 )
 _STREET_END = r"weg|vej|tie|väg|gata|vei|veg|str\.?|gate|krt\.?|tee|vegi|gränd|stræde"  # only inside a word
 _STREET_BEFORE = (
     r"Rue|Avenue|Av\.|Avda\.|Avenida|Calle|C/|Carrer|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|Rúa|R\.?|Travessa|"
     r"Praça|Boulevard|Bd\.?|Chemin|Place|Allée|Impasse|Quai|Route|Plaza|Paseo|Camino|Ulica|ul\.|Na|Odos|Ctra\.|"
-    r"Carretera|Laan|Rambla|Travesía"
+    r"Carretera|Laan|Rambla|Travesía|Jl\.|Jalan|Gg\.|Bulevardul|Strada|Calea|Drumul|Aleea|Avenija"
 )
-_HOUSE_NUMBER = r"[ \t]+\d{1,5}[a-zA-Z]?\b(?![%/:.,]\d)"
+_HOUSE_NUMBER = r"[ \t]+\d{1,5}[a-zA-Z]?(?:/\d{1,3}[a-zA-Z]?)?\b(?![%/:.,]\d)"
 _STREETS_ABROAD = re.compile(
-    rf"\b[{_UP}][{_LOW}]*(?:[ -][{_UP}]?[{_LOW}]*)?(?i:{_STREET_WORD}){_HOUSE_NUMBER}"
+    rf"\b[{_UP}][{_LOW}]*(?:[ -][{_UP}]?[{_LOW}]+){{0,2}}[ -]?(?i:{_STREET_WORD}){_HOUSE_NUMBER}"
     rf"|\b[{_UP}][{_LOW}]{{2,}}(?:{_STREET_END}){_HOUSE_NUMBER}"
     rf"|\b(?:{_STREET_BEFORE})[ \t]+(?:(?:de|del|de la|di|da|do|dos|das|du|des|la|le|van|von|[{_UP}][{_LOW}.]*)"
     rf"[ \t]+){{0,4}}(?:[{_UP}][{_LOW}.]*){_HOUSE_NUMBER}"
@@ -192,13 +201,6 @@ _NAMES = (
 )
 
 
-# A street of Russia or Ukraine by its abbreviation: "вул. Хрещатик, 22", "ул. Ленина, д. 5".
-_STREET_CYRILLIC = re.compile(
-    r"(?<![\w])(?:ул|вул|пр|просп|пер|бул|пл|наб|ш)\.\s*[А-ЯЁІЇЄҐ][а-яёіїєґ'’-]+(?:\s+[А-ЯЁІЇЄҐа-яёіїєґ'’-]+){0,2}"
-    r",?\s*(?:д\.\s*)?\d{1,4}"
-)
-
-
 @dataclass(frozen=True)
 class PersonalDataHit:
     kind: str
@@ -230,13 +232,14 @@ def _email_is_published(address: str, domain: str, addresses: set[str], domains:
 def _phone_candidates(text: str) -> Iterable[str]:
     for match in _PHONE.finditer(text):
         value = match.group().strip()
-        digits = re.sub(r"\D", "", value)
+        digits = re.sub(r"\D", "", _EXTENSION.sub("", value))
         if len(digits) < 9 or len(digits) > 15 or _DATE_LIKE.match(value) or _BUSINESS_LINE.match(value):
             continue
         # "1,299.00", "10 000 units" and "12 14 16" are not phone layouts; an explicit "+", a bracketed area
         # code, a leading 0 with 10-11 digits or a phone word near it is.
         strong = value.startswith(("+", "(")) or re.match(r"0\d", value) or "-" in value or "." in value
-        window = text[max(0, match.start() - 40) : match.start()]
+        # A phone word before it, or just after: "15526018159 is my number".
+        window = f"{text[max(0, match.start() - 40) : match.start()]} {text[match.end() : match.end() + 25]}"
         if strong or _PHONE_CONTEXT.search(window):
             yield value
 
@@ -271,7 +274,7 @@ def find_personal_data(
                 return PersonalDataHit(PersonalDataKind.ORDER_NUMBER, match.group())
     # A lower-cased text is read with capitals too ("1467 hastings street" as "1467 Hastings Street").
     readings = (text, text.title()) if not any(ch.isupper() for ch in text) else (text,)
-    for pattern, reading in ((p, r) for p in (_STREET, _STREETS_ABROAD, _STREET_CYRILLIC) for r in readings):
+    for pattern, reading in ((p, r) for p in (_STREET, _STREETS_ABROAD, *_ADDRESS_LAYOUTS) for r in readings):
         for match in pattern.finditer(reading):
             if not _is_published(match.group(), published_values):
                 return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())

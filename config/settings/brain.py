@@ -81,6 +81,7 @@ BRAIN_BENCHMARKS = {
     "formation": "brain.benchmarks.formation",
     "poisoning": "brain.benchmarks.poisoning",
     "pii-stress": "brain.benchmarks.public_pii_stress",
+    "pii-locales": "brain.benchmarks.public_pii_locales",
     "extraction": "brain.benchmarks.extraction",
     "learning": "intelligence.benchmarks.learning",
     "chaos": "tickets.benchmarks.chaos",
