@@ -1,14 +1,15 @@
-"""Street addresses and phone numbers of many countries: admitted through the gate, per locale.
+"""Street addresses, phone numbers and names of many countries: admitted through the gate, per locale.
 
 `brain_bench pii-locales [--per-locale 5] [--split dev] [--json]`. Two generators of fake personal data, each
 in its own locales' formats, in fixed sentence frames, through `gate_check` with the personal-data model in use
 (as in a worker):
 
 - Faker (the package the filter's word lists come from), every locale: the address formats that
-  brain/formation/addresses.py was written from, so a regression measure, not evidence;
+  brain/formation/addresses.py was written from and the names of those lists, so a regression measure, not
+  evidence;
 - Mimesis 22.2.0 (MIT; its wheel fetched with `pip download --no-deps` into var/public-data/ and read from
-  there, nothing copied into the repo), every locale: formats nothing here was written from, the out-of-sample
-  figure. Its street line alone, and with its town and postcode.
+  there, nothing copied into the repo), every locale: formats and name lists nothing here was written from, the
+  out-of-sample figure. Its street line alone, and with its town and postcode.
 
 Phone numbers of fewer than seven digits (Faker's short service numbers, "960") are left out. The control is
 benign text: the wide benign set's `--split` (public_benign.py; Django's messages in 100 languages, ChatterBot's
@@ -43,6 +44,7 @@ ADDRESS_FRAMES = (
     "{}",
 )
 PHONE_FRAMES = ("You can reach me at {} after six.", "Mobile: {}", "{} is my number, call me back.")
+NAME_FRAMES = ("Hi, this is {} and my order is late.", "Thanks, {}", "The parcel was signed for by {}.")
 
 
 def add_arguments(parser) -> None:
@@ -73,6 +75,8 @@ def faker_items(per_locale: int = PER_LOCALE) -> Iterator[tuple[str, str, str]]:
         for _ in range(per_locale if hasattr(fake, "phone_number") else 0):
             if _enough_digits(phone := fake.phone_number()):
                 yield "phone", locale, phone
+        for _ in range(per_locale if hasattr(fake, "name") else 0):
+            yield "name", locale, fake.name()
 
 
 @cache
@@ -100,7 +104,7 @@ def _mimesis():
 
 def mimesis_items(per_locale: int = PER_LOCALE) -> Iterator[tuple[str, str, str]]:
     """(kind, locale, value) of Mimesis's every locale, seeded: "address" (the street line), "address_town"
-    (with postcode and town), "phone"."""
+    (with postcode and town), "phone", "name"."""
     with _mimesis() as mimesis:
         for locale in mimesis.Locale:
             address = mimesis.Address(locale=locale, seed=SEED)
@@ -115,10 +119,12 @@ def mimesis_items(per_locale: int = PER_LOCALE) -> Iterator[tuple[str, str, str]
             for _ in range(per_locale):
                 if _enough_digits(phone := person.phone_number()):
                     yield "phone", locale.value, phone
+            for _ in range(per_locale):
+                yield "name", locale.value, person.full_name()
 
 
 def _frames(kind: str) -> tuple[str, ...]:
-    return PHONE_FRAMES if kind == "phone" else ADDRESS_FRAMES
+    return {"phone": PHONE_FRAMES, "name": NAME_FRAMES}.get(kind, ADDRESS_FRAMES)
 
 
 def admitted_figures(items: Iterator[tuple[str, str, str]]) -> dict[str, Any]:
@@ -126,9 +132,9 @@ def admitted_figures(items: Iterator[tuple[str, str, str]]) -> dict[str, Any]:
     cases: Counter[str] = Counter()
     admitted: Counter[str] = Counter()
     by_locale: dict[str, dict[str, list]] = {}
-    for index, (kind, locale, value) in enumerate(items):
+    for kind, locale, value in items:
         frames = _frames(kind)
-        text = frames[index % len(frames)].format(value)
+        text = frames[cases[kind] % len(frames)].format(value)  # each kind's frames in turn
         passed = gate_check(text=text, published_contacts=PUBLISHED).passed
         cases[kind] += 1
         admitted[kind] += passed

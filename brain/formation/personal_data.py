@@ -157,6 +157,16 @@ def _iban_ok(value: str) -> bool:
     return 15 <= len(compact) <= 34 and int(digits) % 97 == 1
 
 
+# Scripts the word patterns and lists of Latin, Greek and Cyrillic names do not read: Armenian, Hebrew, Arabic,
+# the Indic scripts, Thai, Georgian, kana, Han, Hangul; and the greetings and thanks written in them.
+_NO_CAPITALS = (
+    r"\u0531-\u0587\u05d0-\u05ea\u0600-\u06ff\u0900-\u0dff\u0e01-\u0e4e\u10d0-\u10ff\u3040-\u30ff\u4e00-\u9fff"
+    r"\uac00-\ud7a3"
+)
+_GREETINGS = (
+    r"你好|您好|谢谢|謝謝|大家|客服|こんにちは|ありがとう|안녕|감사|مرحب|شكر|السلام|سلام|ممنون|שלום|תודה|नमस्ते|धन्यवाद|"
+    r"शुक्रिया|নমস্কার|ধন্যবাদ|வணக்கம்|நன்றி|สวัสดี|ขอบคุณ|გამარჯობა|მადლობა|Բարև|Շնորհակալ"
+)
 _TITLE = r"(?:[Mm]r|[Mm]rs|[Mm]s|Miss|Mx|Dr|Prof|Sir|Madam)\.?"
 _NAMES = (
     re.compile(rf"\b{_TITLE}\s+{_NAME}(?:\s+{_NAME})?"),
@@ -198,6 +208,13 @@ _NAMES = (
     ),
     re.compile(r"मेरा\s+नाम\s+(?!गलत|सही|क्या)([\u0900-\u097f]{2,}(?:\s+[\u0900-\u097f]{2,})?)\s+(?:है|हैं)"),
     re.compile(r"(?:ผม|ฉัน|ดิฉัน|หนู)ชื่อ\s*([\u0e01-\u0e4e]{2,})"),
+    # In Latin text, a word in a script without capitals after words that introduce a name: "Hi, this is
+    # 김재호", "Dear איתמר מלכה", "Customer: بنان جرار" (not "Hi, 你好", a greeting).
+    re.compile(
+        rf"\b(?i:this\s+is|i\s+am|i'm|my\s+name\s+is|name\s*:|dear|hi|hello|hey|thanks|thank\s+you|regards|"
+        rf"sincerely|customer|client|caller|(?:mr|mrs|ms|miss|dr)\.?)[ \t,:]+(?!{_GREETINGS})"
+        rf"([{_NO_CAPITALS}]+(?:[ \t][{_NO_CAPITALS}]+){{0,3}})"
+    ),
 )
 
 

@@ -44,3 +44,34 @@ def test_names_announced_and_cyrillic_streets_are_refused(text, kind):
 )
 def test_the_same_words_without_a_name_stay_learnable(text):
     assert find_personal_data(text, model=False) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi, this is 김재호 and my order is late.",
+        "Thanks, 华桂珍",
+        "Dear איתמר מלכה, your refund is on its way.",
+        "Customer: بنان جرار asked about the invoice.",
+        "My name is श्रीमती कैलास भोसले.",
+        "I'm 太田 真綾, the order never came.",
+        "Hello ზინა კუპატაძე, we have reset it.",
+    ],
+)
+def test_a_name_in_a_script_without_capitals_inside_latin_text_is_refused(text):
+    # 2026-12-06: each was admitted (`brain_bench pii-locales`, Faker's names in an English frame).
+    hit = find_personal_data(text, model=False)
+    assert hit is not None and hit.kind == "name", hit
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi, 你好! How can we help?",  # a greeting in another script
+        "Thanks, ありがとう for waiting.",
+        "Hello 안녕하세요, your parcel is on its way.",
+        "The box says 手机壳 on the label.",  # a word of another script with no word that introduces a name
+    ],
+)
+def test_a_greeting_or_a_word_in_another_script_stays_learnable(text):
+    assert find_personal_data(text, model=False) is None
