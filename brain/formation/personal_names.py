@@ -300,8 +300,14 @@ def _lexicon_findings(text: str, words: pii_model.Lexicon) -> Iterable[pii_model
     lower = not any(ch.isupper() for ch in text)
     english = bool(_ENGLISH.search(text))
     tokens = _tokens(text)
+    # Text in another language (more of its words are common words of another language than English words
+    # only): a common word of one is no name there ("Sie können ...", "Wat is de status ...").
+    foreign = sum(words.is_common_abroad(t.word) and not words.is_english(t.word) for t in tokens)
+    abroad = foreign > sum(words.is_english(t.word) and not words.is_common_abroad(t.word) for t in tokens)
     for i, token in enumerate(tokens):
         if not (token.capitalised or lower) or _desk_word(token.word):
+            continue
+        if abroad and words.is_common_abroad(token.word):
             continue
         # The surname past a middle initial and particles: "Antoinetta K. van Teeffelen".
         following = next((t for t in tokens[i + 1 : i + 4] if t.word not in _PARTICLES), None)

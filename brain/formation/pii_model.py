@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from importlib.util import find_spec
+from pathlib import Path
 
 from .name_scorer import NameScorer
 
@@ -101,12 +102,14 @@ class Lexicon:
     surnames of Faker's 100-odd locales (its person providers, romanised forms included), the places of its
     address providers (cities, towns, regions, countries), and the English words of the pipeline's own
     lemmatizer tables (WordNet's index and irregular forms: "will", "mark", "footer", "valencia") and
-    stop words ("they", "how")."""
+    stop words ("they", "how"); and the common words of other languages (`abroad`: spaCy's stop words of its
+    80-odd languages: "sie", "du", "hij", "está", "tal")."""
 
     first: frozenset[str]
     last: frozenset[str]
     places: frozenset[str]
     english: frozenset[str]
+    abroad: frozenset[str] = frozenset()
 
     def is_english(self, word: str) -> bool:
         word = word.lower().replace("’", "'")
@@ -129,6 +132,9 @@ class Lexicon:
             ):
                 return True
         return False
+
+    def is_common_abroad(self, word: str) -> bool:
+        return word.lower() in self.abroad
 
     def is_first(self, word: str) -> bool:
         return _fold(word) in self.first
@@ -197,7 +203,26 @@ def _lexicon(pipeline) -> Lexicon:
     for table in ("lemma_index", "lemma_exc"):
         for words in tables.get_table(table).values():
             english.update(w.lower() for w in (words.keys() if isinstance(words, dict) else words))
-    return Lexicon(frozenset(first), frozenset(last), frozenset(places), frozenset(english))
+    return Lexicon(frozenset(first), frozenset(last), frozenset(places), frozenset(english), _common_abroad())
+
+
+def _common_abroad() -> frozenset[str]:
+    """The common words of every language but English that spaCy lists, its stop words (pronouns, articles,
+    auxiliaries: "sie", "hij", "está"). Each list is read from its file alone: importing the 80-odd language
+    packages would cost seconds."""
+    import importlib.util
+
+    import spacy.lang
+
+    words: set[str] = set()
+    for path in sorted(Path(spacy.lang.__path__[0]).glob("*/stop_words.py")):
+        if path.parent.name in ("en", "xx", "la", "grc"):  # English, and the dead languages
+            continue
+        spec = importlib.util.spec_from_file_location(f"_stop_words_{path.parent.name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)  # a module of one literal set, imported without its package
+        words.update(getattr(module, "STOP_WORDS", ()))
+    return frozenset(w.lower() for w in words)
 
 
 @dataclass(frozen=True)
