@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from . import pii_model
 from .addresses import PATTERNS as _ADDRESS_LAYOUTS
@@ -218,6 +219,31 @@ _NAMES = (
 )
 
 
+@cache
+def _addressed_by_title() -> tuple[re.Pattern, ...]:
+    """A surname of Faker's lists for China, Japan and Korea (the most common 120, 50 and 44) with the title a
+    support reply gives it: "王先生", "李娜女士", "田中様", "佐藤 花子さん", "김재호님", "김재호 고객님" (not "这位先生", this
+    gentleman, "お客様", the customer, "仕様", a specification, "택배기사님", the courier). Built on first use."""
+    from faker.providers.person.ja_JP import Provider as Japan
+    from faker.providers.person.ko_KR import Provider as Korea
+    from faker.providers.person.zh_CN import Provider as China
+
+    def most_common(names, count: int) -> str:
+        names = sorted(names, key=names.get, reverse=True) if isinstance(names, dict) else list(names)
+        return "|".join(sorted(names[:count], key=len, reverse=True))
+
+    return (
+        re.compile(rf"(?:{most_common(China.last_names, 120)})[\u4e00-\u9fff]{{0,2}}(?:先生|女士|小姐)"),
+        re.compile(
+            rf"(?:{most_common(Japan.last_names, 50)})(?:[ \u3000]?[\u4e00-\u9fff\u3040-\u30ff]{{1,3}})?"
+            r"[ \u3000]?(?:様|さま|さん|殿)"
+        ),
+        re.compile(
+            rf"(?<![가-힣])(?:{most_common(Korea.last_names, 44)})[가-힣]{{2}}(?:\s?(?:님|씨)|\s고객님)"
+        ),
+    )
+
+
 @dataclass(frozen=True)
 class PersonalDataHit:
     kind: str
@@ -295,7 +321,7 @@ def find_personal_data(
         for match in pattern.finditer(reading):
             if not _is_published(match.group(), published_values):
                 return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
-    for pattern in _NAMES:
+    for pattern in (*_NAMES, *_addressed_by_title()):
         match = pattern.search(text)
         # A pattern with a group names where the name stands; only there may a desk label be mistaken for one.
         not_a_name = _not_a_name if match and match.lastindex else _only_common_words

@@ -75,3 +75,37 @@ def test_a_name_in_a_script_without_capitals_inside_latin_text_is_refused(text):
 )
 def test_a_greeting_or_a_word_in_another_script_stays_learnable(text):
     assert find_personal_data(text, model=False) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "王先生，您好，您的订单已发货。",
+        "尊敬的李娜女士：退款已处理。",
+        "田中様、ご注文ありがとうございます。",
+        "佐藤 花子さん、お荷物は明日届きます。",
+        "김재호님, 주문하신 상품이 발송되었습니다.",
+        "김재호 고객님, 환불이 완료되었습니다.",
+    ],
+)
+def test_a_surname_with_the_title_a_reply_gives_it_is_refused(text):
+    # 2026-12-06: each was admitted (a reply in Chinese, Japanese or Korean addressing its customer).
+    hit = find_personal_data(text, model=False)
+    assert hit is not None and hit.kind == "name", hit
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "这位先生，请稍等。",  # this gentleman
+        "各位女士们先生们，欢迎光临。",
+        "お客様、ご注文ありがとうございます。",  # the customer
+        "仕様が変更されました。",  # a specification
+        "皆様にお知らせします。",
+        "고객님, 주문하신 상품이 발송되었습니다.",  # dear customer
+        "택배기사님이 내일 방문합니다.",  # the courier
+        "선생님께 문의하세요.",
+    ],
+)
+def test_the_titles_without_a_surname_stay_learnable(text):
+    assert find_personal_data(text, model=False) is None
