@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 
+from ..caches import memoize
 from . import pii_model
 from .addresses import PATTERNS as _ADDRESS_LAYOUTS
 from .personal_names import _known_words, _lexicon_findings, _name_like, _tokens
@@ -219,7 +219,7 @@ _NAMES = (
 )
 
 
-@cache
+@memoize("personal-data-titled-names", maxsize=1, keyed_on="nothing: Faker's installed surname lists")
 def _addressed_by_title() -> tuple[re.Pattern, ...]:
     """A surname of Faker's lists for China, Japan and Korea (the most common 120, 50 and 44) with the title a
     support reply gives it: "王先生", "李娜女士", "田中様", "佐藤 花子さん", "김재호님", "김재호 고객님" (not "这位先生", this
