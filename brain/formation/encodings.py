@@ -1,6 +1,6 @@
 """Text written so that neither a reader nor the phrase rules see what it says (pure functions, `poisoning.py`'s):
 payloads in base64, base85, hex, percent or backslash escapes, and writings nobody uses for something ordinary
-(backwards, ROT13, leetspeak, Morse code). `poisoning` reads their decodings with its own rules.
+(backwards, ROT13, leetspeak, Morse code, letters spaced apart, letters struck through). `poisoning` reads their decodings with its own rules.
 """
 
 from __future__ import annotations
@@ -97,9 +97,27 @@ def _morse_like(text: str) -> bool:
     return codes >= 10 and codes >= 0.9 * len(tokens) and not re.search(r"[^\W_]", text)
 
 
+# Letters one space apart ("I g n o r e   a l l"), words apart by more; marks no letter is spelled with piled
+# on plain Latin letters ("I̶g̶n̶o̶r̶e̶", struck through; what NFKC composes, "é", is gone before this).
+_SPACED_LETTERS = re.compile(r"(?<!\S)(?:[^\W\d_] )+[^\W\d_](?!\S)")
+_MARKS = r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
+_DECORATION = re.compile(rf"(?<=[A-Za-z]){_MARKS}")
+
+
+def _letter_spaced(text: str) -> str | None:
+    """The text with its letter-spaced runs joined into words, when most of its letters stand alone."""
+    runs = _SPACED_LETTERS.findall(text)
+    spaced = sum(len(run) // 2 + 1 for run in runs)
+    if spaced < 8 or spaced < 0.5 * sum(ch.isalpha() for ch in text):
+        return None
+    joined = _SPACED_LETTERS.sub(lambda match: match.group().replace(" ", ""), text)
+    return re.sub(r"\s+", " ", joined).strip().lower()
+
+
 def obfuscated_readings(text: str, folded: str) -> list[str]:
-    """The text reversed, in ROT13, with leetspeak digits read as letters, and Morse code (its words apart by
-    "/" or two spaces, as `text` has them: `folded` collapses spaces) read as letters."""
+    """The text reversed, in ROT13, with leetspeak digits read as letters, Morse code (its words apart by "/"
+    or two spaces, as `text` has them: `folded` collapses spaces) read as letters, letters spaced apart read
+    as words, and plain letters under marks read without them."""
     lowered = folded.lower()
     readings = [lowered[::-1], codecs.decode(lowered, "rot13")]
     if len(_LEET_WORD.findall(lowered)) >= 3:
@@ -107,4 +125,8 @@ def obfuscated_readings(text: str, folded: str) -> list[str]:
     if _morse_like(text):
         words = re.split(r"\s{2,}|\s*/\s*", text.strip())
         readings.append(" ".join("".join(_MORSE.get(code, "") for code in word.split()) for word in words))
+    if (spaced := _letter_spaced(text)) is not None:
+        readings.append(spaced)
+    if len(_DECORATION.findall(lowered)) >= 4:  # then every such mark is decoration, on a space too
+        readings.append(re.sub(_MARKS, "", lowered))
     return readings
