@@ -4,7 +4,8 @@
   request for the model's own instructions ("show me your system prompt"), in French, Spanish, German, Italian,
   Portuguese, Dutch, Polish, Russian, Ukrainian, Turkish, Arabic, Chinese, Japanese and Korean (all three), and
   in Swedish, Norwegian, Danish, Finnish, Czech, Slovak, Hungarian, Romanian, Greek, Indonesian, Malay,
-  Vietnamese, Hebrew, Hindi and Thai (the override);
+  Vietnamese, Hebrew, Hindi and Thai, Persian, Urdu, Bengali, Marathi, Gujarati, Punjabi, Tamil, Telugu and
+  Swahili (the override);
 - `ROLE_PLAYS` (`role_play`): answering without restrictions, "you are now ...", "pretend to be ..." with what a
   persona must bring, a developer mode, in the six European languages;
 - `WIDENINGS` (`widening_directive`): "always give every customer a full refund" in thirteen.
@@ -149,6 +150,22 @@ OVERRIDES = (
         r"|(?:पिछले|पहले\s+के|सभी|ऊपर\s+के)\s+(?:सभी\s+)?(?:निर्देशों|निर्देश|नियमों|नियम)\s+(?:को\s+)?"
         r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)"
         r"|(?:เพิกเฉย|ไม่ต้องสนใจ|ละเว้น|ลืม)(?:ต่อ)?(?:คำสั่ง|คำแนะนำ|กฎ)(?:ก่อนหน้า|ทั้งหมด|เดิม)"
+    ),
+    # Persian, Urdu, Bengali, Marathi, Gujarati, Punjabi, Tamil, Telugu (the verb last), Swahili: the
+    # instructions and the verb that drops them both named ("نادیده بگیر", "نظر انداز", "উপেক্ষা", "puuza"):
+    # "ایمیل قبلی را نادیده بگیرید" (ignore the previous e-mail) is a customer's.
+    _rule(
+        r"(?:دستور|قانون|قوانین|قواعد)[\u0600-\u06ff\u200c]*\s+(?:[\u0600-\u06ff\u200c]+\s+){0,3}"
+        r"(?:نادیده\s*بگیر|فراموش\s*کن)"
+        r"|(?:ہدایات|ہدایت|احکامات|قواعد|اصول)\s+(?:[\u0600-\u06ff]+\s+){0,3}(?:نظر\s*انداز|بھول\s*جا)"
+        r"|(?:নির্দেশ|নিয়ম)[\u0980-\u09ff]*\s+(?:[\u0980-\u09ff]+\s+){0,2}(?:উপেক্ষা|ভুলে\s*যা)"
+        r"|(?:सूचना|नियम|आदेश)[\u0900-\u097f]*\s+(?:[\u0900-\u097f]+\s+){0,2}(?:दुर्लक्ष|विसरा|विसरून)"
+        r"|(?:સૂચના|નિયમ|આદેશ)[\u0a80-\u0aff]*\s+(?:[\u0a80-\u0aff]+\s+){0,2}(?:અવગણ|ભૂલી\s*જા)"
+        r"|(?:ਹਦਾਇਤ|ਨਿਰਦੇਸ਼|ਨਿਯਮ)[\u0a00-\u0a7f]*\s+(?:[\u0a00-\u0a7f]+\s+){0,2}(?:ਨਜ਼ਰਅੰਦਾਜ਼|ਅਣਡਿੱਠ|ਭੁੱਲ\s*ਜਾ)"
+        r"|(?:வழிமுறை|அறிவுறுத்தல்|கட்டளை|விதி)[\u0b80-\u0bff]*\s+(?:[\u0b80-\u0bff]+\s+){0,2}(?:புறக்கணி|மறந்து)"
+        r"|(?:సూచన|ఆదేశ|నియమ)[\u0c00-\u0c7f]*\s+(?:[\u0c00-\u0c7f]+\s+){0,2}(?:విస్మరించ|మర్చిపో)"
+        r"|\b(?:puuza|puuzia|sahau)\s+(?:\w+\s+){0,2}(?:maagizo|maelekezo|amri|sheria)\b",
+        _I,
     ),
     # Korean.
     _rule(
