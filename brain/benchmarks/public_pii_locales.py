@@ -48,7 +48,9 @@ NAME_FRAMES = ("Hi, this is {} and my order is late.", "Thanks, {}", "The parcel
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--per-locale", type=int, default=PER_LOCALE, help="Addresses and phones per locale.")
+    parser.add_argument(
+        "--per-locale", type=int, default=PER_LOCALE, help="Addresses, phones and names per locale."
+    )
     parser.add_argument(
         "--split", default="dev", choices=public_benign.SPLITS, help="Split of the benign control."
     )

@@ -42,8 +42,8 @@ PATTERNS = tuple(
         rf"[{_HAN}{_KANA}]{{1,10}}(?:市|区|町|村)\s*{_NUMBER}[-−－]{_NUMBER}(?:[-−－]{_NUMBER})?",
         r"〒\s*\d{3}[-−－]?\d{4}",
         # Korean: a road and its number after a city, county or district ("예산군 백제고분로 61"; not "서울시
-        # 지점으로 3일", to the Seoul branch in 3 days), a numbered
-        # side street ("테헤란로 12번길 3"), or the chain of areas itself ("서울특별시 강남구 역삼동").
+        # 지점으로 3일", to the Seoul branch in 3 days), a numbered side street ("테헤란로 12번길 3"), or the chain
+        # of areas itself ("서울특별시 강남구 역삼동").
         rf"(?:시|군|구|도)\s+[{_HANGUL}\d]{{1,12}}(?:(?<!으)로|길|거리)\s?\d{{1,5}}(?:-\d{{1,4}})?"
         r"(?![\d.]|\s*(?:일|개|분|시간|원|년|월|주|명|회|번|%|영업일))",
         rf"[{_HANGUL}]{{2,10}}(?:로|길)\s?\d{{1,4}}번길\s?\d{{1,4}}",
@@ -54,7 +54,8 @@ PATTERNS = tuple(
         rf"\d{{1,4}}(?:/\d{{1,4}})?\s+(?:ถนน|ถ\.|ซอย|ซ\.)\s?[{_THAI}]{{2,}}|\d{{1,4}}\s+หมู่(?:ที่)?\s*\d{{1,3}}\b",
         rf"(?:ตำบล|ต\.|แขวง)\s?[{_THAI}]+\s+(?:อำเภอ|อ\.|เขต)\s?[{_THAI}]",
         # India and Nepal: a six-digit PIN after a place that follows a comma ("…, भागलपुर-938347",
-        # "…, Srikakulam 174218"; not "…, लगभग 100000 ग्राहक", about 100000 customers), a house, flat or ward number ("मकान नं. 12", "বাসা নং ৯৩", "वडा 8").
+        # "…, Srikakulam 174218"; not "…, लगभग 100000 ग्राहक", about 100000 customers), a house, flat or ward
+        # number ("मकान नं. 12", "বাসা নং ৯৩", "वडा 8").
         rf",\s*[{_INDIC}{_UP}][{_INDIC}{_LOW}\u200c\u200d-]+(?:[-–]\s?\d{{6}}(?!\d)|\s\d{{6}}(?!\d|\s*[{_INDIC}]))",
         r"(?:मकान|गली|फ्लैट|प्लॉट|भवन|घर)\s*(?:नं\.?|नंबर|संख्या)\s*\d{1,5}",
         r"(?:বাসা|বাড়ী|বাড়ি|হোল্ডিং|বিল্ডিং|রোড|ফ্ল্যাট)\s*(?:নং|নম্বর)\s*\d{1,5}",
@@ -69,9 +70,10 @@ PATTERNS = tuple(
         # seven-digit postcode ("מגלן 54, גינתון, 1948757").
         rf"(?:רחוב|רח['׳]|שדרות|שד['׳]|סמטת)\s+[{_HEBREW}\"'׳״ ]{{2,30}}?\s\d{{1,4}}(?!\d)",
         rf"[{_HEBREW}]+\s\d{{1,4}},\s*[{_HEBREW}][{_HEBREW}\s]*,\s*\d{{7}}(?!\d)",
-        # Armenian: a city and its postcode or a street and number ("ք. Աշտարակ, 0543", "ք. Ախթալա, Գևորգ
-        # Քոչարի 9"), a street abbreviation and a number ("Աբովյան փ. 5").
-        rf"(?:ք|գ)\.\s*[{_ARMENIAN}-]+,\s*(?:[{_ARMENIAN}][{_ARMENIAN}\s]{{1,30}},\s*)?(?:\d{{4}}\b|[{_ARMENIAN}][{_ARMENIAN}\s]{{1,30}}\s\d{{1,4}})",
+        # Armenian: a city or village, perhaps its province, then its postcode or a street and number
+        # ("ք. Աշտարակ, 0543", "ք. Ախթալա, Գևորգ Քոչարի 9"), a street abbreviation and a number ("Աբովյան փ. 5").
+        rf"(?:ք|գ)\.\s*[{_ARMENIAN}-]+,\s*(?:[{_ARMENIAN}][{_ARMENIAN}\s]{{1,30}},\s*)?"
+        rf"(?:\d{{4}}\b|[{_ARMENIAN}][{_ARMENIAN}\s]{{1,30}}\s\d{{1,4}})",
         rf"[{_ARMENIAN}]+\s+(?:փ\.|փողոց|պող\.|պողոտա|նրբ\.)\s*\d{{1,4}}",
         # Georgian: a name, a street word and a number ("მიჩურინის ქ. 87").
         rf"[{_GEORGIAN}]+\s+(?:ქ\.|ქუჩა|გამზ\.|გამზირი|ჩიხი|შესახვევი)\s*(?:N\s*|№\s*)?\d{{1,4}}",

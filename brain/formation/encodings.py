@@ -1,6 +1,7 @@
 """Text written so that neither a reader nor the phrase rules see what it says (pure functions, `poisoning.py`'s):
 payloads in base64, base85, hex, percent or backslash escapes, and writings nobody uses for something ordinary
-(backwards, ROT13, leetspeak, Morse code, letters spaced apart, letters struck through). `poisoning` reads their decodings with its own rules.
+(backwards, ROT13, leetspeak, Morse code, letters spaced apart, letters struck through). `poisoning` reads their
+decodings with its own rules.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Street addresses and phone numbers of countries whose layouts the Latin patterns did not read (2026-12-06:
-all but three of the addresses and phones below were admitted; `brain_bench pii-locales` found them in Faker's locales), and the
-sentences that share their words or numbers without being one, which stay learnable. Patterns only: they hold
-in a request too, where the model is not asked."""
+all but three of the addresses and phones below were admitted; `brain_bench pii-locales` found them in Faker's
+locales), and the sentences that share their words or numbers without being one, which stay learnable.
+Patterns only: they hold in a request too, where the model is not asked."""
 
 import pytest
 
