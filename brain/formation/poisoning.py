@@ -165,6 +165,9 @@ _OVERRIDE_PATTERNS = (
         r"\b(?:reveal|print|output|repeat|show|leak)\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)\b"
         # the prompt by another name, or printed as a program would ("console.log(systemPrompt)")
         r"|\b(?:reveal|print|output|repeat|show|leak)\s+(?:your\s+|the\s+)?initiali[sz]ation\s+(?:string|prompt|text)\b"
+        # "print your system message", "show me your developer prompt" (not "the system message" of a device)
+        r"|\b(?:reveal|print|output|repeat|show|leak|display|dump|quote)\s+(?:me\s+)?your\s+"
+        r"(?:system|developer|initial|hidden|secret)\s+(?:message|prompt|instructions|preamble)\b"
         r"|\b(?:print|log|echo|dump)\s*\(\s*(?:the_?)?system_?prompt\s*\)",
         _I,
     ),
