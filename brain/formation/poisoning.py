@@ -109,10 +109,13 @@ _PREVIOUS = (
     r"(?:all\s+|any\s+|the\s+|your\s+|my\s+|these\s+|those\s+|of\s+)*(?:previous|prior|above|earlier|preceding|"
     r"original|initial|existing|system|old|other|former|default|safety|standing)?\s*"
 )
-_RULES = r"(?:instructions?|rules?|prompts?|guidelines?|directions?|directives?|policies|constraints|context|orders|programming|guardrails|restrictions)"
+_RULES = (
+    r"(?:instructions?|rules?|prompts?|guidelines?|guidance|directions?|directives?|policies|constraints|context|"
+    r"orders|programming|guardrails|restrictions)"
+)
 _OVERRIDE_PATTERNS = (
     re.compile(
-        rf"\b(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|abandon|throw\s+out|set\s+aside|"
+        rf"\b(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|abandon|throw\s+out|set\s+aside|put\s+aside|"
         rf"do\s+not\s+follow|don't\s+follow|stop\s+following|no\s+longer\s+follow)\s+{_PREVIOUS}{_RULES}\b",
         _I,
     ),
