@@ -103,7 +103,7 @@ class Lexicon:
     address providers (cities, towns, regions, countries), and the English words of the pipeline's own
     lemmatizer tables (WordNet's index and irregular forms: "will", "mark", "footer", "valencia") and
     stop words ("they", "how"); and the common words of other languages (`abroad`: spaCy's stop words of its
-    80-odd languages: "sie", "du", "hij", "está", "tal")."""
+    80-odd languages, "sie", "du", "hij", "está", "tal", and the month and day names of Faker's locales)."""
 
     first: frozenset[str]
     last: frozenset[str]
@@ -207,12 +207,15 @@ def _lexicon(pipeline) -> Lexicon:
 
 
 def _common_abroad() -> frozenset[str]:
-    """The common words of every language but English that spaCy lists, its stop words (pronouns, articles,
-    auxiliaries: "sie", "hij", "está"). Each list is read from its file alone: importing the 80-odd language
-    packages would cost seconds."""
+    """The common words of every language but English that installed packages list: spaCy's stop words
+    (pronouns, articles, auxiliaries: "sie", "hij", "está"; each list read from its file alone, since importing
+    the 80-odd language packages would cost seconds) and the month and day names of Faker's date providers
+    ("Juni", "Maj", "Август")."""
+    import importlib
     import importlib.util
 
     import spacy.lang
+    from faker.config import AVAILABLE_LOCALES
 
     words: set[str] = set()
     for path in sorted(Path(spacy.lang.__path__[0]).glob("*/stop_words.py")):
@@ -222,6 +225,15 @@ def _common_abroad() -> frozenset[str]:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)  # a module of one literal set, imported without its package
         words.update(getattr(module, "STOP_WORDS", ()))
+    for locale in AVAILABLE_LOCALES:
+        if locale.startswith("en"):
+            continue
+        try:
+            provider = importlib.import_module(f"faker.providers.date_time.{locale}").Provider
+        except (ImportError, AttributeError):
+            continue
+        for names in (getattr(provider, "MONTH_NAMES", {}), getattr(provider, "DAY_NAMES", {})):
+            words.update(name for name in names.values() if " " not in name)
     return frozenset(w.lower() for w in words)
 
 
