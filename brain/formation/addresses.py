@@ -29,13 +29,23 @@ _THAI = r"\u0e01-\u0e4e"
 _CYR_UP = "А-ЯЁІЇЄҐ"
 _CYR = "А-ЯЁІЇЄҐа-яёіїєґ'’-"
 
+# The three layouts that need no digit (a building by its letter, a chain of areas); every other one needs one.
+_CHINESE_BUILDING = (
+    rf"(?:省|市|区|區|县|縣)[{_HAN}]{{1,12}}(?:路|街|道|巷|胡同)\s*[A-Za-z0-9]{{1,3}}\s*[座栋棟]"
+)
+_KOREAN_AREAS = (
+    rf"[{_HANGUL}]{{1,8}}(?:특별시|광역시|특별자치시|시|도)\s+[{_HANGUL}]{{1,8}}(?:시|구|군)\s+[{_HANGUL}\d]{{1,12}}"
+    rf"(?:로|길|동|읍|면)(?![{_HANGUL}])"
+)
+_THAI_AREAS = rf"(?:ตำบล|ต\.|แขวง)\s?[{_THAI}]+\s+(?:อำเภอ|อ\.|เขต)\s?[{_THAI}]"
+
 PATTERNS = tuple(
     re.compile(pattern)
     for pattern in (
         # Chinese: a road, street, lane or alley and its number ("南京路100号", "光明路1段85號"; not "你知道3号",
         # the 3rd), or a city's road and a building ("上海市浦东新区世纪大道A座").
         rf"[{_HAN}]{{1,15}}(?:路|街|大道|巷|胡同|弄)\s*(?:\d{{1,2}}\s*段\s*)?{_NUMBER}\s*[号號]",
-        rf"(?:省|市|区|區|县|縣)[{_HAN}]{{1,12}}(?:路|街|道|巷|胡同)\s*[A-Za-z0-9]{{1,3}}\s*[座栋棟]",
+        _CHINESE_BUILDING,
         # Japanese: chōme, banchi and gō ("29丁目17番19号", "3番地"), a town and its numbers ("横浜市 1-2-3"),
         # a postcode mark ("〒150-0002").
         rf"{_NUMBER}\s*丁目|{_NUMBER}\s*番地|{_NUMBER}\s*番\s*{_NUMBER}\s*号",
@@ -47,12 +57,11 @@ PATTERNS = tuple(
         rf"(?:시|군|구|도)\s+[{_HANGUL}\d]{{1,12}}(?:(?<!으)로|길|거리)\s?\d{{1,5}}(?:-\d{{1,4}})?"
         r"(?![\d.]|\s*(?:일|개|분|시간|원|년|월|주|명|회|번|%|영업일))",
         rf"[{_HANGUL}]{{2,10}}(?:로|길)\s?\d{{1,4}}번길\s?\d{{1,4}}",
-        rf"[{_HANGUL}]{{1,8}}(?:특별시|광역시|특별자치시|시|도)\s+[{_HANGUL}]{{1,8}}(?:시|구|군)\s+[{_HANGUL}\d]{{1,12}}"
-        rf"(?:로|길|동|읍|면)(?![{_HANGUL}])",
+        _KOREAN_AREAS,
         # Thai: a house number and a road, lane or village ("8/9 ถนนธีวร", "67 หมู่ 92"), or a subdistrict
         # and its district ("ตำบลเขาพระนอน อำเภอป้อมปราบ").
         rf"\d{{1,4}}(?:/\d{{1,4}})?\s+(?:ถนน|ถ\.|ซอย|ซ\.)\s?[{_THAI}]{{2,}}|\d{{1,4}}\s+หมู่(?:ที่)?\s*\d{{1,3}}\b",
-        rf"(?:ตำบล|ต\.|แขวง)\s?[{_THAI}]+\s+(?:อำเภอ|อ\.|เขต)\s?[{_THAI}]",
+        _THAI_AREAS,
         # India and Nepal: a six-digit PIN after a place that follows a comma ("…, भागलपुर-938347",
         # "…, Srikakulam 174218"; not "…, लगभग 100000 ग्राहक", about 100000 customers), a house, flat or ward
         # number ("मकान नं. 12", "বাসা নং ৯৩", "वडा 8").
@@ -110,3 +119,5 @@ PATTERNS = tuple(
         r"\b(?:PSC|CMR|Unit)\s+\d{4},\s*Box\s+\d{3,4}\b|\b(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{5}\b",
     )
 )
+# What a text without a digit can hold, in PATTERNS' order: personal_data.py reads only these there.
+WITHOUT_DIGITS = tuple(p for p in PATTERNS if p.pattern in (_CHINESE_BUILDING, _KOREAN_AREAS, _THAI_AREAS))

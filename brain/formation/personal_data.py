@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from ..caches import memoize
 from . import pii_model
 from .addresses import PATTERNS as _ADDRESS_LAYOUTS
+from .addresses import WITHOUT_DIGITS as _ADDRESS_LAYOUTS_WITHOUT_DIGITS
 from .personal_names import _known_words, _lexicon_findings, _name_like, _tokens
 from .personal_words import (
     _ENGLISH,
@@ -317,7 +318,13 @@ def find_personal_data(
                 return PersonalDataHit(PersonalDataKind.ORDER_NUMBER, match.group())
     # A lower-cased text is read with capitals too ("1467 hastings street" as "1467 Hastings Street").
     readings = (text, text.title()) if not any(ch.isupper() for ch in text) else (text,)
-    for pattern, reading in ((p, r) for p in (_STREET, _STREETS_ABROAD, *_ADDRESS_LAYOUTS) for r in readings):
+    # Every street pattern but three needs a house number or postcode: a text without a digit skips them.
+    layouts = (
+        (_STREET, _STREETS_ABROAD, *_ADDRESS_LAYOUTS)
+        if any(ch.isdigit() for ch in text)
+        else _ADDRESS_LAYOUTS_WITHOUT_DIGITS
+    )
+    for pattern, reading in ((p, r) for p in layouts for r in readings):
         for match in pattern.finditer(reading):
             if not _is_published(match.group(), published_values):
                 return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
