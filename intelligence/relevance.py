@@ -1,17 +1,19 @@
 """Which of an agent's memories a conversation makes relevant (spec: Runtime Injection: "Preferences and
 patterns are injected when the runtime determines they are relevant to the current conversation").
 
-Mode "projected" (the default, `BRAIN_CONTEXT_RELEVANCE["MODE"]`) decides a preference by the intent
-projection (intelligence/intent_projection.py): its similarity to the conversation measured along the
-directions that tell support intents apart, blended with the raw cosine. A preference at least
+Mode "projected" (the default, `BRAIN_CONTEXT_RELEVANCE["MODE"]`) decides a preference by support intent
+(intelligence/intent_projection.py): how probable the conversation makes the intents the preference's clauses
+are about (the intent classifier), half and half with their similarity measured along the directions that tell
+support intents apart, blended with the raw cosine (the projection). A preference at least
 `PROJECTED_FLOOR` similar and at least `PROJECTED_NEAR_BEST` times as similar as the agent's most similar
 preference is relevant, its relevance that similarity (the agent's `preference_min_score` compares with it);
 the others are not. The raw cosine alone did not tell neighbouring support topics apart (refund / where is my
 refund; edit / delete an account): precision and recall 0.64 / 0.72 on the test half, README. The query's
 vector is computed once (recall's vector tier reuses it) and the preferences' stored vectors are read once
 per memory state of the agent's scope (`brain_api.agent_memory_vectors`): a call adds two small
-matrix-vector products, no statement. Rules and patterns keep the hybrid score below; a preference without
-a vector yet keeps its words' score.
+matrix-vector products, no statement (the preferences' intent affinities are kept with the vectors; a
+preference's clauses are embedded once, cached per text). Rules and patterns keep the hybrid score below; a
+preference without a vector yet keeps its words' score.
 
 Mode "hybrid" (the former default) lets the engine's hybrid score decide (`brain_api.recall_scores`):
 
@@ -40,7 +42,7 @@ from django.conf import settings
 
 from brain import api as brain_api
 
-from .intent_projection import intent_projection
+from .intent_projection import clauses, intent_projection
 
 STRENGTHS = ["hard_rule", "preference", "heuristic"]
 DEFAULTS = {
@@ -128,16 +130,34 @@ def preference_similarities(
     projection = intent_projection()
     stored = brain_api.agent_memory_vectors(tenant_id=tenant_id, agent_id=agent_id, strength="preference")
 
-    def build() -> tuple[list[int], np.ndarray, np.ndarray]:
+    def build() -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray | None]:
         ids = sorted(mid for mid, (stored_model, _) in stored.items() if stored_model == model)
-        rows = np.stack([stored[mid][1] for mid in ids]) if ids else np.zeros((0, 0), dtype=np.float32)
-        return ids, rows, projection.project(rows) if ids else rows
+        if not ids:
+            return ids, np.zeros((0, 0), dtype=np.float32), np.zeros((0, 0), dtype=np.float32), None
+        rows = np.stack([stored[mid][1] for mid in ids])
+        return ids, rows, projection.project(rows), _affinities(tenant_id, agent_id, ids, projection)
 
-    ids, rows, projected = _PREFERENCE_MATRICES.get((tenant_id, agent_id, model), stored, build)
+    ids, rows, projected, affinities = _PREFERENCE_MATRICES.get((tenant_id, agent_id, model), stored, build)
     if not ids:
         return {}
-    similarity = projection.similarity(query, rows, projected)
+    similarity = projection.similarity(query, rows, projected, affinities)
     return {mid: s for mid, s in zip(ids, similarity.tolist(), strict=True) if mid in preference_ids}
+
+
+def _affinities(tenant_id: int, agent_id: int, ids: list[int], projection) -> np.ndarray | None:
+    """Each preference's affinity to each intent (rows in the order of `ids`), from its clauses embedded by the
+    query encoder (cached per text, so a preference's clauses are embedded once, not at every memory state);
+    None when the shipped file holds no classifier."""
+    if not projection.intent_share:
+        return None
+    texts = {m.id: m.text for m in brain_api.agent_memories_active(tenant_id=tenant_id, agent_id=agent_id)}
+    rows = []
+    for mid in ids:
+        vectors = [brain_api.embed_search_query(clause)[0] for clause in clauses(texts.get(mid, ""))]
+        rows.append(
+            projection.affinity(np.asarray(vectors)) if vectors else np.zeros(len(projection.intents))
+        )
+    return np.stack(rows).astype(np.float32)
 
 
 def near_best(scores: dict[int, float], preference_ids: set[int], ratio: float) -> dict[int, float]:

@@ -130,7 +130,7 @@ BRAIN_CONTEXT_BUDGET = {
     "TIER_HEURISTIC": 500,
     "TIER_CONTEXT_NOTE": 0,
     # A preference is "relevant" when its relevance for the conversation is at least this. In relevance mode
-    # "projected" (the default) that is its similarity (0-1), which PROJECTED_FLOOR already holds above 0.26,
+    # "projected" (the default) that is its similarity (0-1), which PROJECTED_FLOOR already holds above 0.21,
     # so the default 0.012 adds nothing there; in "hybrid" and "fulltext" it is recall's final score (weighted
     # RRF), where 0.012 admits a full-text match ranked in about the top 40 and leaves out a match by a
     # trigram fragment of one word alone (~0.010).
@@ -143,7 +143,7 @@ BRAIN_CONTEXT_BUDGET = {
 # word_similarity was most of the context endpoint's recall time (brain_bench context).
 BRAIN_CONTEXT_RECALL_MODE = env_str("BRAIN_CONTEXT_RECALL_MODE", "fulltext")
 # Which agent memories a conversation makes relevant (intelligence/relevance.py): MODE "projected" (a preference
-# by its similarity along the intent projection, under PROJECTED_FLOOR or PROJECTED_NEAR_BEST times the best
+# by its similarity by support intent: the intent classifier and the intent projection, under PROJECTED_FLOOR or PROJECTED_NEAR_BEST times the best
 # preference's left out; its relevance, which PREFERENCE_MIN_SCORE is compared with, is that similarity; rules
 # and patterns as in "hybrid"), "hybrid" (the engine's words and meaning: a memory less similar than
 # VECTOR_FLOOR, a cosine, is not relevant whatever words it shares; a preference under NEAR_BEST times the best
@@ -156,8 +156,8 @@ BRAIN_CONTEXT_RELEVANCE = {
     "NEAR_BEST": float(env_str("BRAIN_CONTEXT_NEAR_BEST", "0.95")),
     # Mode "projected" (intelligence/intent_projection.py): floor and near-best ratio of a preference's
     # similarity, chosen on the calibration half of `brain_bench preference-relevance`.
-    "PROJECTED_FLOOR": float(env_str("BRAIN_CONTEXT_PROJECTED_FLOOR", "0.2625")),
-    "PROJECTED_NEAR_BEST": float(env_str("BRAIN_CONTEXT_PROJECTED_NEAR_BEST", "0.95")),
+    "PROJECTED_FLOOR": float(env_str("BRAIN_CONTEXT_PROJECTED_FLOOR", "0.2125")),
+    "PROJECTED_NEAR_BEST": float(env_str("BRAIN_CONTEXT_PROJECTED_NEAR_BEST", "1.0")),
     # The embedders (model names) the floor and the ratio were chosen for; with any other, words decide.
     "CALIBRATED_FOR": ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"),
 }

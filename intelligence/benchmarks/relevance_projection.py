@@ -8,6 +8,10 @@ out, whichever half it is in, and nothing else: the set's openings are never see
 calibration and test figures are held out. The eigen solver has no randomness: the same CSV and model give
 the same weights. Shrinkage and the blend were chosen on the calibration half (README, "Relevance of
 preferences").
+
+The same messages train the intent classifier the file also holds: a multinomial logistic regression over the
+unit-length vectors (lbfgs from zero, no randomness). `CLASSIFIER_C` and `INTENT_SHARE` were chosen by
+cross-validation within the calibration half (README).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import numpy as np
 
 SHRINKAGE = 0.3
 BLEND = 0.5
+CLASSIFIER_C = 3.0
+INTENT_SHARE = 0.5
 
 
 def training_rows(bitext_csv: Path, openings: list[dict]) -> tuple[list[str], list[str], int]:
@@ -39,6 +45,15 @@ def fit(vectors: np.ndarray, intents: list[str]) -> tuple[np.ndarray, np.ndarray
     return vectors.mean(axis=0), lda.scalings_[:, :components]
 
 
+def fit_classifier(vectors: np.ndarray, intents: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(weights: dimensions x intents, bias, intent names) of the logistic regression over unit vectors."""
+    from sklearn.linear_model import LogisticRegression
+
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    model = LogisticRegression(C=CLASSIFIER_C, max_iter=3000).fit(unit, intents)
+    return model.coef_.T, model.intercept_, [str(name) for name in model.classes_]
+
+
 def train(bitext_csv: Path, openings: list[dict], stdout) -> dict:
     from brain.onnx_minilm import OnnxMiniLMEmbedder
     from intelligence.intent_projection import intent_projection, save_projection
@@ -47,6 +62,7 @@ def train(bitext_csv: Path, openings: list[dict], stdout) -> dict:
     embedder = OnnxMiniLMEmbedder()  # float32: the vectors the rows are stored with
     vectors = np.asarray(embedder.embed(messages), dtype=np.float32)
     mean, weights = fit(vectors, intents)
+    classifier_weights, classifier_bias, names = fit_classifier(vectors, intents)
     about = {
         "data": f"{bitext_csv.name} (sha256 {hashlib.sha256(bitext_csv.read_bytes()).hexdigest()[:16]})",
         "rows": len(messages),
@@ -54,9 +70,20 @@ def train(bitext_csv: Path, openings: list[dict], stdout) -> dict:
         "held_out": "every Bitext row of intelligence/benchmarks/data/preference_relevance_openings.jsonl",
         "intents": len(set(intents)),
         "method": f"LinearDiscriminantAnalysis(solver='eigen', shrinkage={SHRINKAGE}) on the messages",
+        "classifier": f"LogisticRegression(C={CLASSIFIER_C}) on the messages' unit vectors",
         "model": embedder.name,
     }
-    save_projection(mean=mean, weights=weights, model=embedder.name, blend=BLEND, about=about)
+    save_projection(
+        mean=mean,
+        weights=weights,
+        model=embedder.name,
+        blend=BLEND,
+        about=about,
+        classifier_weights=classifier_weights,
+        classifier_bias=classifier_bias,
+        intents=names,
+        intent_share=INTENT_SHARE,
+    )
     assert intent_projection() is not None
     stdout.write(f"trained the intent projection: {weights.shape[0]} -> {weights.shape[1]}, {about}")
     return about

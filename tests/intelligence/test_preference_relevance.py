@@ -66,6 +66,20 @@ def neighbours(tenant, settings):
     return support_agent(tenant, settings, texts)
 
 
+@pytest.fixture
+def ordering(tenant, settings):
+    """Preferences about placing, changing and cancelling orders (the benchmark set's wording), MiniLM-embedded:
+    the projection alone found none of them for a customer who wants to buy or to add to an order."""
+    texts = {
+        "free_shipping": "Prefer mentioning the free-shipping threshold when a customer is about to place an order.",
+        "order_edit": "Prefer editing the items of an order that has not shipped yet instead of cancelling and "
+        "reordering.",
+        "pause": "Prefer offering to pause or change an order before cancelling it.",
+        "fee": "Prefer stating the cancellation fee amount up front when a customer asks about cancellation charges.",
+    }
+    return support_agent(tenant, settings, texts)
+
+
 def injected_preferences(agent, conversation) -> list[int]:
     assembly, _ = agent_context_assemble(agent=agent, request=ContextRequest(conversation=conversation))
     return assembly.section_map["preference"].memory_ids
@@ -143,6 +157,64 @@ def test_moving_to_another_plan_of_an_account_is_not_deleting_it(neighbours):
     assert injected_preferences(agent, "please close my account for good") == [ids["export"]]
 
 
+# The intent classifier: a preference's clauses, read in the customer's voice, say which intents it is about.
+
+
+def test_a_customer_who_wants_to_buy_gets_the_preference_about_placing_an_order(ordering):
+    agent, ids = ordering
+    message = "I'd like to buy two of the garden chairs, how do I do that?"
+    assert injected_preferences(agent, message) == [ids["free_shipping"]]
+
+
+def test_adding_to_an_order_gets_the_preference_about_editing_it_not_cancelling(ordering):
+    agent, ids = ordering
+    assert injected_preferences(agent, "add a second lamp to the order I made this morning") == [
+        ids["order_edit"]
+    ]
+    assert injected_preferences(agent, "do you charge anything if I cancel?") == [ids["fee"]]
+
+
+def test_a_preference_is_read_by_its_clauses_in_the_customers_voice():
+    from intelligence.intent_projection import clauses
+
+    text = (
+        "When a customer asks where their refund is, prefer giving the 5 to 7 business day processing time."
+    )
+    assert clauses(text) == [
+        text,
+        "a customer asks where their refund is",
+        "prefer giving the 5 to 7 business day processing time",
+        "When I asks where my refund is, prefer giving the 5 to 7 business day processing time.",
+        "I asks where my refund is",  # the verb is left as written
+        "giving the 5 to 7 business day processing time",
+    ]
+    assert clauses("Prefer short replies.") == [
+        "Prefer short replies.",
+        "Prefer short replies",
+        "short replies.",
+        "short replies",
+    ]
+    assert clauses("  ") == []
+
+
+def test_without_the_classifier_the_similarity_is_the_projections_alone():
+    """A weights file written before the classifier (no `classifier_weights`) measures by the projection."""
+    import dataclasses
+
+    import numpy as np
+
+    shipped = intent_projection()
+    alone = dataclasses.replace(shipped, intent_share=0.0)
+    rows = np.random.default_rng(3).normal(size=(4, 384)).astype(np.float32)
+    query = np.random.default_rng(4).normal(size=384).astype(np.float32)
+    affinities = np.full((4, len(shipped.intents)), 0.5, dtype=np.float32)
+    projected = shipped.project(rows)
+    expected = alone.similarity(query, rows, projected)
+    assert np.allclose(alone.similarity(query, rows, projected, affinities), expected)
+    blended = shipped.similarity(query, rows, projected, affinities)
+    assert np.allclose(blended, 0.5 * 0.5 + 0.5 * expected)  # each row's affinities sum against probabilities
+
+
 def test_the_former_hybrid_rule_is_still_a_mode(neighbours, settings):
     agent, ids = neighbours
     settings.BRAIN_CONTEXT_RELEVANCE = settings.BRAIN_CONTEXT_RELEVANCE | {"MODE": "hybrid"}
@@ -183,6 +255,9 @@ def test_the_shipped_projection_was_trained_without_the_labelled_set():
     assert held_out == sum("bitext_row" in o for o in openings) == projection.about["held_out_rows"]
     assert projection.about["rows"] == len(messages) and projection.about["intents"] == len(set(intents))
     assert projection.model == OnnxMiniLMEmbedder.name and projection.weights.shape == (384, 26)
+    assert projection.classifier_weights.shape == (384, 27) and projection.classifier_bias.shape == (27,)
+    assert sorted(projection.intents) == sorted(set(intents)) and projection.intent_share == 0.5
+    assert projection.about["classifier"].startswith("LogisticRegression")
 
 
 def test_a_preference_written_after_a_call_is_judged_at_the_next_call(neighbours):
