@@ -10,7 +10,7 @@ preference is relevant, its relevance that similarity (the agent's `preference_m
 the others are not. The raw cosine alone did not tell neighbouring support topics apart (refund / where is my
 refund; edit / delete an account): precision and recall 0.64 / 0.72 on the test half, README. The query's
 vector is computed once (recall's vector tier reuses it) and the preferences' stored vectors are read once
-per memory state of the agent's scope (`brain_api.agent_memory_vectors`): a call adds two small
+per memory state of the agent's scope (`brain_api.agent_memory_vectors`): a call adds three small
 matrix-vector products, no statement (the preferences' intent affinities are kept with the vectors; a
 preference's clauses are embedded once, cached per text). Rules and patterns keep the hybrid score below; a
 preference without a vector yet keeps its words' score.
