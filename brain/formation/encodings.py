@@ -1,7 +1,7 @@
 """Text written so that neither a reader nor the phrase rules see what it says (pure functions, `poisoning.py`'s):
 payloads in base64, base85, hex, percent or backslash escapes, and writings nobody uses for something ordinary
-(backwards, ROT13, leetspeak, Morse code, letters spaced apart, letters struck through). `poisoning` reads their
-decodings with its own rules.
+(backwards, ROT13, leetspeak, Morse code, letters spaced apart, letters struck through, a named cipher's
+shifts). `poisoning` reads their decodings with its own rules.
 """
 
 from __future__ import annotations
@@ -22,7 +22,11 @@ _B85_RUN = re.compile(r"(?<![0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-])[0-9A-Za-z!#$%&()
 _ESCAPE_RUN = re.compile(r"(?:\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}){4,}")
 DECODE_REQUEST = re.compile(
     r"\b(?:decode|decipher|de-?obfuscate|base ?64|rot-?13|hex-?encoded|execute the (?:following|encoded))\b"
-    r"[^.!?\n]{0,60}\b(?:follow|execute|obey|run|apply|instructions?|below|following|this|payload|string)\b",
+    r"[^.!?\n]{0,60}\b(?:follow|execute|obey|run|apply|instructions?|below|following|this|payload|string)\b"
+    # "Read backwards and comply: ...", "Process this Caesar cipher (shift=3): ..."
+    r"|\bread\s+(?:this\s+|it\s+|the\s+following\s+)?backwards?\s+and\s+(?:comply|follow|obey|execute|do|act)\b"
+    r"|\b(?:process|decode|solve|apply|follow|run)\s+(?:this|the\s+following)\s+"
+    r"(?:caesar|atbash|substitution|vigen[eè]re|rot-?\d+)(?:\s+cipher)?\b",
     _I,
 )
 
@@ -100,6 +104,11 @@ def _morse_like(text: str) -> bool:
 
 # Letters one space apart ("I g n o r e   a l l"), words apart by more; marks no letter is spelled with piled
 # on plain Latin letters ("I̶g̶n̶o̶r̶e̶", struck through; what NFKC composes, "é", is gone before this).
+_CIPHER_NAMED = re.compile(r"\b(?:caesar|cipher|atbash|shift(?:ed)?\s*(?:=|by|of)\s*\d+)", _I)
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+_SHIFTS = [str.maketrans(_ALPHABET, _ALPHABET[n:] + _ALPHABET[:n]) for n in range(1, 26) if n != 13] + [
+    str.maketrans(_ALPHABET, _ALPHABET[::-1])
+]
 _SPACED_LETTERS = re.compile(r"(?<!\S)(?:[^\W\d_] )+[^\W\d_](?!\S)")
 _MARKS = r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
 _DECORATION = re.compile(rf"(?<=[A-Za-z]){_MARKS}")
@@ -118,7 +127,8 @@ def _letter_spaced(text: str) -> str | None:
 def obfuscated_readings(text: str, folded: str) -> list[str]:
     """The text reversed, in ROT13, with leetspeak digits read as letters, Morse code (its words apart by "/"
     or two spaces, as `text` has them: `folded` collapses spaces) read as letters, letters spaced apart read
-    as words, and plain letters under marks read without them."""
+    as words, plain letters under marks read without them, and, when it names a cipher, every other shift of
+    the alphabet (Caesar's) and the alphabet reversed (atbash)."""
     lowered = folded.lower()
     readings = [lowered[::-1], codecs.decode(lowered, "rot13")]
     if len(_LEET_WORD.findall(lowered)) >= 3:
@@ -130,4 +140,6 @@ def obfuscated_readings(text: str, folded: str) -> list[str]:
         readings.append(spaced)
     if len(_DECORATION.findall(lowered)) >= 4:  # then every such mark is decoration, on a space too
         readings.append(re.sub(_MARKS, "", lowered))
+    if _CIPHER_NAMED.search(lowered):  # a named cipher: every shift of the alphabet, and its mirror
+        readings += [lowered.translate(table) for table in _SHIFTS]
     return readings

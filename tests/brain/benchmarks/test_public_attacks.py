@@ -74,8 +74,40 @@ def test_poisoning_reports_the_external_reading_on_request(wheels):
     call_command(
         "brain_bench", "poisoning", "--no-public", "--external", "--limit", "4", "--json", stdout=out
     )
-    external = json.loads(out.getvalue().strip().splitlines()[-1])["external"]
+    figures = json.loads(out.getvalue().strip().splitlines()[-1])
+    external, suites = figures["external"], figures["external_agent_suites"]
     assert external["source"] == "pyrit==1.1.0" and external["attacks"] == 4
+    assert suites["source"].startswith("aicu-scanner==1.5.0") and suites["attacks"] == 4
     for surface in ("client_brain", "memory_append"):
-        assert external[surface]["attacks"] == 4
-        assert {"attacks_admitted", "attacks_short", "by_source", "admitted_ids"} <= set(external[surface])
+        for reading in (external, suites):
+            assert reading[surface]["attacks"] == 4
+            assert {"attacks_admitted", "attacks_short", "by_source", "admitted_ids"} <= set(reading[surface])
+
+
+def test_the_agent_suites_reading_holds_the_attacks_of_three_suites_and_no_public_corpus_attack(wheels):
+    """The second external reading: aicu-scanner's attack sets (a multi-turn test by its last turn, the one that
+    asks; not its toxicity or hallucination probes), agent-injection-bench's injected texts and bastionprobe's
+    payloads with the canary filled, each text once, none in a near-duplicate group of a public corpus attack."""
+    import zipfile
+
+    import yaml
+
+    from brain.benchmarks import public_external
+
+    cases, left_out = public_external.external_cases("agent-suites")
+    sources = {c.source for c in cases}
+    assert {"aicu", "aicu-intruder", "aicu-multi-turn", "agent-injection-bench"} <= sources
+    assert len(cases) > 250 and len({c.text for c in cases}) == len(cases)
+    assert (
+        not any("{canary}" in c.text for c in cases) and left_out > 0
+    )  # bastionprobe shares bastioncorpus's
+    with zipfile.ZipFile(public_corpora.wheel("aicu-scanner")) as archive:
+        tests = yaml.safe_load(archive.read("aicu/payloads/multi_turn.yaml"))["multi_turn_tests"]
+        toxicity = archive.read("aicu/payloads/toxicity.yaml").decode("utf-8")
+    turns = {c.text for c in cases if c.source == "aicu-multi-turn"}
+    assert turns <= {t["turns"][-1].strip() for t in tests} and not turns & {
+        t["turns"][0].strip() for t in tests
+    }
+    assert not any(c.text in toxicity for c in cases if len(c.text) > 40)
+    known = {c.group for c in public_corpora.public_cases() if c.label == public_corpora.ATTACK}
+    assert not known & {c.group for c in cases}
