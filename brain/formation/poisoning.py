@@ -363,15 +363,18 @@ _OWN_CONFIGURATION = re.compile(
 
 
 _CONFIGURATION_WORD = re.compile(
-    r"\b(?:configuration|config|disclosure|specification|deployment|persona|system\s+prompt|"
-    r"(?:live|real|actual)\s+(?:state|values))\b|配置|إعدادات",
+    r"\byour\s+(?:own\s+|full\s+|complete\s+|current\s+|actual\s+|exact\s+)?(?:configuration|config|specification|setup)\b"
+    r"|\b(?:ai|assistant|bot|model|system)\s+(?:configuration|config|specification)\b"
+    r"|\b(?:disclosure|persona|system\s+prompt|deployment\s+state|deployed|(?:live|real|actual)\s+(?:state|values))\b"
+    r"|配置|إعدادات",
     _I,
 )
 
 
 def _asks_for_configuration(text: str) -> bool:
-    """Three parts of a configuration named together with the model addressed and a word for configuration (a
-    product's own "roles, rules and tools" are settings a customer uses, not the model's), or `_OWN_CONFIGURATION`."""
+    """Three parts of a configuration named together with the model addressed and a word for the model's
+    configuration ("your configuration", "AI configuration", a persona; a product's own "roles, rules and tools",
+    even on its configuration page, are settings a customer uses), or `_OWN_CONFIGURATION`."""
     if _OWN_CONFIGURATION.search(text):
         return True
     return (

@@ -612,6 +612,8 @@ def test_the_models_own_configuration_asked_for_as_a_task_is_an_instruction(text
         "You can change the role of a team member, the rules of a workflow and the tools they see in Settings.",
         "Could you provide your current settings so we can check the sync?",
         "Admins set roles, approval rules and integration tools for their team.",
+        "To configure your workspace, open Settings and set the roles, rules and tools of your team on the "
+        "configuration page.",
     ],
 )
 def test_a_products_roles_rules_and_tools_are_learnable(text):
