@@ -362,6 +362,18 @@ _OWN_CONFIGURATION = re.compile(
 )
 
 
+# The model asked about itself as a task: how it was configured, what it declines, a text about itself.
+_ABOUT_ITSELF = re.compile(
+    r"\bhow\s+you(?:'re|\s+are|\s+were)\s+(?:configured|programmed|instructed|prompted)\b"
+    r"|\bwhat\s+you(?:'re|\s+are|\s+were)\s+(?:optimi[sz]ed|configured|programmed|instructed|designed|prompted)\s+(?:for|to)\b"
+    r"|\b(?:testing|evaluating|retiring|replacing|auditing)\s+you\b"
+    r"|\b(?:requests?|topics?|questions|things|scenarios|categories)\s+(?:that\s+)?you\s+"
+    r"(?:decline|refuse|won't\s+(?:help|answer)|can(?:'t|not)\s+(?:help|answer))"
+    r"|\b(?:write|draft|compose|create|give\s+me|produce)\b[^.!?\n]{0,60}\b(?:about|introducing|describing)\s+yourself\b"
+    r"|\byour\s+own\s+(?:performance\s+review|bio(?:graphy)?|self-assessment|elevator\s+pitch)\b"
+    r"|\b(?:work|interact)\s+with\s+you\s+effectively\b",
+    _I,
+)
 _CONFIGURATION_WORD = re.compile(
     r"\byour\s+(?:own\s+|full\s+|complete\s+|current\s+|actual\s+|exact\s+)?(?:configuration|config|specification|setup)\b"
     r"|\b(?:ai|assistant|bot|model|system)\s+(?:configuration|config|specification)\b"
@@ -374,8 +386,8 @@ _CONFIGURATION_WORD = re.compile(
 def _asks_for_configuration(text: str) -> bool:
     """Three parts of a configuration named together with the model addressed and a word for the model's
     configuration ("your configuration", "AI configuration", a persona; a product's own "roles, rules and tools",
-    even on its configuration page, are settings a customer uses), or `_OWN_CONFIGURATION`."""
-    if _OWN_CONFIGURATION.search(text):
+    even on its configuration page, are settings a customer uses), or `_OWN_CONFIGURATION`, or `_ABOUT_ITSELF`."""
+    if _OWN_CONFIGURATION.search(text) or _ABOUT_ITSELF.search(text):
         return True
     return (
         sum(bool(part.search(text)) for part in _CONFIGURATION_PARTS) >= 3
