@@ -102,13 +102,15 @@ def _morse_like(text: str) -> bool:
     return codes >= 10 and codes >= 0.9 * len(tokens) and not re.search(r"[^\W_]", text)
 
 
-# Letters one space apart ("I g n o r e   a l l"), words apart by more; marks no letter is spelled with piled
-# on plain Latin letters ("I̶g̶n̶o̶r̶e̶", struck through; what NFKC composes, "é", is gone before this).
+# A text that names a cipher is read under each shift of the alphabet but ROT13's (read anyway) and reversed.
 _CIPHER_NAMED = re.compile(r"\b(?:caesar|cipher|atbash|shift(?:ed)?\s*(?:=|by|of)\s*\d+)", _I)
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 _SHIFTS = [str.maketrans(_ALPHABET, _ALPHABET[n:] + _ALPHABET[:n]) for n in range(1, 26) if n != 13] + [
     str.maketrans(_ALPHABET, _ALPHABET[::-1])
 ]
+
+# Letters one space apart ("I g n o r e   a l l"), words apart by more; marks no letter is spelled with piled
+# on plain Latin letters ("I̶g̶n̶o̶r̶e̶", struck through; what NFKC composes, "é", is gone before this).
 _SPACED_LETTERS = re.compile(r"(?<!\S)(?:[^\W\d_] )+[^\W\d_](?!\S)")
 _MARKS = r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
 _DECORATION = re.compile(rf"(?<=[A-Za-z]){_MARKS}")
