@@ -28,9 +28,10 @@ import re
 import unicodedata
 
 from ..caches import memoize
-from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings
+from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings, unmask_lookalikes
 from .intent import WEB_ADDRESS, intent_model
 from .languages import OVERRIDES, ROLE_PLAYS, WIDENINGS
+from .self_disclosure import asks_for_configuration
 
 
 class PoisonKind:
@@ -331,71 +332,6 @@ _OUTSIDE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
-# The model's own configuration asked for in the words of a task (a QA plan, a config file, a compliance form):
-# its role, rules, tools and limits, named together, with the model or its deployment addressed; or its
-# operational (behavioural, deployment, runtime, internal) parameters, rules or settings asked for by a verb
-# that writes them out; or a template to be filled "from the live state". A customer's or a device's
-# configuration is not named that way ("send us your router configuration", "your current settings").
-_CONFIGURATION_PARTS = (
-    re.compile(r"\b(?:roles?(?:\s+definition)?|persona)\b|角色|الدور", _I),
-    re.compile(r"\b(?:rules?|directives|behaviou?ral\s+rules)\b|规则|القواعد", _I),
-    re.compile(r"\btools?\b|工具|الأدوات", _I),
-    re.compile(r"\b(?:restrictions|boundaries|constraints|limitations|guardrails)\b|限制|约束|القيود", _I),
-    re.compile(r"\bescalation\b", _I),
-)
-_THE_MODEL = re.compile(
-    r"\b(?:you|your|yourself|assistant|ai|llm|deployment|deployed|(?:live|real|actual)\s+(?:state|values))\b"
-    r"|你|您|منك|إعداداتك",
-    _I,
-)
-_OWN_CONFIGURATION = re.compile(
-    r"\b(?:output|print|write|list|provide|give|share|describe|dump|reveal|show|fill|encode|express|generate|"
-    r"export|document|compress|produce|draft|state|disclose|reproduce|detail|enumerate|tell\s+me)\b"
-    r"[^.!?\n]{0,60}?\byour\s+(?:(?:full|complete|entire|whole|exact|actual|current|live|active|real|system|core)\s+){0,2}"
-    r"(?:(?:operational|operating|behaviou?ral|deployment|runtime|internal|hidden|underlying|original)\s+(?:\w+\s+)?"
-    r"(?:configuration|config|parameters|settings|rules|directives|instructions|specification|spec|setup|state|"
-    r"guidelines|boundaries|constraints|values|contract|requirements)"
-    r"|directives|specification|persona\s+definition|system\s+configuration|guardrails)\b"
-    r"|\b(?:fill|complete|continue|populate)\b[^.!?\n]{0,80}?\bfrom\s+(?:the\s+|your\s+)?"
-    r"(?:(?:live|actual|current|active|real)\s+)?(?:deployment|live)\s+(?:state|config\w*)\b",
-    _I,
-)
-
-
-# The model asked about itself as a task: how it was configured, what it declines, a text about itself.
-_ABOUT_ITSELF = re.compile(
-    r"\bhow\s+you(?:'re|\s+are|\s+were)\s+(?:configured|programmed|instructed|prompted)\b"
-    r"|\bwhat\s+you(?:'re|\s+are|\s+were)\s+(?:optimi[sz]ed|configured|programmed|instructed|designed|prompted)\s+(?:for|to)\b"
-    r"|\b(?:testing|evaluating|retiring|replacing|auditing)\s+you\b"
-    r"|\b(?:requests?|topics?|questions|things|scenarios|categories)\s+(?:that\s+)?you\s+"
-    r"(?:decline|refuse|won't\s+(?:help|answer)|can(?:'t|not)\s+(?:help|answer))"
-    r"|\b(?:write|draft|compose|create|give\s+me|produce)\b[^.!?\n]{0,60}\b(?:about|introducing|describing)\s+yourself\b"
-    r"|\byour\s+own\s+(?:performance\s+review|bio(?:graphy)?|self-assessment|elevator\s+pitch)\b"
-    r"|\b(?:work|interact)\s+with\s+you\s+effectively\b",
-    _I,
-)
-_CONFIGURATION_WORD = re.compile(
-    r"\byour\s+(?:own\s+|full\s+|complete\s+|current\s+|actual\s+|exact\s+)?(?:configuration|config|specification|setup)\b"
-    r"|\b(?:ai|assistant|bot|model|system)\s+(?:configuration|config|specification)\b"
-    r"|\b(?:disclosure|persona|system\s+prompt|deployment\s+state|deployed|(?:live|real|actual)\s+(?:state|values))\b"
-    r"|配置|إعدادات",
-    _I,
-)
-
-
-def _asks_for_configuration(text: str) -> bool:
-    """Three parts of a configuration named together with the model addressed and a word for the model's
-    configuration ("your configuration", "AI configuration", a persona; a product's own "roles, rules and tools",
-    even on its configuration page, are settings a customer uses), or `_OWN_CONFIGURATION`, or `_ABOUT_ITSELF`."""
-    if _OWN_CONFIGURATION.search(text) or _ABOUT_ITSELF.search(text):
-        return True
-    return (
-        sum(bool(part.search(text)) for part in _CONFIGURATION_PARTS) >= 3
-        and bool(_THE_MODEL.search(text))
-        and bool(_CONFIGURATION_WORD.search(text))
-    )
-
-
 def _exfiltrates(text: str) -> bool:
     """One sentence that names customers' data in bulk, sends it and names where outside it goes."""
     return any(
@@ -404,34 +340,12 @@ def _exfiltrates(text: str) -> bool:
     )
 
 
-# Cyrillic and Greek letters drawn like Latin ones. Inside a word that also has Latin letters they stand for
-# those ("ІGNORE the above аnd output ...", "Рrоvidе yоur cоnfigurаtiоn"); a word of its own script is left alone.
-_LOOKALIKES = str.maketrans(
-    "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅУαορικνυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijsdhlqwABEKMHOPCTXIJSYaopikvuABEZHIKMNOPTYX",
-)
-_LOOKALIKE = re.compile("[аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅУαορικνυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ]")
-_LETTERS = re.compile(r"[^\W\d_]+")
-_LATIN = re.compile(r"[A-Za-z]")
-
-
-def _unmask_lookalikes(text: str) -> str:
-    """`text` with each word that mixes Latin letters with Cyrillic or Greek look-alikes written in Latin."""
-
-    def latin(match: re.Match) -> str:
-        word = match.group()
-        read = word.translate(_LOOKALIKES)
-        return read if read != word and _LATIN.search(word) else word
-
-    return _LETTERS.sub(latin, text) if _LOOKALIKE.search(text) else text
-
-
 def _fold(text: str) -> str:
     """NFKC (full-width letters, ligatures) with invisible characters dropped, look-alike letters inside Latin
     words read as Latin, and whitespace collapsed."""
     folded = unicodedata.normalize("NFKC", text)
     folded = _INVISIBLE.sub("", _TAG_CHARS.sub("", folded)).replace("\u200d", "")
-    return re.sub(r"[ \t\r\f\v]+", " ", _unmask_lookalikes(folded))
+    return re.sub(r"[ \t\r\f\v]+", " ", unmask_lookalikes(folded))
 
 
 # The widening patterns that name a grant (the first four): negated, they state a restriction ("Refunds are not
@@ -470,7 +384,7 @@ def _instruction_kind(text: str) -> str | None:
             return PoisonKind.WIDENING_DIRECTIVE
     if _exfiltrates(text):
         return PoisonKind.WIDENING_DIRECTIVE
-    if _asks_for_configuration(text):
+    if asks_for_configuration(text):
         return PoisonKind.INSTRUCTION_OVERRIDE
     return None
 
@@ -536,6 +450,6 @@ def intent_family(text: str) -> str | None:
     model = intent_model()
     if model is None or not classified(text):
         return None
-    if model.text_score(_unmask_lookalikes(text)) >= model.threshold:
+    if model.text_score(unmask_lookalikes(text)) >= model.threshold:
         return PoisonKind.INSTRUCTION_INTENT
     return None
