@@ -319,6 +319,8 @@ def at_once(memory, calls) -> None:
         deadline = time.monotonic() + 30
         with connection.cursor() as cursor:
             while time.monotonic() < deadline:
+                # The statistics views are read once a transaction unless the snapshot is cleared.
+                cursor.execute("SELECT pg_stat_clear_snapshot()")
                 cursor.execute(
                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                     " AND datname = current_database() AND pid <> pg_backend_pid()"
