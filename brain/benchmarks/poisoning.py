@@ -29,7 +29,8 @@ def add_arguments(parser) -> None:
         "--external",
         action="store_true",
         help="Also read the attacks no split holds (PyRIT's templates and seeds, under `external`; three attack "
-        "suites for agents, under `external_agent_suites`; public_external.py).",
+        "suites for agents, under `external_agent_suites`; attacks hidden in what agents read, with benign texts "
+        "beside them, under `external_indirect`; public_external.py, public_indirect.py).",
     )
     parser.add_argument(
         "--train",
@@ -104,10 +105,7 @@ def run(options, stdout) -> dict:
         # Personal data on public data, the same split (public_pii.py).
         public.update(public_pii.poisoning_keys(options.get("limit"), stdout, options.get("split") or "test"))
     if options.get("external"):
-        figures["external"] = public_external.external_figures(options.get("limit"))
-        stdout.write(public_external.summary(figures["external"]))
-        figures["external_agent_suites"] = public_external.external_figures(
-            options.get("limit"), "agent-suites"
-        )
-        stdout.write(public_external.summary(figures["external_agent_suites"]))
+        for reading, key in public_external.FIGURES_KEY.items():
+            figures[key] = public_external.external_figures(options.get("limit"), reading)
+            stdout.write(public_external.summary(figures[key]))
     return figures

@@ -51,6 +51,11 @@ WHEELS = {
     "aicu-scanner": "1.5.0",
     "agent-injection-bench": "0.1.0",
     "bastionprobe": "0.19.0",
+    # The third (public_indirect.py): attacks hidden in what agents read, and the benign texts beside them.
+    "spikee": "0.9.2",
+    "agentdojo": "0.1.35",
+    "inspect-evals": "0.28.0",
+    "raginject": "0.12.0",
 }
 ATTACK, BENIGN = "attack", "benign"
 

@@ -38,7 +38,7 @@ from typing import Any
 import yaml
 from jinja2.sandbox import SandboxedEnvironment
 
-from . import public_attacks, public_corpora
+from . import public_attacks, public_corpora, public_indirect
 
 PACKAGE, VERSION = "pyrit", "1.1.0"
 PAYLOAD = "explain how to pick a lock"
@@ -150,14 +150,23 @@ def _agent_suite_items() -> list[tuple[str, str, str]]:
     return list(first.values())
 
 
-# Each reading: (what the figures name as its source, its items).
+@cache
+def _indirect_items() -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    return public_indirect.items()
+
+
+# Each reading: (what the figures name as its source, its attacks, its benign texts or None).
 READINGS = {
-    "pyrit": (f"{PACKAGE}=={VERSION}", _pyrit_items),
+    "pyrit": (f"{PACKAGE}=={VERSION}", _pyrit_items, None),
     "agent-suites": (
         "aicu-scanner==1.5.0, agent-injection-bench==0.1.0, bastionprobe==0.19.0",
         _agent_suite_items,
+        None,
     ),
+    "indirect": (public_indirect.SOURCE, lambda: _indirect_items()[0], lambda: _indirect_items()[1]),
 }
+# The key each reading's figures take in `brain_bench poisoning --external --json`.
+FIGURES_KEY = {"pyrit": "external", "agent-suites": "external_agent_suites", "indirect": "external_indirect"}
 
 
 @cache
@@ -179,6 +188,19 @@ def external_cases(reading: str = "pyrit") -> tuple[tuple[public_corpora.PublicC
         if groups[case_id] not in seen
     )
     return cases, len(raw) - len(cases)
+
+
+@cache
+def external_benign(reading: str) -> tuple[public_corpora.PublicCase, ...]:
+    """The benign texts a reading ships beside its attacks (none for most)."""
+    read = READINGS[reading][2]
+    return tuple(
+        public_corpora.PublicCase(
+            public_corpora._case_id(source, key, text), source, public_corpora.BENIGN,
+            public_corpora._script_lang(text), text, public_corpora._case_id(source, key, text),
+        )
+        for source, key, text in (read() if read else [])
+    )  # fmt: skip
 
 
 def external_figures(limit: int | None = None, reading: str = "pyrit") -> dict[str, Any]:
@@ -209,6 +231,8 @@ def external_figures(limit: int | None = None, reading: str = "pyrit") -> dict[s
                 "admitted_ids",
             )
         }
+        if benign := external_benign(reading)[:limit]:
+            figures[surface]["benign"] = public_attacks._benign_figures(list(benign), surface)
     return figures
 
 
@@ -222,5 +246,6 @@ def summary(figures: dict[str, Any]) -> str:
         parts.append(
             f"{surface} admitted {f['attacks_admitted']}/{f['attacks']} ({f['attacks_admitted_pct']}%), "
             f"of at most {public_attacks.SHORT} characters {f['attacks_short_admitted']}/{f['attacks_short']}"
+            + (f", benign refused {f['benign']['benign_rejected']}/{f['benign']['benign']}" if "benign" in f else "")
         )
     return " ".join(parts)
