@@ -28,6 +28,7 @@ import re
 import unicodedata
 
 from ..caches import memoize
+from .agent_orders import active_markup, exfiltration_link, forged_authority
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings, unmask_lookalikes
 from .intent import WEB_ADDRESS, intent_model
 from .languages import OVERRIDES, ROLE_PLAYS, WIDENINGS
@@ -99,7 +100,8 @@ def _marks_are_spelling(text: str) -> bool:
 
 
 def _hidden(text: str) -> bool:
-    if _TAG_CHARS.search(text) or _HIDING_MARKUP.search(text):
+    """Hidden text, or markup that acts when the text is shown rather than saying what it does."""
+    if _TAG_CHARS.search(text) or _HIDING_MARKUP.search(text) or active_markup(text):
         return True
     return bool(_INVISIBLE.search(text) or "\u200d" in text) and not _marks_are_spelling(text)
 
@@ -135,8 +137,8 @@ _OVERRIDE_PATTERNS = (
         _I,
     ),
     re.compile(
-        r"(?:^|\n|\s)(?:\[\s*(?:system|inst|/inst|admin)\s*\]|<\|?\s*(?:system|im_start|im_end|endoftext)\s*\|?>"
-        r"|#{2,}\s*(?:system|instruction)s?\b|(?:system|assistant|admin)\s*:\s*(?=[A-Za-z]))",
+        r"(?:^|\n|\s)(?:\[\s*(?:inst|/inst)\s*\]|<\|?\s*(?:system|im_start|im_end|endoftext)\s*\|?>"
+        r"|#{2,}\s*(?:system|instruction)s?\b)",  # "system:", "[admin]": agent_orders.forged_authority
         _I,
     ),
     re.compile(
@@ -382,8 +384,10 @@ def _instruction_kind(text: str) -> str | None:
         granting = pattern in _GRANTING_PATTERNS
         if any(not (granting and _restricts(text, m)) for m in pattern.finditer(text)):
             return PoisonKind.WIDENING_DIRECTIVE
-    if _exfiltrates(text):
+    if _exfiltrates(text) or exfiltration_link(text):
         return PoisonKind.WIDENING_DIRECTIVE
+    if forged_authority(text):
+        return PoisonKind.INSTRUCTION_OVERRIDE
     if asks_for_configuration(text):
         return PoisonKind.INSTRUCTION_OVERRIDE
     return None
