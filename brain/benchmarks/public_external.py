@@ -246,6 +246,10 @@ def summary(figures: dict[str, Any]) -> str:
         parts.append(
             f"{surface} admitted {f['attacks_admitted']}/{f['attacks']} ({f['attacks_admitted_pct']}%), "
             f"of at most {public_attacks.SHORT} characters {f['attacks_short_admitted']}/{f['attacks_short']}"
-            + (f", benign refused {f['benign']['benign_rejected']}/{f['benign']['benign']}" if "benign" in f else "")
+            + (
+                f", benign refused {f['benign']['benign_rejected']}/{f['benign']['benign']}"
+                if "benign" in f
+                else ""
+            )
         )
     return " ".join(parts)

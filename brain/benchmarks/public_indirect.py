@@ -59,7 +59,9 @@ _SPIKEE_SKIPPED = {"seeds-harmful-instructions-only", "seeds-mini-test"}
 
 def _spikee(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
     names = set(archive.namelist())
-    datasets = sorted({n[len(_SPIKEE) :].split("/")[0] for n in names if n.startswith(_SPIKEE) and n.count("/") >= 5})
+    datasets = sorted(
+        {n[len(_SPIKEE) :].split("/")[0] for n in names if n.startswith(_SPIKEE) and n.count("/") >= 5}
+    )
 
     def rows(dataset: str, file: str) -> list[dict]:
         path = f"{_SPIKEE}{dataset}/{file}"
@@ -76,13 +78,18 @@ def _spikee(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
             document = str(row.get("document") or "")
             if document not in ("", "<PLACEHOLDER>"):
                 placeholder = row.get("placeholder") or "\0"
-                benign.append(("spikee-document", f"{dataset}/{row['id']}", document.replace(placeholder, "")))
+                benign.append(
+                    ("spikee-document", f"{dataset}/{row['id']}", document.replace(placeholder, ""))
+                )
         if dataset in _SPIKEE_SKIPPED:
             continue
         templates, instructions = rows(dataset, "jailbreaks.jsonl"), rows(dataset, "instructions.jsonl")
         for n in range(max(len(templates), len(instructions)) if templates and instructions else 0):
             template, instruction = templates[n % len(templates)], instructions[n % len(instructions)]
-            if template["jailbreak_type"] == "no-jailbreak" and instruction["instruction_type"] == "financial-adv":
+            if (
+                template["jailbreak_type"] == "no-jailbreak"
+                and instruction["instruction_type"] == "financial-adv"
+            ):
                 continue  # "give me stock tips" alone is a request, not an injection
             text = template["text"].replace("<INSTRUCTION>", instruction["instruction"])
             attacks.append(("spikee", f"{dataset}/{template['id']}+{instruction['id']}", text))
@@ -155,7 +162,9 @@ def _agentdojo(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
             if "{tools}" not in text and "{task}" not in text:  # those need a run's tool trace or task
                 templates[f"{path.rsplit('/', 1)[-1][:-3]}#{n}"] = text
     goals: dict[str, str] = {}
-    for path in (n for n in names if re.fullmatch(r"agentdojo/default_suites/v[\d_]+/\w+/injection_tasks\.py", n)):
+    for path in (
+        n for n in names if re.fullmatch(r"agentdojo/default_suites/v[\d_]+/\w+/injection_tasks\.py", n)
+    ):
         version, suite = path.split("/")[2:4]
         for name, goal in _goals(archive.read(path).decode("utf-8")).items():
             goals.setdefault(goal, f"{version}/{suite}/{name}")
@@ -166,7 +175,10 @@ def _agentdojo(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
     ]
     if "agentdojo/attacks/dos_attacks.py" in names:
         source = archive.read("agentdojo/attacks/dos_attacks.py").decode("utf-8")
-        attacks += [("agentdojo", f"dos#{n}", _fill(t)) for n, t in enumerate(_strings_holding(source, "<INFORMATION>"))]
+        attacks += [
+            ("agentdojo", f"dos#{n}", _fill(t))
+            for n, t in enumerate(_strings_holding(source, "<INFORMATION>"))
+        ]
     benign = []
     for path in (n for n in names if n.startswith("agentdojo/data/suites/") and n.endswith(".yaml")):
         if path.endswith("injection_vectors.yaml"):
@@ -174,10 +186,7 @@ def _agentdojo(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
         suite = path.split("/")[3]
         vectors_path = f"agentdojo/data/suites/{suite}/injection_vectors.yaml"
         vectors = yaml.safe_load(archive.read(vectors_path)) or {} if vectors_path in names else {}
-        defaults = {name: str(v.get("default", "")).replace('"', "'") for name, v in vectors.items()}
-        raw = re.sub(
-            r"\{(injection_[a-z0-9_]+)\}", lambda m: defaults.get(m.group(1), ""), archive.read(path).decode("utf-8")
-        )
+        raw = _fill_vectors(archive.read(path).decode("utf-8"), vectors)
         try:
             document = yaml.safe_load(raw)
         except yaml.YAMLError:
@@ -185,6 +194,12 @@ def _agentdojo(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
         benign += [("agentdojo-environment", f"{path[len('agentdojo/data/suites/'):]}{key}", text)
                    for key, text in _long_strings(document, "")]  # fmt: skip
     return attacks, benign
+
+
+def _fill_vectors(raw: str, vectors: dict) -> str:
+    """A suite's environment with each injection slot (`{name}` of injection_vectors.yaml) set to its default."""
+    defaults = {name: str(vector.get("default", "")).replace('"', "'") for name, vector in vectors.items()}
+    return re.sub(r"\{(\w+)\}", lambda m: defaults.get(m.group(1), m.group(0)), raw)
 
 
 def _long_strings(node, path: str) -> list[tuple[str, str]]:
@@ -211,7 +226,9 @@ def _inspect_evals(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
             benign += [("inspect-coding", f"{key}/{name}", text) for name, text in sorted(files.items())
                        if name.endswith((".md", ".py", ".toml", ".cfg", ".yml", ".yaml")) and len(text) > _DOCUMENT_MIN]  # fmt: skip
             continue
-        carriers = {"issue_text": sample["issue_text"]} if sample["injection_vector"] == "issue_text" else files
+        carriers = (
+            {"issue_text": sample["issue_text"]} if sample["injection_vector"] == "issue_text" else files
+        )
         indicator = re.compile(sample["payload_indicator"])
         attacks += [("inspect-coding", f"{key}/{name}", text) for name, text in sorted(carriers.items())
                     if indicator.search(text)]  # fmt: skip
@@ -220,17 +237,23 @@ def _inspect_evals(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
         planted = set(scenario["attack_email_indices"])  # counted from 1
         for n, email in enumerate(scenario["inbox"], 1):
             text = f"From: {email['from']}\nSubject: {email['subject']}\n\n{email['body']}"
-            (attacks if n in planted else benign).append(("inspect-threat", f"{scenario['id']}/inbox[{n}]", text))
+            (attacks if n in planted else benign).append(
+                ("inspect-threat", f"{scenario['id']}/inbox[{n}]", text)
+            )
     for scenario in json.loads(archive.read(f"{data}data_exfil.json")):
         for n, record in enumerate(scenario["customer_db"]):
-            planted = scenario["attack_name"] != "clean_baseline" and _ORDER_TO_ASSISTANT.search(record["issue"])
+            planted = scenario["attack_name"] != "clean_baseline" and _ORDER_TO_ASSISTANT.search(
+                record["issue"]
+            )
             item = ("inspect-threat", f"{scenario['id']}/customer_db[{n}]", record["issue"])
             (attacks if planted else benign).append(item)
     for scenario in json.loads(archive.read(f"{data}memory_poison.json")):
         marker = (scenario.get("attack_marker") or "").lower()
         for name, text in scenario["memory_store"].items():
             planted = scenario["attack_name"] != "clean_baseline" and marker and marker in text.lower()
-            (attacks if planted else benign).append(("inspect-threat", f"{scenario['id']}/memory[{name}]", text))
+            (attacks if planted else benign).append(
+                ("inspect-threat", f"{scenario['id']}/memory[{name}]", text)
+            )
     return attacks, benign
 
 
@@ -239,10 +262,12 @@ def _inspect_evals(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
 
 def _raginject(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
     attacks, benign = [], []
-    for path in sorted(n for n in archive.namelist() if n.startswith("raginject/attacks/") and n.endswith(".yaml")):
+    for path in sorted(
+        n for n in archive.namelist() if n.startswith("raginject/attacks/") and n.endswith(".yaml")
+    ):
         for pattern in yaml.safe_load(archive.read(path)) or []:
             document, payload = pattern.get("injected_content", ""), (pattern.get("payload") or "").strip()
-            key = f"{path[len('raginject/attacks/'):]}#{pattern['id']}"
+            key = f"{path[len('raginject/attacks/') :]}#{pattern['id']}"
             attacks.append(("raginject", key, document))
             clean = re.sub(r"\n{3,}", "\n\n", document.replace(payload, "")).strip() if payload else ""
             if payload and payload in document and len(clean) >= _DOCUMENT_MIN:
@@ -250,7 +275,12 @@ def _raginject(archive: zipfile.ZipFile) -> tuple[list[Item], list[Item]]:
     return attacks, benign
 
 
-_READERS = {"spikee": _spikee, "agentdojo": _agentdojo, "inspect-evals": _inspect_evals, "raginject": _raginject}
+_READERS = {
+    "spikee": _spikee,
+    "agentdojo": _agentdojo,
+    "inspect-evals": _inspect_evals,
+    "raginject": _raginject,
+}
 
 
 def items() -> tuple[list[Item], list[Item]]:
