@@ -76,12 +76,47 @@ def test_poisoning_reports_the_external_reading_on_request(wheels):
     )
     figures = json.loads(out.getvalue().strip().splitlines()[-1])
     external, suites = figures["external"], figures["external_agent_suites"]
+    indirect = figures["external_indirect"]
     assert external["source"] == "pyrit==1.1.0" and external["attacks"] == 4
     assert suites["source"].startswith("aicu-scanner==1.5.0") and suites["attacks"] == 4
+    assert indirect["source"].startswith("spikee==0.9.2") and indirect["attacks"] == 4
     for surface in ("client_brain", "memory_append"):
-        for reading in (external, suites):
+        for reading in (external, suites, indirect):
             assert reading[surface]["attacks"] == 4
             assert {"attacks_admitted", "attacks_short", "by_source", "admitted_ids"} <= set(reading[surface])
+        assert indirect[surface]["benign"]["benign"] == 4 and "benign" not in external[surface]
+    assert "benign refused" in out.getvalue()
+
+
+def test_the_indirect_reading_holds_attacks_in_what_agents_read_and_benign_texts_beside_them(wheels):
+    """The third external reading: spikee's templates with their instruction slot filled, agentdojo's goals in its
+    attacks' wordings (read from the source, never run), inspect-evals' planted issues, emails, records and memory
+    entries, raginject's documents; benign: the same packages' false-positive probes and clean documents. Each text
+    once, no slot left unfilled, no attack text among the benign ones, none near a public corpus attack."""
+    from brain.benchmarks import public_external
+
+    cases, _left_out = public_external.external_cases("indirect")
+    benign = public_external.external_benign("indirect")
+    assert {c.source for c in cases} == {
+        "spikee",
+        "agentdojo",
+        "inspect-coding",
+        "inspect-threat",
+        "raginject",
+    }
+    assert {"spikee-fp", "agentdojo-environment", "inspect-threat", "inspect-coding", "raginject-clean"} <= {
+        c.source for c in benign
+    }
+    assert len(cases) > 600 and len(benign) > 250
+    assert len({c.text for c in cases}) == len(cases) and not {c.text for c in cases} & {
+        c.text for c in benign
+    }
+    assert not any(slot in c.text for c in cases for slot in ("<INSTRUCTION>", "{goal}", "{user}", "{model}"))
+    assert not any("{injection_" in c.text or "{prompt_injection" in c.text for c in benign)
+    # An agentdojo goal spelled from its module's constants (the attacker's IBAN), not left as a name.
+    assert any("US133000000121212121212" in c.text for c in cases if c.source == "agentdojo")
+    known = {c.group for c in public_corpora.public_cases() if c.label == public_corpora.ATTACK}
+    assert not known & {c.group for c in cases}
 
 
 def test_the_agent_suites_reading_holds_the_attacks_of_three_suites_and_no_public_corpus_attack(wheels):
