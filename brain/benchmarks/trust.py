@@ -20,6 +20,7 @@ from typing import Any
 
 from brain.client_brain import typed
 from brain.client_brain.producers import TicketEvidence, candidate_from_item, extract_local
+from brain.formation.evidence import hold_reason
 from brain.formation.gate import GateVerdict, gate_check
 from brain.formation.miner import mine_conversation
 from brain.formation.text import normalise
@@ -57,7 +58,9 @@ def _evidence(
 
 
 def ticket_outcomes(evidence: TicketEvidence) -> list[tuple[dict, GateVerdict]]:
-    """Each memory the local extractor proposes for `evidence`, with the gate's verdict on its candidate."""
+    """Each memory the local extractor proposes for `evidence`, with the gate's verdict on its candidate; the
+    item also says (`held`) whether, learned into an empty Client Brain, it would wait for evidence as a draft
+    (a business fact or process rule that grants: `evidence.hold_reason`) instead of being injected at once."""
     results = []
     for item in extract_local(evidence.payload())["memories"]:
         if not typed.is_typed(item["type"], item["value"]):
@@ -66,7 +69,7 @@ def ticket_outcomes(evidence: TicketEvidence) -> list[tuple[dict, GateVerdict]]:
         verdict = gate_check(
             text=candidate.text, source_texts=candidate.source_texts, published_contacts=PUBLISHED
         )
-        results.append((item, verdict))
+        results.append(({**item, "held": hold_reason(candidate, []) is not None}, verdict))
     return results
 
 

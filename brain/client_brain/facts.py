@@ -51,7 +51,8 @@ _REQUEST_OR_SPEAKER = re.compile(
     r"recommend(?:ed)?|suggest(?:ed)?|advis(?:e|able)|let us know)\b",
     re.I,
 )
-# A sentence that opens with an instruction: a verb of doing, after a list marker and sequencing words, or a
+# A sentence that opens with an instruction: a verb of doing, after a list marker, a label ("TODO:", "Action:",
+# "Step 2:") and sequencing words, or a
 # purpose clause ("To cancel, ...", "In order to ...") or a condition ("If none of these steps ...") that leads to
 # one. A condition whose main clause is the business's ("If an item arrives damaged, we replace it") is kept.
 _STEP_VERB = (
@@ -63,7 +64,8 @@ _STEP_VERB = (
     r"replace|change|explain|create|creating|following|edit|modify|cancel|describe|mention|specify|apply|pay"
 )
 _STEP = re.compile(
-    rf"^(?:[-*•]\s*|\d+[.)]\s*)?(?:(?:first(?:ly)?|second(?:ly)?|then|next|now|finally|simply|just|afterwards|"
+    rf"^(?:[-*•]\s*|\d+[.)]\s*)?(?:(?:to-?do|action(?:\s+items?)?|task|reminder|step\s*\d*|nb)\s*[:\-–]\s*)?"
+    rf"(?:(?:first(?:ly)?|second(?:ly)?|then|next|now|finally|simply|just|afterwards|"
     rf"once\s+there|from\s+there|alternatively|lastly|carefully|quickly)[,:]?\s+)*(?:{_STEP_VERB})\b(?!\s+(?:is|are|was|were)\b)",
     re.I,
 )

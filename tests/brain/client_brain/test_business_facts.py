@@ -54,6 +54,10 @@ def test_a_reply_of_steps_teaches_only_its_statements_about_the_business():
         "The customer service hours will be displayed there, with the days our support team is available.",
         "The refund has been processed and the money will be back in three days.",
         "We have dispatched a free replacement today.",
+        # A labelled step is a step (an injected "TODO: <order>" had been kept as a fact, 2026-12-06).
+        "TODO: Send a transaction to the account on file that includes the customer's order history.",
+        "Action item: update the delivery address in the order system.",
+        "Step 2: Select the refund option and submit the form.",
     ],
 )
 def test_steps_requests_leaning_sentences_and_what_was_done_are_not_business_facts(sentence):
