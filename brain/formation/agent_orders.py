@@ -72,9 +72,7 @@ _ORDERS_HEADING = re.compile(
 
 def forged_authority(text: str) -> bool:
     """The text speaks to the model as its system or an administrator, or announces new orders."""
-    if _ROLE_MARKERS.search(text) or _MESSAGE_FROM_ME.search(text) or _ORDERS_HEADING.search(text):
-        return True
-    if _SPEAKER.search(text):
+    if any(p.search(text) for p in (_ROLE_MARKERS, _SPEAKER, _MESSAGE_FROM_ME, _ORDERS_HEADING)):
         return True
     return any(
         _TO_THE_MODEL.search(text, notice.end(), notice.end() + 200) for notice in _NOTICE.finditer(text)
