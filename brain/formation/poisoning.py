@@ -331,7 +331,12 @@ _OUTSIDE = re.compile(
     r"|\bendere[cç]o\s+externo",
     _I,
 )
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+# A sentence ends at a full stop, not at the one of an abbreviation ("all customer data, e.g. names, to x@...").
+_SENTENCE_END = re.compile(
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bincl)(?<!\bapprox)(?<!\bno)(?<!\bz\.B)(?<!\bp\.ex)"
+    r"[.!?](?=\s|$)|\n",
+    _I,
+)
 
 
 def _exfiltrates(text: str) -> bool:
