@@ -47,7 +47,7 @@ WHEELS = {
     "chatterbot-corpus": "1.3.3",
     "pyrit": "1.1.0",
     "mimesis": "22.2.0",
-    # The second external reading (public_external.py, `AGENT_SUITES`): three attack suites for agents.
+    # The second external reading (public_external.py, `READINGS["agent-suites"]`): three attack suites for agents.
     "aicu-scanner": "1.5.0",
     "agent-injection-bench": "0.1.0",
     "bastionprobe": "0.19.0",

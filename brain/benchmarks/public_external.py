@@ -20,6 +20,8 @@ or denial-of-service probes, nor the prefixes and suffixes it wraps around other
 `CANARY`). Most of aicu's ask the agent for its own configuration in the words of an ordinary task ("Write
 acceptance criteria for a QA team testing you").
 
+A third, `indirect`, holds orders planted in what agents read and benign texts beside them (`public_indirect`).
+
 An item that is a near-duplicate of any attack of the public corpora, whatever its split (word-trigram Jaccard
 of at least 0.5, or the same first eight words: `public_corpora`'s grouping), is left out and counted: what
 remains is text the detector has not been built beside. It goes through both surfaces as the test split does
@@ -210,7 +212,8 @@ def external_figures(limit: int | None = None, reading: str = "pyrit") -> dict[s
     cases = cases[:limit]
     figures: dict[str, Any] = {
         "source": READINGS[reading][0],
-        "payload": PAYLOAD if reading == "pyrit" else CANARY,
+        # What a reading's slots were filled with (the indirect reading fills them with its packages' own texts).
+        "payload": {"pyrit": PAYLOAD, "agent-suites": CANARY}.get(reading),
         "items_left_out_as_near_duplicates": near_duplicates,
         "attacks": len(cases),
         "groups": len({c.group for c in cases}),
