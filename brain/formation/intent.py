@@ -21,6 +21,12 @@ public corpora, the wider benign texts and the in-house benign texts (`brain/ben
 the threshold is chosen on the dev split. Recipes (features included) are compared by a grouped
 cross-validation over train + dev (`brain/benchmarks/intent_cv.py`, `--cv`), which can also fit the model on
 train and dev together (`--train-on train+dev`; not the shipped model, README).
+
+A second model of the same kind (`intent_model_datasets.npz`, `brain_bench poisoning --train-datasets`) has also
+learned the train and validation splits of three labelled prompt-injection datasets (short requests for the
+model's rules, prompt or secrets in many wordings, which the first never saw); its threshold leaves the gate's
+refusals of ordinary text within a budget on top of what the rules and the first model refuse. A text is an
+instruction when either model scores it at or above its own threshold (`intent_models`).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import numpy as np
 from brain.caches import memoize
 
 MODEL_PATH = Path(__file__).with_name("intent_model.npz")
+DATASETS_MODEL_PATH = Path(__file__).with_name("intent_model_datasets.npz")
 SIGNALS = ("model_word", "second_person")
 
 
@@ -144,12 +151,33 @@ class IntentModel:
         return float(1.0 / (1.0 + np.exp(-margin)))
 
 
-@memoize("intent-model", maxsize=1, keyed_on="nothing: the shipped weights file, read once")
 def intent_model() -> IntentModel | None:
     """The shipped model, loaded once per process; None when the weights file is absent (rules only)."""
-    if not MODEL_PATH.is_file():
+    return _load(MODEL_PATH)
+
+
+def intent_models() -> tuple[IntentModel, ...]:
+    """Every shipped model, the first one first: a text that any of them scores at or above its threshold is
+    an instruction aimed at the model."""
+    return tuple(model for model in (_load(MODEL_PATH), _load(DATASETS_MODEL_PATH)) if model is not None)
+
+
+def refuses(models: tuple[IntentModel, ...], text: str) -> bool:
+    """Whether any of `models` scores `text` at or above its threshold (the columns computed once per feature set)."""
+    columns: dict[Features, np.ndarray] = {}
+    for model in models:
+        if model.features not in columns:
+            columns[model.features] = feature_columns(text, model.features)
+        if model.score(columns[model.features]) >= model.threshold:
+            return True
+    return False
+
+
+@memoize("intent-model", maxsize=2, keyed_on="a shipped weights file's path, read once")
+def _load(path: Path) -> IntentModel | None:
+    if not path.is_file():
         return None
-    with np.load(MODEL_PATH, allow_pickle=False) as stored:
+    with np.load(path, allow_pickle=False) as stored:
         weights = stored["weights"].astype(np.float64)
         features = DEFAULT_FEATURES
         if "buckets" in stored.files:
@@ -185,4 +213,4 @@ def save_model(
         fold_accents=np.bool_(features.fold_accents),
         mask_web_addresses=np.bool_(features.mask_web_addresses),
     )
-    intent_model.cache_clear()
+    _load.cache_clear()

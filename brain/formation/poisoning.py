@@ -30,8 +30,9 @@ import unicodedata
 from ..caches import memoize
 from .agent_orders import active_markup, exfiltration_link, forged_authority
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings, unmask_lookalikes
-from .intent import WEB_ADDRESS, intent_model
+from .intent import WEB_ADDRESS, intent_models, refuses
 from .languages import OVERRIDES, ROLE_PLAYS, WIDENINGS
+from .secrets import find_secret
 from .self_disclosure import asks_for_configuration
 
 
@@ -454,11 +455,15 @@ def classified(text: str) -> bool:
 
 
 def intent_family(text: str) -> str | None:
-    """`INSTRUCTION_INTENT` when the shipped classifier scores `text` at or above its threshold (look-alike
-    letters inside Latin words read as Latin, as the rules read them)."""
-    model = intent_model()
-    if model is None or not classified(text):
+    """`INSTRUCTION_INTENT` when a shipped classifier scores `text` at or above its threshold (look-alike
+    letters inside Latin words read as Latin, as the rules read them). A text that holds a secret is read by
+    the first model only: the second learned prompts that hold no credential, and reads "remember my password:
+    Tr0ub4dor&3" as an obfuscated order; the gate refuses such a text for its secret anyway."""
+    models = intent_models()
+    if not models or not classified(text):
         return None
-    if model.text_score(unmask_lookalikes(text)) >= model.threshold:
+    if find_secret(text):
+        models = models[:1]
+    if refuses(models, unmask_lookalikes(text)):
         return PoisonKind.INSTRUCTION_INTENT
     return None
