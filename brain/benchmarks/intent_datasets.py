@@ -28,9 +28,10 @@ from . import intent_training, public_benign, public_corpora, public_datasets, p
 # sentences of Bitext's replies train as benign texts too: without them the model refused a product's "open the
 # configuration page and set the roles, rules and tools of your team".
 VARIANT = replace(intent_training.SHIPPED, C=16.0, reply_sentences=1.0)
-# What this model may add to the gate's refusals of each source of ordinary text. Until the conversations of
-# `public_benign`'s chitchat source joined the wider texts (2026-12-06), the rule was "at most 1.5% of a source
-# or no more than already refused": it let this model refuse 5% more of people's chat (README).
+# What this model may add to the gate's refusals of each source of ordinary text. Before `public_benign`'s chitchat
+# conversations joined the wider texts (2026-12-06) nothing held it to people's chat: it refused 723 of their
+# 6,983 dev turns where the rules and the first model refuse 428. With them, the former rule ("at most 1.5% of a
+# source, or no more than already refused") let it add nothing to such a source: its threshold rose to 0.945.
 ADDED = 0.005
 # The datasets' attacks together weigh as much as the train split's; their benign texts a quarter of its benign.
 ATTACK_MASS, BENIGN_MASS = 1.0, 0.25

