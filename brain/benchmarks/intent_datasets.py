@@ -94,13 +94,12 @@ def train(stdout) -> dict:
     coefficients, bias = intent_training.fit(texts, labels, weights, VARIANT)
     dev = [c.text for c in public_corpora.cases_in("dev") if c.label == public_corpora.BENIGN]
     sources = {"dev": dev, **intent_training.readable_by_source(public_benign.wide_cases_in("dev"))}
-    scores, refused = {}, {}
-    for name, found in sources.items():
-        scores[name] = intent_training.scores(coefficients, bias, found, VARIANT.features)
-        first_scores = intent_training.scores(first.weights, first.bias, found, first.features)
-        refused[name] = np.array([rule_family(t) is not None for t in found]) | (
-            first_scores >= first.threshold
-        )
+    scores = intent_training.score_sources(coefficients, bias, sources, VARIANT.features)
+    first_scores = intent_training.score_sources(first.weights, first.bias, sources, first.features)
+    refused = {
+        name: np.array([rule_family(t) is not None for t in found]) | (first_scores[name] >= first.threshold)
+        for name, found in sources.items()
+    }
     floor = float(intent_training.scores(coefficients, bias, in_house_benign, VARIANT.features).max()) + 1e-6
     threshold = choose_threshold(scores, refused, floor)
     save_model(
