@@ -1,6 +1,6 @@
 """Poisoning: red-team attacks admitted (goal 0), benign look-alikes refused (goal <= 2%), personal data admitted.
 
-`brain_bench poisoning [--limit N] [--split test] [--no-public] [--external] [--train [--train-on train|train+dev] [--train-variant NAME]] [--train-datasets] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
+`brain_bench poisoning [--limit N] [--split test] [--no-public] [--external] [--train [--train-on train|train+dev] [--train-variant NAME]] [--train-datasets] [--train-multilingual] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
 personal_data}.jsonl goes through the real write path without a database (`brain.benchmarks.trust`). Keys:
 attacks, attacks_admitted, benign, benign_rejected_pct, pii_cases, pii_admitted (and the ids of failures),
 plus the gate's mean cost per candidate in milliseconds, and `public`: the public corpora's attacks and
@@ -31,7 +31,8 @@ def add_arguments(parser) -> None:
         help="Also read the attacks no split holds (PyRIT's templates and seeds, under `external`; three attack "
         "suites for agents, under `external_agent_suites`; attacks hidden in what agents read, with benign texts "
         "beside them, under `external_indirect`; the test splits of three labelled prompt-injection datasets, "
-        "under `external_datasets`; public_external.py, public_indirect.py, public_datasets.py).",
+        "under `external_datasets`; injections in eight languages, under `external_multilingual`; "
+        "public_external.py, public_indirect.py, public_datasets.py).",
     )
     parser.add_argument(
         "--train",
@@ -59,6 +60,12 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="Retrain the second intent model (after --train, when both run): the first's data and the labelled "
         "datasets' training splits, its threshold read on top of the first's refusals (intent_datasets.py).",
+    )
+    parser.add_argument(
+        "--train-multilingual",
+        action="store_true",
+        help="Retrain the multilingual intent model (after the other two, when they run): multilingual-e5-small's "
+        "vectors of their texts and the wider benign texts of every language (intent_multilingual.py).",
     )
     parser.add_argument(
         "--train-variant",
@@ -91,6 +98,10 @@ def run(options, stdout) -> dict:
         from . import intent_datasets
 
         stdout.write(f"second intent model trained: {intent_datasets.train(stdout)}")
+    if options.get("train_multilingual"):
+        from . import intent_multilingual
+
+        stdout.write(f"multilingual intent model trained: {intent_multilingual.train(stdout)}")
     figures = trust.poisoning_figures(options.get("limit")).as_dict()
     texts = [c["text"] for c in trust.load("benign")[: options.get("limit")] if c["surface"] == "text"]
     started = time.perf_counter()

@@ -26,7 +26,7 @@ import time
 import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -203,28 +203,40 @@ def _lexicon(pipeline) -> Lexicon:
     for table in ("lemma_index", "lemma_exc"):
         for words in tables.get_table(table).values():
             english.update(w.lower() for w in (words.keys() if isinstance(words, dict) else words))
-    return Lexicon(frozenset(first), frozenset(last), frozenset(places), frozenset(english), _common_abroad())
+    return Lexicon(frozenset(first), frozenset(last), frozenset(places), frozenset(english), common_abroad())
 
 
-def _common_abroad() -> frozenset[str]:
-    """The common words of every language but English that installed packages list: spaCy's stop words
-    (pronouns, articles, auxiliaries: "sie", "hij", "está"; each list read from its file alone, since importing
-    the 80-odd language packages would cost seconds) and the month and day names of Faker's date providers
-    ("Juni", "Maj", "Август")."""
-    import importlib
+def _spacy_languages() -> Path:
+    """spaCy's folder of languages, found without importing spaCy (whose import loads torch where installed)."""
+    return Path(find_spec("spacy").submodule_search_locations[0]) / "lang"
+
+
+def stop_words(language: str) -> frozenset[str]:
+    """spaCy's stop words of one language (its folder under spacy/lang), lower-cased: its file read alone, since
+    importing the 80-odd language packages would cost seconds."""
     import importlib.util
 
-    import spacy.lang
+    path = _spacy_languages() / language / "stop_words.py"
+    spec = importlib.util.spec_from_file_location(f"_stop_words_{language}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # a module of one literal set, imported without its package
+    return frozenset(w.lower() for w in getattr(module, "STOP_WORDS", ()))
+
+
+@cache
+def common_abroad() -> frozenset[str]:
+    """The common words of every language but English that installed packages list: spaCy's stop words
+    (pronouns, articles, auxiliaries: "sie", "hij", "está") and the month and day names of Faker's date
+    providers ("Juni", "Maj", "Август"). Read once per process."""
+    import importlib
+
     from faker.config import AVAILABLE_LOCALES
 
     words: set[str] = set()
-    for path in sorted(Path(spacy.lang.__path__[0]).glob("*/stop_words.py")):
+    for path in sorted(_spacy_languages().glob("*/stop_words.py")):
         if path.parent.name in ("en", "xx", "la", "grc"):  # English, and the dead languages
             continue
-        spec = importlib.util.spec_from_file_location(f"_stop_words_{path.parent.name}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)  # a module of one literal set, imported without its package
-        words.update(getattr(module, "STOP_WORDS", ()))
+        words.update(stop_words(path.parent.name))
     for locale in AVAILABLE_LOCALES:
         if locale.startswith("en"):
             continue

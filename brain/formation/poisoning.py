@@ -28,6 +28,7 @@ import re
 import unicodedata
 
 from ..caches import memoize
+from . import intent_multilingual
 from .agent_orders import active_markup, exfiltration_link, forged_authority
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings, unmask_lookalikes
 from .intent import WEB_ADDRESS, intent_models, refuses
@@ -456,14 +457,15 @@ def classified(text: str) -> bool:
 
 def intent_family(text: str) -> str | None:
     """`INSTRUCTION_INTENT` when a shipped classifier scores `text` at or above its threshold (look-alike
-    letters inside Latin words read as Latin, as the rules read them). A text that holds a secret is read by
-    the first model only: the second learned prompts that hold no credential, and reads "remember my password:
-    Tr0ub4dor&3" as an obfuscated order; the gate refuses such a text for its secret anyway."""
-    models = intent_models()
-    if not models or not classified(text):
-        return None
-    if find_secret(text):
-        models = models[:1]
-    if refuses(models, unmask_lookalikes(text)):
+    letters inside Latin words read as Latin, as the rules read them): the n-gram models, and for a text not in
+    English the multilingual one. A text that holds a secret is read by the first model only: the others
+    learned prompts that hold no credential, and the second reads "remember my password: Tr0ub4dor&3" as an
+    obfuscated order; the gate refuses such a text for its secret anyway."""
+    secret = find_secret(text)
+    if classified(text):
+        models = intent_models()[:1] if secret else intent_models()
+        if models and refuses(models, unmask_lookalikes(text)):
+            return PoisonKind.INSTRUCTION_INTENT
+    if not secret and intent_multilingual.refuses(text):  # the costliest read, last
         return PoisonKind.INSTRUCTION_INTENT
     return None
