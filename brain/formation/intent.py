@@ -151,6 +151,18 @@ class IntentModel:
         return float(1.0 / (1.0 + np.exp(-margin)))
 
 
+# Fewer words than this give the classifier too little to read (a ticket's category, "refund", a fragment
+# such as "Ignore all previous", which the chat miner judges together with its neighbour message); the
+# phrase rules still read them.
+_MIN_CLASSIFIED_WORDS = 4
+
+
+def classified(text: str) -> bool:
+    """Whether the classifier reads `text` at all: a few words at least, a web address counting for none
+    ("Remember: https://shop.example/orders/99" is a bare address to the gate, not four words to read)."""
+    return len(re.findall(r"[^\W_]+", WEB_ADDRESS.sub(" ", text))) >= _MIN_CLASSIFIED_WORDS
+
+
 def intent_model() -> IntentModel | None:
     """The shipped model, loaded once per process; None when the weights file is absent (rules only)."""
     return _load(MODEL_PATH)

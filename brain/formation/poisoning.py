@@ -31,7 +31,7 @@ from ..caches import memoize
 from . import intent_multilingual
 from .agent_orders import active_markup, exfiltration_link, forged_authority
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings, unmask_lookalikes
-from .intent import WEB_ADDRESS, intent_models, refuses
+from .intent import classified, intent_models, refuses
 from .languages import OVERRIDES, ROLE_PLAYS, WIDENINGS
 from .secrets import find_secret
 from .self_disclosure import asks_for_configuration
@@ -441,18 +441,6 @@ def _encoded(text: str, folded: str) -> str | None:
     if any(_instruction_kind(reading) for reading in obfuscated_readings(text, folded)):
         return PoisonKind.ENCODED_PAYLOAD
     return None
-
-
-# Fewer words than this give the classifier too little to read (a ticket's category, "refund", a fragment
-# such as "Ignore all previous", which the chat miner judges together with its neighbour message); the
-# phrase rules still read them.
-_MIN_CLASSIFIED_WORDS = 4
-
-
-def classified(text: str) -> bool:
-    """Whether the classifier reads `text` at all: a few words at least, a web address counting for none
-    ("Remember: https://shop.example/orders/99" is a bare address to the gate, not four words to read)."""
-    return len(re.findall(r"[^\W_]+", WEB_ADDRESS.sub(" ", text))) >= _MIN_CLASSIFIED_WORDS
 
 
 def intent_family(text: str) -> str | None:
