@@ -23,7 +23,6 @@ import re
 import threading
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -66,31 +65,28 @@ def unavailable() -> str | None:
     return None
 
 
-@cache
-def _english() -> frozenset[str]:
-    from .pii_model import stop_words
-
-    return stop_words("en")
-
-
 def _latin(char: str) -> bool:
     return unicodedata.name(char, "").startswith("LATIN")
 
 
 def abroad(text: str) -> bool:
     """Whether `text` is not English to the n-gram models: most of its letters are of another script, or it
-    holds more common words of other languages (pii_model's list) than of English ("Operating SYSTEM: Windows
-    11" holds neither, and stays with them)."""
-    from .pii_model import common_abroad
+    holds more common words of other languages than English common words and a third of its words at least are
+    no English words ("comment", "ur", "pas" are in WordNet's index: "want help writing a comment about ur
+    services" is English, "Mon colis n'est pas arrivé" is not); a text with neither ("Operating SYSTEM: Windows
+    11") stays English."""
+    from .pii_model import common_abroad, english_words, is_english, stop_words
 
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return False
     if sum(not _latin(c) for c in letters) * 2 > len(letters):
         return True
-    english, others = _english(), common_abroad()
+    common, english, others = stop_words("en"), english_words(), common_abroad()
     words = [w for w in _WORD.findall(text.lower()) if len(w) > 1]  # "23H2" holds no word of any language
-    return sum(w in others and w not in english for w in words) > sum(w in english for w in words)
+    theirs = sum(w in others and w not in common for w in words)
+    unknown = sum(not is_english(w, english) for w in words)
+    return theirs > sum(w in common for w in words) and 3 * unknown >= len(words)
 
 
 @memoize("intent-multilingual-model", maxsize=1, keyed_on="the shipped weights file, read once")

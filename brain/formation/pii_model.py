@@ -96,6 +96,27 @@ def _fold(word: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(ch))
 
 
+def is_english(word: str, english: frozenset[str]) -> bool:
+    """Whether `word` is one of the `english` words, or an inflection of one ("requesting", "reimbursements",
+    "we're")."""
+    word = word.lower().replace("’", "'")
+    word = re.sub(r"'(?:s|re|ll|ve|d|m|t)$", "", word)  # "we're", "they'll"
+    if word in english:
+        return True
+    for suffix, stem in (
+        ("ies", "y"),
+        ("es", ""),
+        ("s", ""),
+        ("ed", ""),
+        ("ed", "e"),
+        ("ing", ""),
+        ("ing", "e"),
+    ):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2 and word[: -len(suffix)] + stem in english:
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class Lexicon:
     """Word lists the model's findings are read against, all shipped in installed packages: first names and
@@ -112,26 +133,7 @@ class Lexicon:
     abroad: frozenset[str] = frozenset()
 
     def is_english(self, word: str) -> bool:
-        word = word.lower().replace("’", "'")
-        word = re.sub(r"'(?:s|re|ll|ve|d|m|t)$", "", word)  # "we're", "they'll"
-        if word in self.english:
-            return True
-        for suffix, stem in (
-            ("ies", "y"),
-            ("es", ""),
-            ("s", ""),
-            ("ed", ""),
-            ("ed", "e"),
-            ("ing", ""),
-            ("ing", "e"),
-        ):
-            if (
-                word.endswith(suffix)
-                and len(word) > len(suffix) + 2
-                and word[: -len(suffix)] + stem in self.english
-            ):
-                return True
-        return False
+        return is_english(word, self.english)
 
     def is_common_abroad(self, word: str) -> bool:
         return word.lower() in self.abroad
@@ -192,18 +194,27 @@ def faker_lists():
                     )
 
 
-def _lexicon(pipeline) -> Lexicon:
+def _lexicon() -> Lexicon:
     first, last, places = set(), set(), set()
     for kind, values in faker_lists():
         {"first": first, "last": last, "place": places}[kind].update(_words_of(values))
-    from spacy.lang.en.stop_words import STOP_WORDS  # the closed classes WordNet leaves out: "they", "how"
+    return Lexicon(frozenset(first), frozenset(last), frozenset(places), english_words(), common_abroad())
 
-    tables = pipeline.get_pipe("lemmatizer").lookups
-    english = set(STOP_WORDS)
+
+@cache
+def english_words() -> frozenset[str]:
+    """The English words of the pipeline's lemmatizer tables (WordNet's index and irregular forms: "will",
+    "mark", "footer", "valencia") and spaCy's English stop words (the closed classes WordNet leaves out: "they",
+    "how"), lower-cased; read from the package's files without loading the pipeline. Read once per process."""
+    import srsly  # spaCy's serialiser, without spaCy
+
+    package = Path(find_spec(PIPELINE).submodule_search_locations[0])
+    tables = srsly.msgpack_loads(next(package.glob("*/lemmatizer/lookups/lookups.bin")).read_bytes())
+    english = set(stop_words("en"))
     for table in ("lemma_index", "lemma_exc"):
-        for words in tables.get_table(table).values():
+        for words in tables[table].values():
             english.update(w.lower() for w in (words.keys() if isinstance(words, dict) else words))
-    return Lexicon(frozenset(first), frozenset(last), frozenset(places), frozenset(english), common_abroad())
+    return frozenset(english)
 
 
 def _spacy_languages() -> Path:
@@ -211,6 +222,7 @@ def _spacy_languages() -> Path:
     return Path(find_spec("spacy").submodule_search_locations[0]) / "lang"
 
 
+@cache
 def stop_words(language: str) -> frozenset[str]:
     """spaCy's stop words of one language (its folder under spacy/lang), lower-cased: its file read alone, since
     importing the 80-odd language packages would cost seconds."""
@@ -285,17 +297,15 @@ def _build() -> _Analyzer:
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
     # Only the entity recogniser and the token vectors it listens to: the parser, tagger and lemmatizer serve
     # nothing here and cost as much again.
-    # The lemmatizer is loaded, not run: its tables are the Lexicon's English words.
-    pipeline = spacy.load(
-        PIPELINE, exclude=["parser", "senter", "tagger", "attribute_ruler"], disable=["lemmatizer"]
-    )
+    # (The lemmatizer's tables are the Lexicon's English words, read from their file: `english_words`.)
+    pipeline = spacy.load(PIPELINE, exclude=["parser", "senter", "tagger", "attribute_ruler", "lemmatizer"])
     engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": PIPELINE}])
     engine.nlp = {"en": pipeline}  # loaded: Presidio's own load() would download a missing model
     return _Analyzer(
         nlp_engine=engine,
         names=SpacyRecognizer(supported_entities=["PERSON"]),
         phones=PhoneRecognizer(supported_regions=PHONE_REGIONS),
-        words=_lexicon(pipeline),
+        words=_lexicon(),
     )
 
 
