@@ -26,10 +26,11 @@ import time
 import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from importlib.util import find_spec
 from pathlib import Path
 
+from ..caches import memoize
 from .name_scorer import NameScorer
 
 log = logging.getLogger(__name__)
@@ -201,7 +202,7 @@ def _lexicon() -> Lexicon:
     return Lexicon(frozenset(first), frozenset(last), frozenset(places), english_words(), common_abroad())
 
 
-@cache
+@memoize("english-words", maxsize=1, keyed_on="nothing: the pipeline package's lemmatizer tables, read once")
 def english_words() -> frozenset[str]:
     """The English words of the pipeline's lemmatizer tables (WordNet's index and irregular forms: "will",
     "mark", "footer", "valencia") and spaCy's English stop words (the closed classes WordNet leaves out: "they",
@@ -222,7 +223,7 @@ def _spacy_languages() -> Path:
     return Path(find_spec("spacy").submodule_search_locations[0]) / "lang"
 
 
-@cache
+@memoize("stop-words", maxsize=128, keyed_on="a language of spaCy's (its stop-word file, read once)")
 def stop_words(language: str) -> frozenset[str]:
     """spaCy's stop words of one language (its folder under spacy/lang), lower-cased: its file read alone, since
     importing the 80-odd language packages would cost seconds."""
@@ -235,7 +236,7 @@ def stop_words(language: str) -> frozenset[str]:
     return frozenset(w.lower() for w in getattr(module, "STOP_WORDS", ()))
 
 
-@cache
+@memoize("common-abroad", maxsize=1, keyed_on="nothing: spaCy's and Faker's installed lists, read once")
 def common_abroad() -> frozenset[str]:
     """The common words of every language but English that installed packages list: spaCy's stop words
     (pronouns, articles, auxiliaries: "sie", "hij", "está") and the month and day names of Faker's date
