@@ -106,7 +106,8 @@ def test_a_script_written_without_spaces_is_read():
 
 def test_what_abroad_reads_as_english_and_not():
     assert intent_multilingual.abroad("Где мой заказ?")  # another script
-    assert intent_multilingual.abroad("Pesanan saya belum sampai")  # more Indonesian common words than English
+    # more Indonesian common words than English ones
+    assert intent_multilingual.abroad("Pesanan saya belum sampai")
     assert not intent_multilingual.abroad("Operating SYSTEM: Windows 11, version 23H2.")  # neither: English
     assert not intent_multilingual.abroad("Refund processed.")  # too short to say
     assert not intent_multilingual.abroad("")
