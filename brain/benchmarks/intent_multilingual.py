@@ -10,8 +10,9 @@ benign texts of the train split in every language they hold (Django's messages i
 conversations in 28, people's chat), `PER_LANGUAGE` of each source and language. yanismiraoui's set is never
 learned: it is the reading this model is measured on.
 
-C is chosen on dev: the C whose threshold catches most of dev's attacks, each scored as if it were not English
-(dev holds few attacks in other languages). The threshold is the lowest score at which, reading only what
+The hidden size (`GRID`) is chosen on what nothing learned: the size whose threshold catches most of dev's attacks,
+each scored as if it were not English (dev holds four in other languages), and of the in-house attacks in other
+languages (written with the phrase rules, which refuse them all). The threshold is the lowest score at which, reading only what
 `abroad()` sends it, the model adds at most `intent_datasets.ADDED` of dev's benign texts and of each wider
 source's dev texts (one text at least) to what the rules and the n-gram models refuse, and refuses none of the
 in-house benign texts (their multilingual ones among them).
@@ -37,7 +38,8 @@ from brain.formation.poisoning import classified, rule_family
 from . import intent_datasets, intent_training, public_benign, public_corpora
 
 # (hidden units, L2 penalty) tried; a logistic regression over the same vectors caught 114 of dev's 140 attacks
-# and 12 of the 81 in-house attacks in other languages at its threshold, the network 136 and 38 (2026-12-06).
+# and 12 of the 81 in-house attacks in other languages at its threshold, the shipped network 136 and 35 of 82
+# (2026-12-06).
 GRID = ((64, 0.01), (128, 0.01))
 # Texts of each (source, language) of the wider benign texts learned: Django's 100 languages would otherwise
 # outweigh everything else, and people's chat is English.
