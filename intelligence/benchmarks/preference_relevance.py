@@ -14,7 +14,12 @@ One agent in a fresh tenant holds the preferences (active). Then:
    `BRAIN_CONTEXT_RELEVANCE`, and the calibrated values — the preferences the runtime injects
    (`agent_context_assemble`, the budget preview's path: relevance, the agent's `preference_min_score`, the
    tier budget) against the labels: precision and recall over pairs, and the openings gated wrongly;
-3. latency per context call (`agent_context_assemble`, in process), each mode in turn on every test opening
+3. preferences nobody calibrated on (`preference_relevance_preferences_heldout.jsonl`, written after the
+   shipped relevance was chosen; relevant to the openings of the intents they name): a second agent holds them,
+   and each mode's precision and recall over them is reported on both halves of the openings — the floor and
+   the ratio were chosen with the first agent's preferences, so these figures say how relevance carries to
+   preferences worded by someone else;
+4. latency per context call (`agent_context_assemble`, in process), each mode in turn on every test opening
    made new (a number appended, so the query embedding is computed as for a new conversation): median, p95,
    and the ratio to full text.
 
@@ -75,6 +80,20 @@ def load_set(bitext_csv: Path) -> tuple[list[dict], list[dict], dict[tuple[str, 
     return openings, preferences, labels
 
 
+def load_heldout(openings: list[dict]) -> tuple[list[dict], dict[tuple[str, str], bool]]:
+    """(the held-out preferences, {(opening id, preference id): relevant}): a preference is relevant to the
+    openings of the intents it names and to no other (the openings written here name none)."""
+    preferences = [
+        json.loads(line) for line in (DATA / "preference_relevance_preferences_heldout.jsonl").open()
+    ]
+    labels = {
+        (opening["id"], preference["id"]): opening.get("intent") in preference["intents"]
+        for opening in openings
+        for preference in preferences
+    }
+    return preferences, labels
+
+
 def precision_recall(predicted: dict[str, set[str]], openings, preferences, labels) -> dict:
     tp = fp = fn = 0
     for opening in openings:
@@ -91,10 +110,10 @@ def precision_recall(predicted: dict[str, set[str]], openings, preferences, labe
             "fp": fp, "fn": fn}  # fmt: skip
 
 
-def _setup(tenant, preferences) -> tuple:
+def _setup(tenant, preferences, name: str = "Bench support agent") -> tuple:
     from intelligence.services import agent_create, agent_memory_add
 
-    agent = agent_create(tenant=tenant, name="Bench support agent", kind="action")
+    agent = agent_create(tenant=tenant, name=name, kind="action")
     ids = {}
     for preference in preferences:
         outcome = agent_memory_add(
@@ -277,6 +296,26 @@ def run(options, stdout) -> dict:
         result = precision_recall(predicted, test, preferences, labels)
         figures["modes"][name] = {"config": config, **result}
         stdout.write(f"{name:12} {result['precision']:>9} {result['recall']:>7} {result['f1']:>6}   {config}")
+    heldout, heldout_labels = load_heldout(openings)
+    heldout_agent, heldout_ids = _setup(tenant, heldout, "Bench support agent (held-out preferences)")
+    figures["heldout_preferences"] = {"preferences": len(heldout), "modes": {}}
+    stdout.write(f"preferences nobody calibrated on ({len(heldout)}), precision / recall on each half:")
+    for name, config in modes.items():
+        with override_settings(BRAIN_CONTEXT_RELEVANCE=config):
+            by_half = {
+                half: precision_recall(
+                    {o["id"]: _injected(heldout_agent, heldout_ids, o["text"]) for o in part},
+                    part,
+                    heldout,
+                    heldout_labels,
+                )
+                for half, part in (("test", test), ("calibration", calibration))
+            }
+        figures["heldout_preferences"]["modes"][name] = by_half
+        stdout.write(
+            f"{name:12} test {by_half['test']['precision']} / {by_half['test']['recall']}   calibration "
+            f"{by_half['calibration']['precision']} / {by_half['calibration']['recall']}"
+        )
     figures["finding"] = {
         o["text"]: sorted(_injected(agent, ids, o["text"])) for o in openings if o["id"] in ("own-1", "own-7")
     }
