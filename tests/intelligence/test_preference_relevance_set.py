@@ -2,7 +2,7 @@
 openings × 16 preferences, every pair labelled, split once into two halves, the Bitext rows as labelled."""
 
 from brain.benchmarks.common import bitext_path
-from intelligence.benchmarks.preference_relevance import load_set, precision_recall
+from intelligence.benchmarks.preference_relevance import load_heldout, load_set, precision_recall
 
 
 def test_the_set_is_large_enough_labelled_and_split():
@@ -17,6 +17,22 @@ def test_the_set_is_large_enough_labelled_and_split():
     for preference in preferences:
         for half in halves:
             assert any(labels[(o["id"], preference["id"])] for o in openings if o["split"] == half)
+
+
+def test_the_held_out_preferences_are_other_texts_labelled_by_the_intents_they_name():
+    openings, preferences, _ = load_set(bitext_path())
+    heldout, labels = load_heldout(openings)
+    assert len(heldout) >= 20
+    assert not {p["id"] for p in heldout} & {p["id"] for p in preferences}
+    assert not {p["text"] for p in heldout} & {p["text"] for p in preferences}
+    intents = {o["intent"] for o in openings if o["intent"]}
+    for preference in heldout:
+        assert set(preference["intents"]) <= intents, preference
+        for half in ("calibration", "test"):
+            relevant = [o for o in openings if o["split"] == half and labels[(o["id"], preference["id"])]]
+            assert relevant and all(o["intent"] in preference["intents"] for o in relevant)
+    # The openings written here name no intent: no held-out preference is relevant to them.
+    assert not any(labels[(o["id"], p["id"])] for o in openings if not o["intent"] for p in heldout)
 
 
 def test_precision_and_recall_count_pairs():
