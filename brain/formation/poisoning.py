@@ -449,6 +449,8 @@ def intent_family(text: str) -> str | None:
     English the multilingual one. A text that holds a secret is read by the first model only: the others
     learned prompts that hold no credential, and the second reads "remember my password: Tr0ub4dor&3" as an
     obfuscated order; the gate refuses such a text for its secret anyway."""
+    if not intent_multilingual.readable(text):  # too short for any of them: no secret scan either
+        return None
     secret = find_secret(text)
     if classified(text):
         models = intent_models()[:1] if secret else intent_models()
