@@ -68,6 +68,12 @@ def add_arguments(parser) -> None:
         "vectors of their texts and the wider benign texts of every language (intent_multilingual.py).",
     )
     parser.add_argument(
+        "--train-english",
+        action="store_true",
+        help="Retrain the English network (after the others, when they run): multilingual-e5-small's vectors of "
+        "English attacks, benign texts and the installed packages' technical prose (intent_english.py).",
+    )
+    parser.add_argument(
         "--train-variant",
         default=None,
         metavar="NAME",
@@ -102,6 +108,10 @@ def run(options, stdout) -> dict:
         from . import intent_multilingual
 
         stdout.write(f"multilingual intent model trained: {intent_multilingual.train(stdout)}")
+    if options.get("train_english"):
+        from . import intent_english
+
+        stdout.write(f"English network trained: {intent_english.train(stdout)}")
     figures = trust.poisoning_figures(options.get("limit")).as_dict()
     texts = [c["text"] for c in trust.load("benign")[: options.get("limit")] if c["surface"] == "text"]
     started = time.perf_counter()

