@@ -237,3 +237,24 @@ def test_client_brain_learning_says_whether_a_texts_words_were_learned_and_injec
         int(words),
         int(active),
     )
+
+
+def test_the_english_network_refuses_agent_suite_attacks_the_rules_and_ngram_models_admit(wheels):
+    """Issue 26, "a detector that recognises intent, not phrasings": of the agent suites' English attacks that no
+    phrase rule and neither n-gram model refuses (24 of 289 on 2026-12-06), the English network over the sentence
+    vectors refuses 6; before it, none (the reading's figures: README, "An English network")."""
+    from brain.benchmarks import public_external
+    from brain.formation import intent_multilingual
+    from brain.formation.poisoning import PoisonKind, find_instruction, ngram_reading, rule_family
+
+    cases, _left_out = public_external.external_cases("agent-suites")
+    admitted = [
+        c.text
+        for c in cases
+        if not intent_multilingual.abroad(c.text)
+        and rule_family(c.text) is None
+        and ngram_reading(c.text)[1] < 1.0
+    ]
+    assert 15 <= len(admitted) <= 35
+    refused = [t for t in admitted if find_instruction(t) == PoisonKind.INSTRUCTION_INTENT]
+    assert len(refused) >= 4, refused
