@@ -18,7 +18,8 @@ benign English texts); every other English candidate pays `abroad`'s word count 
 package (another platform) or the weights files the gate reads as before (a system check says so).
 
 The weights (`intent_model_multilingual.npz`, beside this module) are trained by `manage.py brain_bench
-poisoning --train-multilingual` (`brain/benchmarks/intent_multilingual.py`).
+poisoning --train-multilingual` (`brain/benchmarks/intent_multilingual.py`), the English network's
+(`intent_model_english.npz`) by `--train-english` (`brain/benchmarks/intent_english.py`).
 """
 
 from __future__ import annotations
