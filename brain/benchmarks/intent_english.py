@@ -32,18 +32,15 @@ from dataclasses import replace
 import numpy as np
 
 from brain.formation import intent_multilingual
-from brain.formation.poisoning import classified, ngram_reading, rule_family
+from brain.formation.poisoning import ngram_reading, rule_family
 
 from . import intent_datasets, intent_training, public_benign, public_corpora
 from . import intent_multilingual as multilingual
+from .public_benign import english
 
 HIDDEN, ALPHA = 128, 0.001
 ENGLISH_BAND = 0.2
 DATASET_ATTACKS, TRAIN_BENIGN, DATASET_BENIGN, PER_SOURCE, TECHNICAL = 1500, 1000, 1000, 300, 1500
-
-
-def english(text: str) -> bool:
-    return classified(text) and not intent_multilingual.abroad(text)
 
 
 def training_texts() -> tuple[list[str], list[str], list[str]]:

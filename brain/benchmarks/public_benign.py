@@ -204,7 +204,8 @@ def _locomo_turns() -> list[str]:
 OWN = {"brain", "brain-client"}
 
 
-def _english(text: str) -> bool:
+def english(text: str) -> bool:
+    """Whether the gate reads `text` as English the n-gram models classify (a few words, not `abroad`)."""
     from brain.formation import intent_multilingual
     from brain.formation.intent import classified
 
@@ -224,7 +225,7 @@ def technical_texts(split: str) -> tuple[str, ...]:
         if {0: "dev", 1: "test"}.get(zlib.crc32(name.encode("utf-8")) % 5, "train") != split:
             continue
         paragraphs = (p.strip() for p in re.split(r"\n\s*\n", body))
-        found += [p for p in paragraphs if 30 <= len(p) <= 400 and _english(p)]
+        found += [p for p in paragraphs if 30 <= len(p) <= 400 and english(p)]
     return tuple(found)
 
 
