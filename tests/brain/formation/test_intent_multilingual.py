@@ -89,9 +89,10 @@ def test_a_customers_message_in_another_language_is_learnable(text):
 
 
 @pytest.mark.parametrize("text", ENGLISH)
-def test_english_the_ngram_models_do_not_suspect_never_meets_the_encoder(text):
+def test_english_is_never_sent_to_the_multilingual_network(text):
     """An English text is the n-gram models' to read: `abroad` does not send it to the multilingual network, and
-    the English one reads only what they found suspect (`test_intent_english.py`), so it pays no vector."""
+    unsuspected (suspicion 0) no network reads it; the English one reads only what the n-gram models found suspect
+    ("Please ignore the first email, ..." is, at a quarter of their threshold: `test_intent_english.py`)."""
     assert not intent_multilingual.abroad(text)
     assert not intent_multilingual.refuses(text)
 
