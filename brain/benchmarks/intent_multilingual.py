@@ -48,24 +48,29 @@ CHAT = 5000
 IN_HOUSE_WEIGHT = 5.0
 
 
-def _cache_path() -> Path:
-    return Path(settings.BASE_DIR) / "var" / "intent-multilingual" / "vectors.npz"
+def _cache_path(minilm: bool = False) -> Path:
+    return (
+        Path(settings.BASE_DIR)
+        / "var"
+        / ("intent-minilm" if minilm else "intent-multilingual")
+        / "vectors.npz"
+    )
 
 
 def _key(text: str) -> str:
     return hashlib.sha1(text[: intent_multilingual.MAX_CHARS].encode("utf-8")).hexdigest()
 
 
-def embedded(texts: list[str], stdout=None) -> np.ndarray:
-    """The encoder's vectors of `texts`, each computed once per machine (var/intent-multilingual/)."""
-    path = _cache_path()
+def embedded(texts: list[str], stdout=None, minilm: bool = False) -> np.ndarray:
+    """The encoder's vectors of `texts`, each computed once per machine (var/intent-multilingual/); `minilm`:
+    the second English network's encoder's (var/intent-minilm/)."""
+    path = _cache_path(minilm)
+    encode = intent_multilingual.english_vectors if minilm else intent_multilingual.vectors
     known: dict[str, np.ndarray] = dict(np.load(path)) if path.is_file() else {}
     missing = sorted({_key(t): t for t in texts if _key(t) not in known}.items())
     for start in range(0, len(missing), 512):
         chunk = missing[start : start + 512]
-        for (key, _text), vector in zip(
-            chunk, intent_multilingual.vectors([t for _k, t in chunk]), strict=True
-        ):
+        for (key, _text), vector in zip(chunk, encode([t for _k, t in chunk]), strict=True):
             known[key] = vector.astype(np.float16)  # stored at half precision: fresh or cached, the same
         if stdout is not None:
             stdout.write(f"vectors: {start + len(chunk)} of {len(missing)} new texts")

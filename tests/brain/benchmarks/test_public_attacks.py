@@ -239,10 +239,11 @@ def test_client_brain_learning_says_whether_a_texts_words_were_learned_and_injec
     )
 
 
-def test_the_english_network_refuses_agent_suite_attacks_the_rules_and_ngram_models_admit(wheels):
+def test_the_english_networks_refuse_agent_suite_attacks_the_rules_and_ngram_models_admit(wheels):
     """Issue 26, "a detector that recognises intent, not phrasings": of the agent suites' English attacks that no
-    phrase rule and neither n-gram model refuses (24 of 289 on 2026-12-06), the English network over the sentence
-    vectors refuses 6; before it, none (the reading's figures: README, "An English network")."""
+    phrase rule and neither n-gram model refuses (24-25 of 289 on 2026-12-06), the English networks over the
+    sentence vectors refuse 8 (the e5 network alone 6; before it, none; the reading's figures: README, "An English
+    network", "A second English network")."""
     from brain.benchmarks import public_external
     from brain.formation import intent_multilingual
     from brain.formation.poisoning import PoisonKind, find_instruction, ngram_reading, rule_family
@@ -257,4 +258,4 @@ def test_the_english_network_refuses_agent_suite_attacks_the_rules_and_ngram_mod
     ]
     assert 15 <= len(admitted) <= 35
     refused = [t for t in admitted if find_instruction(t) == PoisonKind.INSTRUCTION_INTENT]
-    assert len(refused) >= 4, refused
+    assert len(refused) >= 7, refused

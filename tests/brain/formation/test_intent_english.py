@@ -1,6 +1,7 @@
-"""The English network (`intent_multilingual.english_model`, issue 26: "a detector that recognises intent, not
+"""The English networks (`intent_multilingual.english_model`, issue 26: "a detector that recognises intent, not
 phrasings"): an English text the rules and the n-gram models admitted but found suspect — their score at least the
-network's band of their threshold — is read over its sentence vector. What it catches is measured on the readings
+networks' band of their threshold — is read over its sentence vectors (e5's and MiniLM's, the mean of the two
+networks' scores). What it catches is measured on the readings
 (README; `tests/brain/benchmarks/test_public_attacks.py` holds the one these tests cannot: public texts read at
 run time); these tests hold what must not change: the band decides who pays a vector, a support business's
 technical snippets stay learnable, a secret-holding text is not read by it."""
@@ -27,14 +28,24 @@ TECHNICAL = (
 
 def test_the_weights_ship_with_a_band_and_a_threshold():
     found = intent_multilingual.english_model()
-    assert found is not None and found.hidden_weights.shape[0] == 384
+    assert found is not None
+    assert found.e5.hidden_weights.shape == (384, intent_english.HIDDEN)
+    assert found.minilm.hidden_weights.shape == (384, intent_english.MINILM_HIDDEN)
     assert found.band == intent_english.ENGLISH_BAND and 0.0 < found.threshold < 1.0
     assert intent_multilingual.check_model() == []
 
 
+def test_a_text_is_read_by_the_mean_of_the_two_networks():
+    found = intent_multilingual.english_model()
+    e5 = float(found.e5.scores(intent_multilingual.vectors([ORDER]))[0])
+    minilm = float(found.minilm.scores(intent_multilingual.english_vectors([ORDER]))[0])
+    assert found.score(ORDER) == pytest.approx((e5 + minilm) / 2, abs=1e-6)
+    assert intent_multilingual.english_encoder().name == intent_multilingual.ENGLISH_ENCODER
+
+
 def test_the_band_decides_which_english_texts_are_read():
     found = intent_multilingual.english_model()
-    assert float(found.scores(intent_multilingual.vectors([ORDER]))[0]) >= found.threshold
+    assert found.score(ORDER) >= found.threshold
     assert not intent_multilingual.refuses(ORDER, found.band / 2)  # not suspect: never read
     assert intent_multilingual.refuses(ORDER, found.band)
 
