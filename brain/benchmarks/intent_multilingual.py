@@ -65,7 +65,7 @@ def embedded(texts: list[str], stdout=None, minilm: bool = False) -> np.ndarray:
     """The encoder's vectors of `texts`, each computed once per machine (var/intent-multilingual/); `minilm`:
     the second English network's encoder's (var/intent-minilm/)."""
     path = _cache_path(minilm)
-    encode = intent_multilingual.english_vectors if minilm else intent_multilingual.vectors
+    encode = intent_multilingual.minilm_vectors if minilm else intent_multilingual.vectors
     known: dict[str, np.ndarray] = dict(np.load(path)) if path.is_file() else {}
     missing = sorted({_key(t): t for t in texts if _key(t) not in known}.items())
     for start in range(0, len(missing), 512):

