@@ -247,15 +247,16 @@ def refuses(text: str, suspicion: float = 0.0) -> bool:
     the weights are missing."""
     if not readable(text):
         return False
-    if encoder() is None:
-        return False
     if abroad(text):
         found = model()
-        return found is not None and float(found.scores(vectors([text]))[0]) >= found.threshold
+        if found is None or encoder() is None:
+            return False
+        return float(found.scores(vectors([text]))[0]) >= found.threshold
     if not classified(text):
         return False
     found = english_model()
-    if found is None or suspicion < found.band or minilm_encoder() is None:
+    # The encoders are built (loaded) only for a text one of them is to read.
+    if found is None or suspicion < found.band or encoder() is None or minilm_encoder() is None:
         return False
     return found.score(text) >= found.threshold
 

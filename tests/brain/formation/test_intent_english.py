@@ -88,3 +88,15 @@ def test_technical_prose_is_split_by_package_and_leaves_out_this_project():
     assert len(splits["train"] & splits["test"]) * 20 < len(splits["test"])
     readme = open("README.md", encoding="utf-8").read()
     assert not any(p in readme for found in splits.values() for p in found if len(p) > 80)
+
+
+def test_an_english_text_below_the_band_loads_no_encoder(monkeypatch):
+    """The encoders are built when a text is to be read, not at a process's first gate call: a web process that
+    only ever sees unsuspect English texts never loads either model."""
+    monkeypatch.setattr(intent_multilingual, "_encoder", {})
+    intent_multilingual.refuses.cache_clear()
+    text = "My parcel has not arrived yet; the tracking page still shows it at the depot in Leeds."
+    assert not intent_multilingual.refuses(text, 0.0)
+    assert intent_multilingual._encoder == {}
+    assert intent_multilingual.refuses(ORDER, intent_multilingual.english_model().band)
+    assert set(intent_multilingual._encoder) == {"e5", "minilm"}
