@@ -63,9 +63,7 @@ class MultilingualModel:
     hidden_bias: np.ndarray  # (hidden,)
     weights: np.ndarray  # (hidden,)
     bias: float
-    threshold: (
-        float  # the English networks' own is unused: their mean is compared with `EnglishModel.threshold`
-    )
+    threshold: float  # an English sub-network's is 1.0: their mean is compared with `EnglishModel.threshold`
 
     def scores(self, vectors: np.ndarray) -> np.ndarray:
         hidden = np.maximum(vectors @ self.hidden_weights + self.hidden_bias, 0.0)
@@ -128,36 +126,38 @@ def abroad(text: str) -> bool:
 
 @memoize("intent-multilingual-model", maxsize=1, keyed_on="the shipped weights file, read once")
 def model() -> MultilingualModel | None:
-    return _load(MODEL_PATH)
+    return _load(MODEL_PATH, lambda stored: _network(stored, "", float(stored["threshold"])))
 
 
 @memoize("intent-english-model", maxsize=1, keyed_on="the shipped weights file, read once")
 def english_model() -> EnglishModel | None:
-    if not ENGLISH_MODEL_PATH.is_file():
-        return None
-    with np.load(ENGLISH_MODEL_PATH, allow_pickle=False) as stored:
-        return EnglishModel(
+    return _load(
+        ENGLISH_MODEL_PATH,
+        lambda stored: EnglishModel(
             _network(stored, ""),
             _network(stored, "minilm_"),
             float(stored["threshold"]),
             float(stored["band"]),
-        )
+        ),
+    )
 
 
-def _load(path: Path) -> MultilingualModel | None:
+def _load(path: Path, read):
+    """What `read` makes of the weights file at `path`, or None where it is missing."""
     if not path.is_file():
         return None
     with np.load(path, allow_pickle=False) as stored:
-        return _network(stored, "")
+        return read(stored)
 
 
-def _network(stored, prefix: str) -> MultilingualModel:
+def _network(stored, prefix: str, threshold: float = 1.0) -> MultilingualModel:
+    """The network stored under `prefix`; `threshold` its own (an English sub-network has none: 1.0)."""
     return MultilingualModel(
         stored[prefix + "hidden_weights"].astype(np.float32),
         stored[prefix + "hidden_bias"].astype(np.float32),
         stored[prefix + "weights"].astype(np.float32),
         float(stored[prefix + "bias"]),
-        float(stored["threshold"]),
+        threshold,
     )
 
 
