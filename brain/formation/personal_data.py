@@ -211,10 +211,14 @@ _NAMES = (
     re.compile(r"मेरा\s+नाम\s+(?!गलत|सही|क्या)([\u0900-\u097f]{2,}(?:\s+[\u0900-\u097f]{2,})?)\s+(?:है|हैं)"),
     re.compile(r"(?:ผม|ฉัน|ดิฉัน|หนู)ชื่อ\s*([\u0e01-\u0e4e]{2,})"),
     # In Latin text, a word in a script without capitals after words that introduce a name: "Hi, this is
-    # 김재호", "Dear איתמר מלכה", "Customer: بنان جرار" (not "Hi, 你好", a greeting).
+    # 김재호", "Dear איתמר מלכה", "Customer: بنان جرار" (not "Hi, 你好", a greeting), a recipient's label
+    # ("Recipient: 王伟") or an act only a person does ("signed for by 王伟", "picked up by محمد"; not "shipped
+    # by 顺丰", a courier, nor "made by 华为", a brand).
     re.compile(
         rf"\b(?i:this\s+is|i\s+am|i'm|my\s+name\s+is|name\s*:|dear|hi|hello|hey|thanks|thank\s+you|regards|"
-        rf"sincerely|customer|client|caller|(?:mr|mrs|ms|miss|dr)\.?)[ \t,:]+(?!{_GREETINGS})"
+        rf"sincerely|customer|client|caller|(?:mr|mrs|ms|miss|dr)\.?|(?:recipient|addressee|consignee|attn)\s*:|"
+        rf"(?:signed(?:\s+for)?|picked\s+up|collected|received|ordered|placed|booked|requested|submitted|"
+        rf"reported|raised|opened)\s+by)[ \t,:]+(?!{_GREETINGS})"
         rf"([{_NO_CAPITALS}]+(?:[ \t][{_NO_CAPITALS}]+){{0,3}})"
     ),
 )
