@@ -4,7 +4,8 @@ countries whose addresses carry no street word that patterns know (pure patterns
 Each pattern needs a layout only an address has: a house number beside a street word or an abbreviation
 ("ул. Ленина, д. 5", "276 شارع التحرير", "南京路100号", "29丁目17番19号"), a postcode where a country puts it
 ("…, 61-645 Turek", "…, भागलपुर-938347", "…, 33043, Purgessimo (UD)"), or a chain of a country's
-administrative areas ("ตำบล… อำเภอ…", "서울특별시 강남구 역삼동"). A street named without a number
+administrative areas ("ตำบล… อำเภอ…", "서울특별시 강남구 역삼동"); after words that say an address follows
+("send it to", "delivery details:"), a house number beside a name ("5 Horokawa Reserve"). A street named without a number
 ("我们在南京路", "عن طريق البريد", "площадь 50 м²") is no address. Written from Faker's address formats of its
 100-odd locales; `brain_bench pii-locales` measures them there and on Mimesis's, which nothing here was
 written from.
@@ -38,6 +39,22 @@ _KOREAN_AREAS = (
     rf"(?:로|길|동|읍|면)(?![{_HANGUL}])"
 )
 _THAI_AREAS = rf"(?:ตำบล|ต\.|แขวง)\s?[{_THAI}]+\s+(?:อำเภอ|อ\.|เขต)\s?[{_THAI}]"
+# Words that say an address follows ("send the replacement to", "delivery details:", "I live at"), and a house
+# number beside a name after them: where a name and a number alone may be a product and its version ("Windows
+# 11"), after these words they are where someone lives ("... to 5 Horokawa Reserve", "... to 21407 ترابين Falls",
+# "Address: Aleea Nemeș, Dobroesti, 895672"). The group `address` is what was found.
+_SAYS_AN_ADDRESS_FOLLOWS = (
+    r"(?i:\b(?:send|ship|deliver|mail|post|forward|courier)\b[^.!?\n]{0,40}?\bto"
+    r"|\b(?:delivery|shipping|postal|home|billing|mailing)\s+(?:details|address)\s*(?:is|are|:)"
+    r"|\baddress\s*(?:is|:)|\b(?:i|we)\s+live\s+at)"
+)
+_LETTERS_WITHOUT_CAPITALS = rf"{_HAN}{_KANA}{_HANGUL}{_ARABIC}{_HEBREW}{_ARMENIAN}{_GEORGIAN}{_INDIC}{_THAI}"
+# A name: a capital and small letters ("Horokawa"; not "HR 2 weeks"), or letters of a script without capitals.
+_NAMED = rf"(?:[{_UP}][{_LOW}][^\s\d,.;:]*|[{_LETTERS_WITHOUT_CAPITALS}][^\s\d,.;:]*)"
+INTRODUCED = re.compile(
+    rf"{_SAYS_AN_ADDRESS_FOLLOWS}[ \t]+[^.!?\n]{{0,60}}?(?P<address>"
+    rf"(?<![\d.,:])\d{{1,6}}[a-zA-Z]?[-,]?[ \t]?{_NAMED}|{_NAMED},?[ \t]?\d{{1,6}}(?![\d.,:%]\d|\d))"
+)
 
 PATTERNS = tuple(
     re.compile(pattern)
@@ -118,6 +135,6 @@ PATTERNS = tuple(
         r"\b(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT)\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d\b|\b[A-Z]\d[A-Z] \d[A-Z]\d\b",
         r"\b(?:PSC|CMR|Unit)\s+\d{4},\s*Box\s+\d{3,4}\b|\b(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{5}\b",
     )
-)
+) + (INTRODUCED,)
 # What a text without a digit can hold, in PATTERNS' order: personal_data.py reads only these there.
 WITHOUT_DIGITS = tuple(p for p in PATTERNS if p.pattern in (_CHINESE_BUILDING, _KOREAN_AREAS, _THAI_AREAS))

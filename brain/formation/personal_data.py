@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from ..caches import memoize
 from . import pii_model
+from .addresses import INTRODUCED as _ADDRESS_INTRODUCED
 from .addresses import PATTERNS as _ADDRESS_LAYOUTS
 from .addresses import WITHOUT_DIGITS as _ADDRESS_LAYOUTS_WITHOUT_DIGITS
 from .personal_names import _known_words, _lexicon_findings, _name_like, _tokens
@@ -329,9 +330,12 @@ def find_personal_data(
         else _ADDRESS_LAYOUTS_WITHOUT_DIGITS
     )
     for pattern, reading in ((p, r) for p in layouts for r in readings):
+        if reading is not text and pattern is _ADDRESS_INTRODUCED:
+            continue  # its names are told by their capitals: "we ship to italy within 5 days" has none
         for match in pattern.finditer(reading):
-            if not _is_published(match.group(), published_values):
-                return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, match.group())
+            value = match.group("address") if "address" in pattern.groupindex else match.group()
+            if not _is_published(value, published_values):
+                return PersonalDataHit(PersonalDataKind.STREET_ADDRESS, value)
     for pattern in (*_NAMES, *_addressed_by_title()):
         match = pattern.search(text)
         # A pattern with a group names where the name stands; only there may a desk label be mistaken for one.

@@ -125,3 +125,43 @@ def test_the_gate_refuses_an_address_of_another_country_as_personal_data():
         text="Please send the replacement to 徳島県横浜市戸塚区入谷29丁目17番19号 before Friday."
     )
     assert not verdict.passed and verdict.reason == "personal_data", verdict
+
+
+# 2026-12-07: each was admitted (Faker's addresses in "Please send the replacement to … before Friday." and
+# "New delivery details: …": 110 of 3,330 whose street word or layout no pattern knows).
+INTRODUCED = [
+    "Please send the replacement to 5 Horokawa Reserve, Johnmouth 8225 before Friday.",
+    "New delivery details: 21407 ترابين Falls, West غسّان, AS 68104",
+    "Please ship it to Aleea Nemeș, Dobroesti, 895672.",
+    "My delivery address is 130 Pukewhaka Quay, Edmondsland.",
+    "Address: 33 Jan Smuts Ithafa, Boksburg",
+    "We live at 976 Price Rise now.",
+    "Courier it to 대구광역시 금천구 학동가 742 please.",
+]
+# The same words before a number that is no house number, or a name and a number with no such words before them.
+NOT_INTRODUCED = [
+    "Please send the replacement to us before Friday.",
+    "We ship to 3 countries in Europe.",
+    "Send it to HR 2 weeks before the start date.",
+    "Please update to Windows 11 first.",
+    "Send the logs to support, version 4.2 crashes.",
+    "The delivery address is wrong on order 12.",
+    "i moved to utah when i was 17",
+]
+
+
+@pytest.mark.parametrize("text", INTRODUCED)
+def test_a_number_beside_a_name_after_words_that_say_an_address_follows_is_refused(text):
+    hit = find_personal_data(text, model=False)
+    assert hit is not None and hit.kind == "street_address", hit
+
+
+@pytest.mark.parametrize("text", NOT_INTRODUCED)
+def test_those_words_before_a_number_that_is_no_house_number_stay_learnable(text):
+    assert find_personal_data(text, model=False) is None
+
+
+def test_a_published_address_after_those_words_stays_learnable():
+    text = "Send returns to our store at 12 Harbour Road."
+    assert find_personal_data(text, model=False) is not None
+    assert find_personal_data(text, published=["12 Harbour Road"], model=False) is None
