@@ -43,6 +43,7 @@ from .intent_training import (
     readable_by_source,
     score_sources,
     scores,
+    wide_cases,
     wide_threshold,
 )
 
@@ -86,7 +87,7 @@ def cross_validate(variant: Variant, *, k: int = K, seeds: tuple[int, ...] = (0,
     missed_total = np.zeros(len(cases))
     refused_total = np.zeros(len(cases))
     thresholds, first_scores = [], np.zeros(len(cases))
-    wide = public_benign.wide_cases_in("train") + public_benign.wide_cases_in("dev")
+    wide = wide_cases("train", variant) + wide_cases("dev", variant)
     wide_refused: Counter[str] = Counter()
     started = time.perf_counter()
     for repeat, seed in enumerate(seeds):
@@ -100,7 +101,9 @@ def cross_validate(variant: Variant, *, k: int = K, seeds: tuple[int, ...] = (0,
             held_texts = [t for t, o in zip(texts, out, strict=True) if o]
             held_scores = scores(weights, bias, held_texts, variant.features)
             floor = float(scores(weights, bias, in_house_benign, variant.features).max()) + 1e-6
-            held_wide = readable_by_source([c for c in wide if of[c.group] == held])
+            held_wide = readable_by_source(
+                [c for c in wide if of[c.group] == held and c.source != public_benign.TECHNICAL]
+            )
             wide_scores = score_sources(weights, bias, held_wide, variant.features)
             threshold = choose_threshold(held_scores, rules[out], labels[out], floor)
             threshold = max(threshold, wide_threshold(wide_scores, floor))
@@ -161,7 +164,7 @@ def train_on_train_and_dev(stdout, variant: Variant = SHIPPED) -> dict[str, Any]
     stdout.write("cross-validating over train + dev for the threshold ...")
     figures = cross_validate(variant)["figures"]
     cases = public_corpora.cases_in("train") + public_corpora.cases_in("dev")
-    wide = public_benign.wide_cases_in("train") + public_benign.wide_cases_in("dev")
+    wide = wide_cases("train", variant) + wide_cases("dev", variant)
     _attacks, in_house_benign = in_house_texts()
     weights, bias = fit(*examples(cases, variant, in_house_benign, wide), variant)
     floor = float(scores(weights, bias, in_house_benign, variant.features).max()) + 1e-6
@@ -208,6 +211,8 @@ VARIANTS: dict[str, Variant] = {
     "inhouse_multilingual": Variant(inhouse_attack_families=("multilingual",)),
     "inhouse_multilingual_paraphrased": Variant(inhouse_attack_families=("multilingual", "paraphrased")),
     "C256": Variant(C=256.0),
+    # The packages' technical paragraphs learned as benign (tried 2026-12-07, not kept: README).
+    "technical": replace(SHIPPED, technical=True),
     # Combinations of the changes that missed fewer held-out attacks alone (one deal, 2026-12-02).
     "C64_char2to6": Variant(C=64.0, features=_features(char_ngrams=(2, 3, 4, 5, 6))),
     "C64_multilingual": Variant(C=64.0, inhouse_attack_families=("multilingual",)),

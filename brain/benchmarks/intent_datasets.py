@@ -80,7 +80,10 @@ def train(stdout) -> dict:
         raise RuntimeError("the first intent model is missing: `brain_bench poisoning --train` first")
     _attacks, in_house_benign = intent_training.in_house_texts()
     texts, labels, weights = intent_training.examples(
-        public_corpora.cases_in("train"), VARIANT, in_house_benign, public_benign.wide_cases_in("train")
+        public_corpora.cases_in("train"),
+        VARIANT,
+        in_house_benign,
+        intent_training.wide_cases("train", VARIANT),
     )
     attacks, benign = training_texts()
     stdout.write(f"datasets' training texts kept: {len(attacks)} attacks, {len(benign)} benign")

@@ -47,7 +47,8 @@ class Variant:
     the wider benign texts (`public_benign`) train too, each source together weighing this share of the
     Bitext texts divided by the number of sources (0: not at all); `reply_sentences`: the sentences of the
     Bitext replies train one by one too, together weighing this share of the Bitext texts; `search_c`: `--train`
-    chooses C on dev over `C_GRID` (else it keeps `C`).
+    chooses C on dev over `C_GRID` (else it keeps `C`); `technical`: the installed packages' technical paragraphs
+    (`public_benign.technical_cases`) train as one more wider source (they set no threshold).
     """
 
     features: Features = DEFAULT_FEATURES
@@ -59,6 +60,7 @@ class Variant:
     wide_mass: float = 0.0
     reply_sentences: float = 0.0
     search_c: bool = True
+    technical: bool = False
 
 
 # `--train` fits this recipe. Until 2026-12-05 it was `Variant()`, trained on no benign text but Bitext's and
@@ -76,6 +78,13 @@ SHIPPED = Variant(
     search_c=False,
 )
 C_GRID = (1.0, 4.0, 16.0, 64.0)
+
+
+def wide_cases(split: str, variant: Variant) -> tuple[public_corpora.PublicCase, ...]:
+    """The wider benign cases of `split` that `variant` learns: `public_benign`'s, and the packages' technical
+    paragraphs when it asks for them. Thresholds are held to `public_benign`'s alone."""
+    technical = public_benign.technical_cases(split) if variant.technical else ()
+    return public_benign.wide_cases_in(split) + technical
 
 
 def _texts(case: dict) -> list[str]:
@@ -262,9 +271,8 @@ def train(stdout, variant: Variant | None = None) -> dict:
     of dev's benign texts refused, and of each wider source's)."""
     variant = variant or SHIPPED
     _attacks, in_house_benign = in_house_texts()
-    train_wide = public_benign.wide_cases_in("train")
     texts, labels, sample_weight = examples(
-        public_corpora.cases_in("train"), variant, in_house_benign, train_wide
+        public_corpora.cases_in("train"), variant, in_house_benign, wide_cases("train", variant)
     )
     dev_wide = readable_by_source(public_benign.wide_cases_in("dev"))
     dev = public_corpora.cases_in("dev")

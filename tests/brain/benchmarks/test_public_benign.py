@@ -3,6 +3,7 @@ sets read on the test split only, and a threshold that holds each source to the 
 
 import json
 from collections import defaultdict
+from dataclasses import replace
 
 import numpy as np
 
@@ -87,3 +88,17 @@ def test_the_second_model_adds_at_most_its_share_of_each_sources_refusals():
         "tiny": 0,
     }
     assert intent_datasets.choose_threshold(scores, refused, floor=0.99) == 0.99
+
+
+def test_a_recipe_learns_the_packages_paragraphs_only_when_it_asks(wheels):
+    """`Variant.technical`: the technical paragraphs join the wider benign texts as one more source, each package
+    one group (so a cross-validation fold holds a package whole); the shipped recipe leaves them out."""
+    technical = public_benign.technical_cases("dev")
+    assert technical and {c.source for c in technical} == {public_benign.TECHNICAL}
+    assert all(c.group.startswith(f"{public_benign.TECHNICAL}:") for c in technical)
+    assert len({c.group for c in technical}) < len(technical)  # several paragraphs a package
+    assert [c.text for c in technical] == list(public_benign.technical_texts("dev"))
+    wide = public_benign.wide_cases_in("dev")
+    assert intent_training.wide_cases("dev", intent_training.SHIPPED) == wide
+    asked = intent_training.wide_cases("dev", replace(intent_training.SHIPPED, technical=True))
+    assert asked == wide + technical
