@@ -4,11 +4,11 @@ countries whose addresses carry no street word that patterns know (pure patterns
 Each pattern needs a layout only an address has: a house number beside a street word or an abbreviation
 ("ул. Ленина, д. 5", "276 شارع التحرير", "南京路100号", "29丁目17番19号"), a postcode where a country puts it
 ("…, 61-645 Turek", "…, भागलपुर-938347", "…, 33043, Purgessimo (UD)"), or a chain of a country's
-administrative areas ("ตำบล… อำเภอ…", "서울특별시 강남구 역삼동"); after words that say an address follows
-("send it to", "delivery details:"), a house number beside a name ("5 Horokawa Reserve"). A street named without a number
-("我们在南京路", "عن طريق البريد", "площадь 50 м²") is no address. Written from Faker's address formats of its
-100-odd locales; `brain_bench pii-locales` measures them there and on Mimesis's, which nothing here was
-written from.
+administrative areas ("ตำบล… อำเภอ…", "서울특별시 강남구 역삼동"); after words that say an address
+follows ("send it to", "delivery details:"), a house number beside a name ("5 Horokawa Reserve"). A street
+named without a number ("我们在南京路", "عن طريق البريد", "площадь 50 м²") is no address. Written from Faker's
+address formats of its 100-odd locales; `brain_bench pii-locales` measures them there and on Mimesis's, which
+nothing here was written from.
 """
 
 from __future__ import annotations
@@ -52,8 +52,10 @@ _LETTERS_WITHOUT_CAPITALS = rf"{_HAN}{_KANA}{_HANGUL}{_ARABIC}{_HEBREW}{_ARMENIA
 # A name: a capital and small letters ("Horokawa"; not "HR 2 weeks"), or letters of a script without capitals.
 _NAMED = rf"(?:[{_UP}][{_LOW}][^\s\d,.;:]*|[{_LETTERS_WITHOUT_CAPITALS}][^\s\d,.;:]*)"
 INTRODUCED = re.compile(
-    rf"{_SAYS_AN_ADDRESS_FOLLOWS}[ \t]+[^.!?\n]{{0,60}}?(?P<address>"
+    rf"{_SAYS_AN_ADDRESS_FOLLOWS}[ \t]+[^.!?\n]{{0,60}}?(?P<address>(?:"
     rf"(?<![\d.,:])\d{{1,6}}[a-zA-Z]?[-,]?[ \t]?{_NAMED}|{_NAMED},?[ \t]?\d{{1,6}}(?![\d.,:%]\d|\d))"
+    # then the names, numbers and codes after it: the whole line is what was found ("..., Johnmouth 8225")
+    rf"(?:,?[ \t]+(?:{_NAMED}|\d{{1,6}}\b|[A-Z]{{2}}\b))*)"
 )
 
 PATTERNS = tuple(

@@ -165,3 +165,9 @@ def test_a_published_address_after_those_words_stays_learnable():
     text = "Send returns to our store at 12 Harbour Road."
     assert find_personal_data(text, model=False) is not None
     assert find_personal_data(text, published=["12 Harbour Road"], model=False) is None
+
+
+def test_what_is_found_after_those_words_is_the_whole_line():
+    """The whole line, so that what removes it (a Client Brain issue's subject) leaves none of it behind."""
+    text = "Please send the replacement to 5 Horokawa Reserve, Johnmouth 8225 before Friday."
+    assert find_personal_data(text, model=False).value == "5 Horokawa Reserve, Johnmouth 8225"
