@@ -97,36 +97,6 @@ LOOK_ALIKES = [
 ]
 
 
-@pytest.mark.parametrize("text", ADDRESSES)
-def test_addresses_of_other_countries_are_refused(text):
-    hit = find_personal_data(text, model=False)
-    assert hit is not None and hit.kind == "street_address", hit
-
-
-@pytest.mark.parametrize("text", PHONES)
-def test_phones_with_an_extension_a_word_after_or_a_chinese_mobile_are_refused(text):
-    hit = find_personal_data(text, model=False)
-    assert hit is not None and hit.kind == "phone", hit
-
-
-@pytest.mark.parametrize("text", LOOK_ALIKES[:-1])
-def test_the_same_words_and_numbers_without_an_address_stay_learnable(text):
-    assert find_personal_data(text, model=False) is None
-
-
-def test_a_published_address_stays_learnable_in_any_layout():
-    published = ["100 Main Street", "南京路100号"]
-    assert find_personal_data(LOOK_ALIKES[-1], published=published, model=False) is None
-    assert find_personal_data("门店地址：南京路100号。", published=published, model=False) is None
-
-
-def test_the_gate_refuses_an_address_of_another_country_as_personal_data():
-    verdict = gate_check(
-        text="Please send the replacement to 徳島県横浜市戸塚区入谷29丁目17番19号 before Friday."
-    )
-    assert not verdict.passed and verdict.reason == "personal_data", verdict
-
-
 # 2026-12-07: each was admitted (Faker's addresses in "Please send the replacement to … before Friday." and
 # "New delivery details: …": 110 of 3,330 whose street word or layout no pattern knows).
 INTRODUCED = [
@@ -150,15 +120,34 @@ NOT_INTRODUCED = [
 ]
 
 
-@pytest.mark.parametrize("text", INTRODUCED)
-def test_a_number_beside_a_name_after_words_that_say_an_address_follows_is_refused(text):
+@pytest.mark.parametrize("text", ADDRESSES + INTRODUCED)
+def test_addresses_of_other_countries_are_refused(text):
     hit = find_personal_data(text, model=False)
     assert hit is not None and hit.kind == "street_address", hit
 
 
-@pytest.mark.parametrize("text", NOT_INTRODUCED)
-def test_those_words_before_a_number_that_is_no_house_number_stay_learnable(text):
+@pytest.mark.parametrize("text", PHONES)
+def test_phones_with_an_extension_a_word_after_or_a_chinese_mobile_are_refused(text):
+    hit = find_personal_data(text, model=False)
+    assert hit is not None and hit.kind == "phone", hit
+
+
+@pytest.mark.parametrize("text", LOOK_ALIKES[:-1] + NOT_INTRODUCED)
+def test_the_same_words_and_numbers_without_an_address_stay_learnable(text):
     assert find_personal_data(text, model=False) is None
+
+
+def test_a_published_address_stays_learnable_in_any_layout():
+    published = ["100 Main Street", "南京路100号"]
+    assert find_personal_data(LOOK_ALIKES[-1], published=published, model=False) is None
+    assert find_personal_data("门店地址：南京路100号。", published=published, model=False) is None
+
+
+def test_the_gate_refuses_an_address_of_another_country_as_personal_data():
+    verdict = gate_check(
+        text="Please send the replacement to 徳島県横浜市戸塚区入谷29丁目17番19号 before Friday."
+    )
+    assert not verdict.passed and verdict.reason == "personal_data", verdict
 
 
 def test_a_published_address_after_those_words_stays_learnable():
