@@ -17,6 +17,13 @@ policy only makes it wait for corroboration, while letting a false one through l
 
 Words that look like a grant but are not one are excluded by their context: "credit card", "export" of goods
 (only an export of data, records or a database is a grant), "free" in "feel free" / "free time" / "hands-free".
+A negation or a restriction turns a claim into a limit: "Store credit is not transferable.", "We never share
+passwords.", "Discounts cannot be combined." grant nothing; only an open-ended effect ("Refunds are unlimited,
+no receipt needed") holds in a sentence that also restricts something. A waived fee or check ("Late fees are
+not charged", "Identity checks are not required") is a grant because of its negation.
+
+Ten other languages share the same parts (grants_languages.py): the vocabulary of each is read beside the
+English one, so "Rückerstattungen sind unbegrenzt." is held as "Refunds are unlimited." is.
 """
 
 from __future__ import annotations
@@ -24,17 +31,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MONEY, ACCESS, DATA = "money", "access", "data"
+from . import grants_languages as languages
+
+MONEY, ACCESS, DATA = languages.MONEY, languages.ACCESS, languages.DATA
 
 _DATA_NOUN = (
-    r"(?:data|database|databases|records?|customer\s+lists?|contact\s+(?:lists?|details)|personal\s+"
-    r"(?:information|details)|account\s+(?:details|information|history)|order\s+history|user\s+lists?|"
-    r"emails?\s+addresses|mailing\s+lists?|logs?|backups?|dumps?)"
+    r"(?:data|database|databases|records?|customer\s+lists?|client\s+lists?|contact\s+(?:lists?|details)|personal\s+"
+    r"(?:information|details)|account\s+(?:details|information|history)|order\s+histor(?:y|ies)|user\s+lists?|"
+    r"emails?\s+addresses|(?:email|mailing|contact|subscriber|member)\s+lists?|histor(?:y|ies)|card\s+numbers?|logs?|backups?|dumps?|(?:customers'?|clients'?|users'?)\s+"
+    r"(?:bank|payment|card|billing)\s+(?:details|information|data)|(?:bank|payment|card|billing)\s+(?:transfer\s+)?"
+    r"(?:details|information|data)\s+(?:of\s+(?:other|all|any)\s+(?:customers?|clients?|users?)|on\s+file)|(?:csv|"
+    r"spreadsheet|list|file)s?\s+of\s+(?:all\s+)?(?:\w+\s+)?(?:accounts|users|customers|clients|members|contacts)|"
+    r"(?:\w+\s+)?(?:numbers?|addresses|emails?|details|records?)\s+of\s+(?:other|all|any)\s+(?:\w+\s+)?(?:users?|"
+    r"customers?|clients?|members?|subscribers?)|(?:customer|client|user|member|holder|cardholder|subscriber|patient)"
+    r"'s?\s+(?:\w+\s+){0,2}(?:address(?:es)?|phone\s+numbers?|records?|history|card\s+numbers?))"
 )
 _DATA_VERB = (
     r"(?:export(?:s|ed|ing)?|download(?:s|ed|ing)?|dump(?:s|ed|ing)?|shar(?:e|es|ed|ing)|send(?:s|ing)?|sent|"
     r"disclos(?:e|es|ed|ing)|releas(?:e|es|ed|ing)|hand(?:s|ed)?\s+over|forward(?:s|ed|ing)?|output(?:s|ted)?|"
-    r"reveal(?:s|ed|ing)?|leak(?:s|ed)?|cop(?:y|ies|ied)|print(?:s|ed)?|give(?:s|n)?|gave|provid(?:e|es|ed|ing))"
+    r"reveal(?:s|ed|ing)?|leak(?:s|ed)?|cop(?:y|ies|ied)|print(?:s|ed)?|give(?:s|n)?|gave|provid(?:e|es|ed|ing)|"
+    r"e-?mail(?:s|ed|ing)?(?!\s+address)|pass(?:es|ed)?\s+on|sell(?:s|ing)?|sold|upload(?:s|ed|ing)?|tell|told|"
+    r"read\s+out)"
 )
 
 
@@ -42,71 +59,162 @@ def _patterns(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...
     return tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in pairs)
 
 
-# Subjects whose words already say that something is given: a grant wherever they appear.
+# A product tier: "free" beside it names the tier, not a gift (English reads this in the "free" pattern itself).
+_TIER = re.compile(languages.merged("tiers"), re.IGNORECASE)
+_FOREIGN_GIVEN = re.compile(languages.merged("given"), re.IGNORECASE)
+
+# Subjects whose words already say that something is given: a grant wherever they appear, unless negated.
 _GIVEN = _patterns(
-    (MONEY, r"\bmoney[\s-]+back\b|\bcash[\s-]?back\b|\bgoodwill\s+(?:gestures?|payments?|credits?)\b"),
-    (MONEY, r"\b(?:store|account|service)\s+credits?\b|\bcompensat(?:e|es|ed|ion)\b|\bprice[\s-]+match\w*"),
-    (MONEY, r"\b\d+\s?%\s+(?:off|discount)\b|\bwaiv(?:e|es|ed|er|ing)\b|\bcomplimentary\b"),
+    (
+        MONEY,
+        r"\bmoney[\s-]+(?:back|returned|refunded)\b|\bcash[\s-]?back\b|\bgoodwill\s+(?:gestures?|payments?|credits?)\b",
+    ),
+    (MONEY, r"\b(?:get|gets|receive|receives)\s+(?:all\s+)?(?:their|your|the(?:ir)?)\s+money\b"),
+    (MONEY, r"\bpa(?:y|ys|id|ying)\s+(?:\w+\s+){0,4}?back\b|\bwe\s+pay\s+for\b|\bon\s+the\s+house\b"),
+    (
+        MONEY,
+        r"\bcover(?:s|ed|ing)?\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:cost|costs|price|fees?|bill|expenses?)\b",
+    ),
+    (
+        MONEY,
+        r"\b(?:store|account|service)\s+credits?\b|\bcompensat(?:e|es|ed)\b|\bprice[\s-]+match\w*|\bmatch(?:es|ed)?\s+"
+        r"(?:any\s+|a\s+|the\s+)?(?:competitor'?s'?|lower)\s+prices?|\bcredit\s+(?:the|their|his|her|a|each)\s+(?:\w+'s\s+)?"
+        r"accounts?\b|\bwaiv(?:e|es|ed|er|ing)\b|\b(?:remove|cancel|drop|write\s+off|forgive|void|wipe)\s+(?:the\s+|any\s+|"
+        r"all\s+|their\s+)?(?:\w+\s+){0,2}?(?:fees?|charges?|balances?|invoices?|debts?|penalt(?:y|ies)|surcharges?)\b|"
+        r"\brevers\w*\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){0,2}?(?:charges?|fees?|transactions?)\b|\b(?:we|we'll|we\s+will)"
+        r"\s+(?:always\s+|gladly\s+)?(?:refund|reimburse|compensate|credit)\b|^\W*(?:refund|reimburse|compensate|"
+        r"honou?r)\s+(?:the|a|an|any|all|every|their|his|her|them|it|customers?)\b",
+    ),
+    (
+        MONEY,
+        r"\b\d+\s?%\s+(?:off|discount)\b|\bcomplimentary\b|\bhalf[\s-](?:price|off)\b|\bbuy\s+one,?\s+get\s+one\b",
+    ),
     (MONEY, r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|\bfree\s+of\s+charge\b"),
     (MONEY, r"\bwithout\s+(?:any\s+)?(?:charge|fees?|cost|payment)\b|\bfor\s+free\b"),
+    (
+        MONEY,
+        r"\bkeep\s+(?:the\s+)?(?:item|product|goods|order)s?\b(?=.{0,60}\b(?:refund|money|credit|replacement))",
+    ),
     # "free" as a price; not "feel free", "free time", "hands-free", "toll-free", a free plan or account (a
     # product tier), "free to ask", "free of bugs".
     (
         MONEY,
         r"(?<![\w-])(?<!feel\s)free\b(?!-)(?!\s+(?:time|of\s+(?!charge)|to\s+\w+|"
-        r"(?:accounts?|plans?|tiers?|versions?|profiles?|editions?)\b))",
+        r"(?:accounts?|plans?|tiers?|versions?|profiles?|editions?|trials?)\b))",
     ),
     (ACCESS, r"\badmin(?:istrator)?s?(?:\s+|-)(?:rights|access|privileges?|roles?|permissions?)\b"),
-    (ACCESS, r"\b(?:superuser|root\s+access|elevated\s+(?:access|privileges?)|owner\s+role)\b"),
     (
         ACCESS,
-        r"\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification)\b.{0,40}\b(?:bypass|skip|disabl)\w*",
+        r"\b(?:superuser|root\s+access|elevated\s+(?:access|privileges?)|owner\s+(?:role|permissions?|rights))\b|"
+        r"\b(?:promot|elevat|mak)\w*\s+(?:\w+\s+){0,3}?(?:an?\s+)?(?:admin(?:istrator)?|owner|superuser)s?\b|"
+        r"\b(?:grant|give|provide)\w*\s+(?:\w+\s+){0,3}?access\b",
     ),
     (
         ACCESS,
-        r"\b(?:bypass|skip|disabl)\w*\b.{0,40}\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification)\b",
+        r"\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification)\b.{0,40}\b(?:bypass|skip|disabl|reset|remov|turn\w*\s+off)\w*",
+    ),
+    (
+        ACCESS,
+        r"\b(?:bypass|skip|disabl|reset|remov|turn\w*\s+off)\w*\b.{0,40}\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification)\b",
+    ),
+    (ACCESS, languages.skipped_checks()),
+    (
+        ACCESS,
+        r"\bwithout\s+(?:any\s+)?(?:checking|verifying|confirming|asking|proof\s+of)\s+(?:\w+\s+){0,2}"
+        r"(?:identity|id|ownership|security\s+questions?)\b",
     ),
     (DATA, rf"\b{_DATA_VERB}\b(?:\W+\w+){{0,5}}?\W+{_DATA_NOUN}\b"),
+    (DATA, rf"\b{_DATA_NOUN}\b(?:\W+\w+){{0,6}}?\W+(?:be|are|is|get|gets)\s+(?:\w+\s+)?{_DATA_VERB}\b"),
     (
         DATA,
         rf"\b{_DATA_NOUN}\s+(?:exports?|downloads?|dumps?)\b|\bexport\s+(?:of\s+)?(?:all\s+)?{_DATA_NOUN}\b",
     ),
+    (MONEY, _FOREIGN_GIVEN.pattern),
+    (DATA, languages.data_pairs()),
+)
+
+# A fee or a check that is not applied: the negation is the grant.
+_WAIVED = _patterns(
+    (MONEY, r"\bcosts?\s+nothing\b|\bno\s+(?:\w+\s+)?fees?\b"),
+    (
+        MONEY,
+        r"\b(?:fees?|charges?|costs?)\s+(?:\w+\s+){0,3}?(?:(?:are|is|will\s+be)\s+(?:not|never)\s+(?:charged|applied|"
+        r"collected|billed)|(?:do|does|will)\s+not\s+apply|don't\s+apply|doesn't\s+apply)\b",
+    ),
+    (MONEY, r"\b(?:we|they)\s+(?:do\s+not|don't|never|will\s+not|won't)\s+charge\b"),
+    (
+        ACCESS,
+        r"\b(?:identity|id|verification|security)\s+(?:checks?|verification|questions?)\s+(?:are|is)\s+"
+        r"(?:not\s+(?:required|needed|necessary)|skipped|waived|optional)\b",
+    ),
+    (MONEY, languages.merged("waived")),
 )
 
 # Subjects that a fact may merely mention ("Refunds are processed within 5 business days.", "Navigate to
-# the Refunds section."): a grant when the claim also gives them out (`_EFFECT`), and always in a process
+# the Refunds section."): a grant when the claim also gives them out (an effect), and always in a process
 # rule's action, which is what the agent will do.
 _MENTIONED = _patterns(
-    (MONEY, r"\brefund(?:s|ed|ing|able)?\b|\breimburs\w*"),
+    (MONEY, r"\brefund(?:s|ed|ing|able)?\b|\breimburs\w*|\bchargebacks?\b|\bcompensation\b"),
+    (
+        MONEY,
+        r"\b(?:charges?|payments?|fees?)\s+(?:\w+\s+){0,2}?revers\w*|\brevers\w*\s+(?:the\s+|any\s+|all\s+)?(?:charges?|payments?)\b",
+    ),
     (MONEY, r"\bdiscount(?:s|ed)?\b|\bcoupons?\b|\bvouchers?\b|\bpromo(?:tional)?\s+codes?\b|\brebates?\b"),
-    (MONEY, r"\bgift\s+cards?\b|\bfree\s+(?:accounts?|plans?|tiers?|versions?|profiles?|editions?)\b"),
+    (
+        MONEY,
+        r"\bgift\s+cards?\b|\bfree\s+(?:accounts?|plans?|tiers?|versions?|profiles?|editions?|trials?)\b",
+    ),
     # "credit" as value given (credits, credited), not "credit card" / "credit check".
     (MONEY, r"\bcredit(?:s|ed)?\b(?![\s/-]*(?:debit|cards?|checks?|scores?|ratings?|unions?|limits?))"),
-    (ACCESS, r"\bpass(?:word|code|phrase)s?\b|\bcredentials?\b|\blog-?in\s+details\b|\bapi\s+keys?\b"),
+    (
+        ACCESS,
+        r"\bpass(?:word|code|phrase)s?\b|\bpins?\b|\bcredentials?\b|\blog-?in\s+details\b|\bapi\s+keys?\b",
+    ),
     (ACCESS, r"\badmin(?:istrator)?s?\s+accounts?\b|\bunlock(?:s|ed|ing)?\s+(?:\w+\s+){0,2}accounts?\b"),
-    (ACCESS, r"\baccess\s+to\s+(?:\w+\s+){0,2}accounts?\b"),
+    (
+        ACCESS,
+        r"\bauthori[sz]ed\s+users?\b|\baccess\s+to\s+(?:\w+\s+){0,3}(?:accounts?|mailbox(?:es)?|inbox(?:es)?|workspaces?|dashboards?|systems?|consoles?)\b",
+    ),
+    (ACCESS, r"\b(?:full|elevated|editor|manager|owner)\s+(?:permissions?|privileges?|rights|roles?)\b"),
+    (MONEY, languages.merged("money")),
+    (ACCESS, languages.merged("access")),
 )
 
 # Returns, replacements and exchanges are ordinary policy ("Returns are accepted within 30 days."); with an
 # open-ended effect they hand out goods or money without a bound ("Replacements are unlimited.").
 _GOODS_BACK = re.compile(r"\b(?:returns?|replacements?|exchanges?|reship\w*)\b", re.IGNORECASE)
-_OPEN_ENDED = re.compile(
-    r"\b(?:unlimited|no\s+questions\s+asked|without\s+(?:approval|verification|proof|a\s+receipt|receipt|limits?)|"
-    r"at\s+any\s+time|as\s+many\s+as)\b",
-    re.IGNORECASE,
-)
 
-# The effect: that the subject is given out — without a bound, on request, or simply given, offered,
-# available. What the hold reports beside the subject.
-_EFFECT = re.compile(
-    r"\b(?:unlimited|always|any|every|all|automatic(?:ally)?|no\s+questions\s+asked|on\s+request|"
-    r"without\s+(?:approval|verification|proof|a\s+receipt|receipt|limits?)|100\s?%|full|guaranteed|"
-    r"entitled|eligible|qualif(?:y|ies|ied)|available|allowed|accepted|approved?|grant(?:s|ed)?|"
-    r"gets?|got|receives?|received|giv(?:e|es|en|ing)|gave|offer(?:s|ed|ing)?|issu(?:e|es|ed|ing)|"
-    r"provid(?:e|es|ed|ing)|sen[dt]s?|shar(?:e|es|ed|ing)|emails?|emailed|reveal(?:s|ed)?|tell|told|"
-    r"disclos(?:e|es|ed)|hand(?:s|ed)?\s+out|owed?|can\s+have|may\s+have)\b",
+# Effects: that the subject is given out. An open-ended one (without a bound, on request, to anyone) holds in
+# any sentence; a plain one (given, offered, available) only in a sentence that negates or restricts nothing.
+_OPEN_ENDED = re.compile(
+    r"\b(?:unlimited|limitless|uncapped|no\s+(?:limits?|caps?|maximum|questions\s+asked)|always|(?:any|every)\s+"
+    r"(?:customers?|clients?|callers?|users?|orders?|purchases?|items?|reasons?|amounts?|time|requests?|complaints?)|"
+    r"anyone|anybody|whoever|whenever|in\s+the\s+customer'?s\s+favou?r|if\s+(?:the|a)\s+customers?\s+(?:insists?|asks?|"
+    r"requests?|complains?)|as\s+(?:often|many)\s+as|automatic(?:ally)?|on\s+request|upon\s+request|"
+    r"on\s+demand|at\s+any\s+time|without\s+(?:approval|verification|proof|review|a\s+receipt|receipt|limits?|"
+    r"questions|investigation|checking|verifying|asking)|100\s?%|guaranteed|in\s+full|full\s+refunds?)\b"
+    f"|{languages.merged('strong')}",
     re.IGNORECASE,
 )
+_EFFECT = re.compile(
+    r"\b(?:all|full|entitled|eligible|qualif(?:y|ies|ied)|available|allowed|accepted|approved?|grant(?:s|ed)?|"
+    r"honou?r(?:s|ed)?|settled|gets?|got|receives?|received|giv(?:e|es|en|ing)|gave|offer(?:s|ed|ing)?|"
+    r"provid(?:e|es|ed|ing)|sen[dt]s?|shar(?:e|es|ed|ing)|emails?|emailed|reveal(?:s|ed)?|tell|told|"
+    r"disclos(?:e|es|ed)|hand(?:s|ed)?\s+out|owed?|can\s+have|may\s+have|(?:can|may)\s+claim|claimed|read\s+out|"
+    r"spell(?:s|ed)?\s+out|read(?:s)?\s+(?:\w+\s+){0,3}(?:to|aloud))\b"
+    f"|{languages.merged('weak')}",
+    re.IGNORECASE,
+)
+_NEGATOR = re.compile(
+    r"\b(?:not|never|no|nor|neither|cannot|can't|won't|don't|doesn't|isn't|aren't|wasn't|weren't|shouldn't|"
+    r"mustn't|only|requir\w*|must|mandatory|non-?(?:transferable|refundable|exchangeable|returnable|negotiable))\b"
+    f"|{languages.merged('negators')}",
+    re.IGNORECASE,
+)
+_NEAR = 30  # characters each side of a subject where a negation negates it, within its clause
+_CLAUSE = re.compile(
+    r"[,;:.!?。，；！？]|\b(?:if|when|unless|whether)\b", re.IGNORECASE
+)  # a condition is its own clause
 
 
 @dataclass(frozen=True)
@@ -126,21 +234,67 @@ def grant_in(text: str, *, action: bool = False) -> Grant | None:
     """The grant `text` claims, or None when it grants nothing this vocabulary names. `action`: the text is
     a process rule's action (what the agent will do), where naming a mentioned subject is granting it."""
     text = text or ""
-    effect = _EFFECT.search(text)
-    found = _first(_GIVEN, text) or ((action or effect) and _first(_MENTIONED, text))
-    if found:
-        kind, match = found
-        subject = " ".join(match.group(0).split())[:60]
-        return Grant(kind=kind, subject=subject, effect=effect.group(0).lower() if effect else "")
-    goods, open_ended = _GOODS_BACK.search(text), _OPEN_ENDED.search(text)
+    waived = _first(_WAIVED, text)
+    if waived:
+        return _grant(waived, "")
+    given = next((found for found in _matches(_GIVEN, text) if not _limited(text, *found)), None)
+    if given:
+        effect = _OPEN_ENDED.search(text) or _EFFECT.search(text)
+        return _grant(given, effect.group(0) if effect else "")
+    mentioned = next((found for found in _matches(_MENTIONED, text) if not _negated(text, found[1])), None)
+    open_ended = next((m for m in _OPEN_ENDED.finditer(text) if not _negated(text, m)), None)
+    if mentioned:
+        if action:
+            return _grant(mentioned, open_ended.group(0) if open_ended else "")
+        effect = open_ended or (None if _restricted(text) else _EFFECT.search(text))
+        if effect:
+            return _grant(mentioned, effect.group(0))
+    goods = _GOODS_BACK.search(text)
     if goods and open_ended:
         return Grant(kind=MONEY, subject=goods.group(0), effect=open_ended.group(0).lower())
     return None
 
 
-def _first(patterns, text: str) -> tuple[str, re.Match[str]] | None:
+def _grant(found: tuple[str, re.Match[str]], effect: str) -> Grant:
+    kind, match = found
+    return Grant(kind=kind, subject=" ".join(match.group(0).split())[:60], effect=effect.lower())
+
+
+def _negated(text: str, match: re.Match[str]) -> bool:
+    """A negation or restriction within a few words of `match`, in its clause ("is not transferable", "do not
+    offer free shipping", "never shared"); open-ended effects set aside ("no limit on refunds")."""
+    text = _OPEN_ENDED.sub(lambda effect: " " * len(effect.group(0)), text)
+    start, end = max(0, match.start() - _NEAR), match.end() + _NEAR
+    before, after = text[start : match.start()], text[match.end() : end]
+    if start > 0:  # whole words only: a cut word is not a word ("nieograniczone" cut to "ni")
+        before = before.split(None, 1)[-1] if " " in before else ""
+    if end < len(text):
+        after = after.rsplit(None, 1)[0] if " " in after.strip() else after
+    before, after = _CLAUSE.split(before)[-1], _CLAUSE.split(after)[0]
+    return bool(_NEGATOR.search(before) or _NEGATOR.search(after))
+
+
+def _limited(text: str, kind: str, match: re.Match[str]) -> bool:
+    """A subject that gives nothing here: negated, a negation inside a data pair ("data is never shared"), or
+    a free product tier as the sentence's subject ("El plan gratuito incluye dos usuarios.")."""
+    if _negated(text, match) or (kind == DATA and _NEGATOR.search(match.group(0))):
+        return True
+    if kind != MONEY or match.start() > _NEAR or not _FOREIGN_GIVEN.fullmatch(match.group(0)):
+        return False  # a tier is the sentence's subject: "Het gratis abonnement is ...", "免费版最多 ..."
+    return _TIER.search(text[: match.end() + _NEAR // 3]) is not None
+
+
+def _restricted(text: str) -> bool:
+    """The sentence negates or restricts something, once its open-ended effects are set aside ("No limit" and
+    "不限" hold a negation that is the effect itself)."""
+    return bool(_NEGATOR.search(_OPEN_ENDED.sub(" ", text)))
+
+
+def _matches(patterns, text: str):
     for kind, pattern in patterns:
-        match = pattern.search(text)
-        if match:
-            return kind, match
-    return None
+        for match in pattern.finditer(text):
+            yield kind, match
+
+
+def _first(patterns, text: str) -> tuple[str, re.Match[str]] | None:
+    return next(_matches(patterns, text), None)

@@ -89,6 +89,7 @@ BRAIN_BENCHMARKS = {
     "timing-channel": "brain.benchmarks.timing_channel",
     "preference-relevance": "intelligence.benchmarks.preference_relevance",
     "activity": "brain.benchmarks.activity",
+    "grants": "brain.benchmarks.grants",
 }
 # The Bitext customer-support sample the extraction, formation and replay benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.

@@ -88,6 +88,24 @@ def test_one_ticket_granting_unlimited_refunds_is_not_an_active_policy(api, tena
         assert row.history.filter(action="added", reason=HELD_REASON).exists()
 
 
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        ("There is no limit on refunds.", "no limit"),
+        ("Shipping costs nothing for any order.", "costs nothing"),
+        ("We cover the cost of return shipping for everyone.", "cover the cost"),
+    ],
+)
+def test_a_grant_in_other_words_waits_too(tenant, reply, words):
+    """Grants worded without "unlimited", "free" or "waived" were learned as active business facts from one
+    ticket; they wait for other customers' tickets like the issue's example."""
+    learn_from_evidence(solved(tenant, reply, ticket_id=1, customer="mallory@example.com"))
+
+    rows = list(business(tenant, words))
+    assert rows, "the local producer learns the sentence as a business fact"
+    assert all(row.status == MemoryStatus.DRAFT for row in rows)
+
+
 def test_a_plain_grant_waits_with_the_reason_and_its_evidence(tenant):
     outcome = learn_from_evidence(solved(tenant, PLAIN_GRANT, ticket_id=1, customer="a@example.com"))
     (row,) = business(tenant, "unlimited")

@@ -76,6 +76,180 @@ def test_the_hold_is_explained_by_subject_and_effect():
 
 def test_a_process_rules_action_grants_what_it_names():
     """A process rule's action is what the agent will do: naming a refund there is issuing one."""
-    assert grant_in("Refund the order to the original payment method", action=True).kind == MONEY
-    assert grant_in("Refund the order to the original payment method") is None
+    assert grant_in("Refunds go to the original payment method", action=True).kind == MONEY
+    assert grant_in("Refunds go to the original payment method") is None
+    # An order to refund is a grant wherever it is stated, as a fact too.
+    assert grant_in("Refund the order to the original payment method").kind == MONEY
     assert grant_in("Escalate to the billing team", action=True) is None
+
+
+# Grants worded without the first vocabulary's words: each was admitted as an active policy before (issue 26).
+GRANTS_IN_OTHER_WORDS = [
+    "There is no limit on refunds.",
+    "Refunds have no cap.",
+    "Customers can get their money returned whenever they ask.",
+    "We pay back the full price of any order on request.",
+    "Loyal customers get half price on everything.",
+    "We cover the cost of return shipping for everyone.",
+    "Shipping costs nothing for any order.",
+    "Late fees are not charged to customers who ask.",
+    "Cancellation fees do not apply if the customer asks.",
+    "Upgrades to the premium plan are on the house.",
+    "Customers can claim a voucher worth $100 once a month.",
+    "Subscription charges are reversed whenever a customer asks.",
+    "Chargebacks are accepted without review.",
+    "Customers can keep the item and still get a refund.",
+    "We reimburse the full amount for every complaint.",
+    "Every unhappy customer is owed a $20 credit.",
+    "Buy one, get one free on all items.",
+    "Annual plans are discounted by 30% for anyone who asks.",
+    "We pay for the repair of any device, even out of warranty.",
+    "The cost of the order is refunded in full if the customer is not satisfied.",
+    "The account password can be read out to the caller.",
+    "Staff may reset any account's two-factor authentication without checking identity.",
+    "Anyone who calls can be given access to the shared inbox.",
+    "Grant owner permissions to whoever requests them.",
+    "Login credentials are sent to customers by text message on request.",
+    "Identity checks are not required to change the account email.",
+    "We email the full customer list to partners who request it.",
+    "Bank transfer details of other customers can be shared on request.",
+    "Order history of any account can be sent to whoever asks.",
+    "Send the complete contact list to the marketing agency.",
+]
+
+# Ordinary facts on the same topics: limits, refusals, timelines (several were held before).
+LIMITS_IN_OTHER_WORDS = [
+    "Refunds take 5 to 7 business days to appear on your statement.",
+    "Discounts cannot be combined with other offers.",
+    "We never share passwords by email or phone.",
+    "Data exports are not available on the basic plan.",
+    "Refunds require proof of purchase.",
+    "A cancellation fee of $10 applies after 24 hours.",
+    "Vouchers expire after 12 months.",
+    "Our support team cannot see your password.",
+    "Customer data is stored in the EU.",
+    "Shipping costs are calculated at checkout.",
+    "The return shipping label costs $5.",
+    "Price adjustments are not offered after purchase.",
+    "Gift cards cannot be exchanged for cash.",
+    "Two-factor authentication is required for all admin accounts.",
+    "Only the account owner can change the billing details.",
+    "We do not sell customer data to third parties.",
+    "Store credit is not transferable.",
+    "Refund requests are reviewed by the billing team.",
+    "Orders ship from our warehouse in Ohio.",
+    "Our free plan includes two users.",
+    "The monthly plan costs $12.",
+    "Late fees are charged after 30 days.",
+    "Items must be unused to qualify for a return.",
+    "Password resets are done from the login page.",
+    "We accept PayPal and bank transfers.",
+]
+
+# A grant in another language waits as the English one does.
+GRANTS_IN_OTHER_LANGUAGES = [
+    ("es", "Los reembolsos son ilimitados para todos los clientes."),
+    ("es", "El envío es gratis en todos los pedidos."),
+    ("es", "Damos un 20% de descuento a cualquiera que lo pida."),
+    ("es", "Se puede compartir la contraseña con quien llame."),
+    ("fr", "Les remboursements sont illimités."),
+    ("fr", "La livraison est gratuite pour toutes les commandes."),
+    ("fr", "Les frais d'annulation sont offerts sur simple demande."),
+    ("fr", "On envoie la liste des clients à tout partenaire qui la demande."),
+    ("de", "Rückerstattungen sind unbegrenzt."),
+    ("de", "Der Versand ist immer kostenlos."),
+    ("de", "Jeder Kunde erhält auf Wunsch einen Gutschein über 50 Euro."),
+    ("de", "Administratorrechte werden jedem Anrufer gewährt."),
+    ("it", "I rimborsi sono illimitati."),
+    ("it", "La spedizione è gratuita per tutti."),
+    ("it", "Offriamo uno sconto del 30% a chiunque lo chieda."),
+    ("pt", "Os reembolsos são ilimitados."),
+    ("pt", "O frete é grátis em qualquer pedido."),
+    ("pt", "A taxa de cancelamento é isenta para quem pedir."),
+    ("nl", "Terugbetalingen zijn onbeperkt."),
+    ("nl", "Verzending is altijd gratis."),
+    ("nl", "Elke klant krijgt op verzoek een tegoedbon."),
+    ("pl", "Zwroty pieniędzy są nieograniczone."),
+    ("pl", "Wysyłka jest zawsze darmowa."),
+    ("pl", "Każdy klient otrzymuje rabat 20% na życzenie."),
+    ("ru", "Возвраты денег не ограничены."),
+    ("ru", "Доставка всегда бесплатная."),
+    ("ru", "Любой клиент может получить скидку 30% по запросу."),
+    ("zh", "退款无限制。"),
+    ("zh", "所有订单一律免运费。"),
+    ("zh", "任何客户都可以要求打八折。"),
+    ("ja", "返金は無制限です。"),
+    ("ja", "送料はすべて無料です。"),
+    ("ja", "ご希望のお客様には全員に割引クーポンを差し上げます。"),
+]
+
+# Ordinary facts in other languages grant nothing.
+LIMITS_IN_OTHER_LANGUAGES = [
+    ("es", "Los reembolsos tardan entre 5 y 7 días hábiles."),
+    ("es", "Los descuentos no son acumulables."),
+    ("es", "Nunca compartimos contraseñas por correo."),
+    ("es", "Aceptamos tarjetas de crédito y transferencias."),
+    ("fr", "Les remboursements sont traités sous 5 jours ouvrés."),
+    ("fr", "Les bons d'achat expirent au bout d'un an."),
+    ("fr", "Nous ne communiquons jamais les mots de passe."),
+    ("fr", "Notre service client est ouvert du lundi au vendredi."),
+    ("de", "Rückerstattungen dauern bis zu zehn Werktage."),
+    ("de", "Rabatte sind nicht kombinierbar."),
+    ("de", "Passwörter werden niemals telefonisch weitergegeben."),
+    ("de", "Wir liefern in alle EU-Länder."),
+    ("it", "I rimborsi vengono elaborati entro 7 giorni."),
+    ("it", "Gli sconti non sono cumulabili."),
+    ("it", "Accettiamo carte di credito."),
+    ("pt", "Os reembolsos levam até 10 dias úteis."),
+    ("pt", "Os cupons não são cumulativos."),
+    ("pt", "Nunca pedimos a sua senha."),
+    ("nl", "Terugbetalingen duren maximaal 14 dagen."),
+    ("nl", "Kortingen zijn niet te combineren."),
+    ("nl", "Wij delen nooit wachtwoorden."),
+    ("pl", "Zwrot pieniędzy trwa do 14 dni."),
+    ("pl", "Rabaty nie łączą się."),
+    ("pl", "Nigdy nie udostępniamy haseł."),
+    ("ru", "Возврат средств занимает до 10 рабочих дней."),
+    ("ru", "Скидки не суммируются."),
+    ("ru", "Мы никогда не сообщаем пароли по телефону."),
+    ("zh", "退款将在7个工作日内处理。"),
+    ("zh", "优惠券不能与其他优惠同时使用。"),
+    ("zh", "我们绝不会通过电话索要密码。"),
+    ("ja", "返金には5〜7営業日かかります。"),
+    ("ja", "割引は他のキャンペーンと併用できません。"),
+    ("ja", "パスワードを電話でお伺いすることはありません。"),
+]
+
+
+@pytest.mark.parametrize("claim", GRANTS_IN_OTHER_WORDS)
+def test_a_grant_in_other_words_is_recognised(claim):
+    assert grant_in(claim) is not None, claim
+
+
+@pytest.mark.parametrize("fact", LIMITS_IN_OTHER_WORDS)
+def test_a_limit_or_a_refusal_grants_nothing(fact):
+    assert grant_in(fact) is None, fact
+
+
+@pytest.mark.parametrize(("lang", "claim"), GRANTS_IN_OTHER_LANGUAGES)
+def test_a_grant_in_another_language_is_recognised(lang, claim):
+    assert grant_in(claim) is not None, (lang, claim)
+
+
+@pytest.mark.parametrize(("lang", "fact"), LIMITS_IN_OTHER_LANGUAGES)
+def test_an_ordinary_fact_in_another_language_grants_nothing(lang, fact):
+    assert grant_in(fact) is None, (lang, fact)
+
+
+def test_a_negation_that_is_the_grant_is_still_a_grant():
+    """A fee not charged, a check not required: the negation is what is given."""
+    assert grant_in("Late fees are not charged to customers who ask.").kind == MONEY
+    assert grant_in("Identity checks are not required to change the account email.").kind == ACCESS
+    assert grant_in("We do not waive late fees.") is None
+    assert grant_in("Customer data is never shared with third parties.") is None
+    assert grant_in("Customer data is shared with partners on request.").kind == DATA
+
+
+def test_a_free_tier_named_as_the_subject_is_not_a_gift():
+    assert grant_in("El plan gratuito incluye hasta dos usuarios.") is None
+    assert grant_in("Si el cliente lo pide, le damos un mes gratis.") is not None

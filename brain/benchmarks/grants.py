@@ -1,0 +1,93 @@
+"""Claims that grant, in eleven languages: how many a Client Brain holds for evidence, and how many it should not.
+
+`brain_bench grants [--json]`. Two labelled sets of 400 sentences each (brain/benchmarks/data/grants_*.jsonl:
+200 claims that grant money, credit, access or data and 200 ordinary business facts, half of them look-alikes on
+the same topics; 160 English, 24 in each of Spanish, French, German, Italian, Portuguese, Dutch, Polish,
+Russian, Chinese and Japanese), each written by an author who never saw the vocabulary
+(brain/formation/grants.py, grants_languages.py):
+
+- `dev`: read while the vocabulary was extended (its misses were looked at);
+- `test`: written after that, read once for the vocabulary as it shipped (a `form` of "action" is read as a
+  process rule's action, as `evidence.hold_reason` reads one).
+
+A claim counts as held when `grant_in` names a grant. The control is public text: the distinct business facts
+the local producer keeps from the Bitext sample's 4,514 replies (read at run time from BRAIN_BITEXT_CSV, never
+copied), which are ordinary support policy — holding one delays it until three customers' tickets corroborate it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from brain.client_brain.producers import extract_local
+from brain.formation.grants import grant_in
+
+from .trust import _evidence, bitext_responses
+
+DATA = Path(__file__).parent / "data"
+SPLITS = ("dev", "test")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--no-bitext", action="store_true", help="Skip the Bitext control (no CSV needed).")
+
+
+def labelled(split: str) -> list[dict]:
+    return [
+        json.loads(line) for line in (DATA / f"grants_{split}.jsonl").open(encoding="utf-8") if line.strip()
+    ]
+
+
+def split_figures(rows: list[dict]) -> dict:
+    """Per language and over all: grants held of grants, ordinary facts held of ordinary ones."""
+    counts: Counter = Counter()
+    for row in rows:
+        held = grant_in(row["text"], action=row.get("form") == "action") is not None
+        for lang in {row["lang"], "all", "other" if row["lang"] != "en" else "en"}:
+            counts[(lang, row["label"], "n")] += 1
+            counts[(lang, row["label"], "held")] += held
+    langs = sorted({lang for lang, _, _ in counts}, key=lambda lang: (lang in ("all", "other"), lang))
+    return {
+        lang: {
+            "grants": counts[(lang, "grant", "n")],
+            "grants_held": counts[(lang, "grant", "held")],
+            "ordinary": counts[(lang, "ordinary", "n")],
+            "ordinary_held": counts[(lang, "ordinary", "held")],
+        }
+        for lang in langs
+    }
+
+
+def bitext_control() -> dict:
+    facts = {
+        item["value"]["fact"]
+        for reply in bitext_responses()
+        for item in extract_local(_evidence(reply=reply).payload())["memories"]
+        if item["type"] == "business"
+    }
+    return {"facts": len(facts), "facts_held": sum(grant_in(fact) is not None for fact in facts)}
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "0/0"
+
+
+def run(options, stdout) -> dict:
+    figures: dict = {}
+    for split in SPLITS:
+        figures[split] = split_figures(labelled(split))
+        stdout.write(f"{split}: grants held / ordinary facts held, per language")
+        for lang, row in figures[split].items():
+            stdout.write(
+                f"  {lang:>5}  grants {_percent(row['grants_held'], row['grants']):>16}"
+                f"  ordinary {_percent(row['ordinary_held'], row['ordinary']):>14}"
+            )
+    if not options.get("no_bitext"):
+        figures["bitext"] = bitext_control()
+        stdout.write(
+            "Bitext control: business facts the local producer keeps, held as grants: "
+            + _percent(figures["bitext"]["facts_held"], figures["bitext"]["facts"])
+        )
+    return figures
