@@ -1,14 +1,17 @@
 """Claims that grant, in eleven languages: how many a Client Brain holds for evidence, and how many it should not.
 
-`brain_bench grants [--json]`. Two labelled sets of 400 sentences each (brain/benchmarks/data/grants_*.jsonl:
+`brain_bench grants [--json]`. Three labelled sets of 400 sentences each (brain/benchmarks/data/grants_*.jsonl:
 200 claims that grant money, credit, access or data and 200 ordinary business facts, half of them look-alikes on
 the same topics; 160 English, 24 in each of Spanish, French, German, Italian, Portuguese, Dutch, Polish,
 Russian, Chinese and Japanese), each written by an author who never saw the vocabulary
 (brain/formation/grants.py, grants_languages.py):
 
 - `dev`: read while the vocabulary was extended (its misses were looked at);
-- `test`: written after that, read once for the vocabulary as it shipped (a `form` of "action" is read as a
-  process rule's action, as `evidence.hold_reason` reads one).
+- `test`: written after that, read for the vocabulary as committed, its misses never looked at;
+- `dev2`: written after the first reading of `test`, in deliberately varied words ("just comp it", "we won't bill
+  them"), read like `dev` for a second round.
+
+A `form` of "action" is read as a process rule's action, as `evidence.hold_reason` reads one.
 
 A claim counts as held when `grant_in` names a grant. The control is public text: the distinct business facts
 the local producer keeps from the Bitext sample's 4,514 replies (read at run time from BRAIN_BITEXT_CSV, never
@@ -27,7 +30,7 @@ from brain.formation.grants import grant_in
 from .trust import _evidence, bitext_responses
 
 DATA = Path(__file__).parent / "data"
-SPLITS = ("dev", "test")
+SPLITS = ("dev", "dev2", "test")
 
 
 def add_arguments(parser) -> None:

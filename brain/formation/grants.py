@@ -38,12 +38,14 @@ MONEY, ACCESS, DATA = languages.MONEY, languages.ACCESS, languages.DATA
 _DATA_NOUN = (
     r"(?:data|database|databases|records?|customer\s+lists?|client\s+lists?|contact\s+(?:lists?|details)|personal\s+"
     r"(?:information|details)|account\s+(?:details|information|history)|order\s+histor(?:y|ies)|user\s+lists?|"
-    r"emails?\s+addresses|(?:email|mailing|contact|subscriber|member)\s+lists?|histor(?:y|ies)|card\s+numbers?|logs?|backups?|dumps?|(?:customers'?|clients'?|users'?)\s+"
+    r"emails?\s+addresses|(?:email|mailing|contact|subscriber|member)\s+lists?|histor(?:y|ies)|card\s+numbers?|logs?|transcripts?|recordings?|"
+    r"names\s+and\s+(?:e-?mails?|phone\s+numbers|addresses)|purchase\s+(?:data|records?)|payment\s+records?|backups?|dumps?|(?:customers'?|clients'?|users'?)\s+"
     r"(?:bank|payment|card|billing)\s+(?:details|information|data)|(?:bank|payment|card|billing)\s+(?:transfer\s+)?"
     r"(?:details|information|data)\s+(?:of\s+(?:other|all|any)\s+(?:customers?|clients?|users?)|on\s+file)|(?:csv|"
     r"spreadsheet|list|file)s?\s+of\s+(?:all\s+)?(?:\w+\s+)?(?:accounts|users|customers|clients|members|contacts)|"
     r"(?:\w+\s+)?(?:numbers?|addresses|emails?|details|records?)\s+of\s+(?:other|all|any)\s+(?:\w+\s+)?(?:users?|"
-    r"customers?|clients?|members?|subscribers?)|(?:customer|client|user|member|holder|cardholder|subscriber|patient)"
+    r"customers?|clients?|members?|subscribers?|attendees|participants|guests|patients|passengers|tenants|employees)|"
+    r"(?:customer|client|user|member|holder|cardholder|subscriber|patient|tenant)"
     r"'s?\s+(?:\w+\s+){0,2}(?:address(?:es)?|phone\s+numbers?|records?|history|card\s+numbers?))"
 )
 _DATA_VERB = (
@@ -51,13 +53,22 @@ _DATA_VERB = (
     r"disclos(?:e|es|ed|ing)|releas(?:e|es|ed|ing)|hand(?:s|ed)?\s+over|forward(?:s|ed|ing)?|output(?:s|ted)?|"
     r"reveal(?:s|ed|ing)?|leak(?:s|ed)?|cop(?:y|ies|ied)|print(?:s|ed)?|give(?:s|n)?|gave|provid(?:e|es|ed|ing)|"
     r"e-?mail(?:s|ed|ing)?(?!\s+address)|pass(?:es|ed)?\s+on|sell(?:s|ing)?|sold|upload(?:s|ed|ing)?|tell|told|"
-    r"read\s+out)"
+    r"read\s+(?:out|back)|obtain(?:s|ed)?|available\s+to)"
 )
 
 
 def _patterns(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in pairs)
 
+
+# A process rule's action that orders a grant by its first verb ("Refund the order ...", "Send the voucher ...");
+# an action that only mentions the subject ("Ask for a photo before any refund is considered.") orders none.
+_GRANTING_ORDER = re.compile(
+    r"\W*(?:please\s+)?(?:refund|reimburse|compensate|credit|comp|honou?r|waive|issue|give|offer|send|grant|apply|"
+    r"share|provide|e-?mail|tell|reset|unlock|add|upgrade|extend|transfer|forward|export|disclose|release|remove|"
+    r"cancel|write\s+off|reverse|return|pay)\b",
+    re.IGNORECASE,
+)
 
 # A product tier: "free" beside it names the tier, not a gift (English reads this in the "free" pattern itself).
 _TIER = re.compile(languages.merged("tiers"), re.IGNORECASE)
@@ -79,7 +90,11 @@ _GIVEN = _patterns(
         MONEY,
         r"\b(?:store|account|service)\s+credits?\b|\bcompensat(?:e|es|ed)\b|\bprice[\s-]+match\w*|\bmatch(?:es|ed)?\s+"
         r"(?:any\s+|a\s+|the\s+)?(?:competitor'?s'?|lower)\s+prices?|\bcredit\s+(?:the|their|his|her|a|each)\s+(?:\w+'s\s+)?"
-        r"accounts?\b|\bwaiv(?:e|es|ed|er|ing)\b|\b(?:remove|cancel|drop|write\s+off|forgive|void|wipe)\s+(?:the\s+|any\s+|"
+        r"accounts?\b|\bwaiv(?:e|es|ed|er|ing)\b(?!\s+(?:requests?|forms?|applications?))|\bcomp(?:ed|ing|s)?\s+(?:it|them|"
+        r"the\s+\w+|their\s+\w+)\b|\b(?:knock|take)\w*\s+[$£€]?\d[\d.,]*\s*(?:%|quid|pounds|dollars|euros|bucks)?\s+off\b|\b\d+\s*(?:quid|pounds|dollars|euros|bucks)\s+off\b|"
+        r"[$£€]\s?\d+\s+off\b|\b(?:fees?|charges?|balances?|invoices?|debts?|penalt(?:y|ies)|surcharges?|interest)\s+"
+        r"(?:\w+\s+){0,3}?(?:is|are|gets?|will\s+be|can\s+be)\s+(?:removed|cancell?ed|dropped|written\s+off|forgiven|"
+        r"voided|waived|refunded|reversed)\b|\b(?:remove|cancel|drop|write\s+off|forgive|void|wipe)\s+(?:the\s+|any\s+|"
         r"all\s+|their\s+)?(?:\w+\s+){0,2}?(?:fees?|charges?|balances?|invoices?|debts?|penalt(?:y|ies)|surcharges?)\b|"
         r"\brevers\w*\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){0,2}?(?:charges?|fees?|transactions?)\b|\b(?:we|we'll|we\s+will)"
         r"\s+(?:always\s+|gladly\s+)?(?:refund|reimburse|compensate|credit)\b|^\W*(?:refund|reimburse|compensate|"
@@ -106,16 +121,21 @@ _GIVEN = _patterns(
     (
         ACCESS,
         r"\b(?:superuser|root\s+access|elevated\s+(?:access|privileges?)|owner\s+(?:role|permissions?|rights))\b|"
-        r"\b(?:promot|elevat|mak)\w*\s+(?:\w+\s+){0,3}?(?:an?\s+)?(?:admin(?:istrator)?|owner|superuser)s?\b|"
+        r"\b(?:promot|elevat|mak|made)\w*\s+(?:\w+\s+){0,3}?(?:an?\s+)?(?:admin(?:istrator)?|owner|super-?user)s?\b|"
+        r"\btransfer\w*\s+(?:\w+\s+){0,2}?ownership\b|\bsuper-?users?\b|"
+        r"\b(?:log\w*\s+in(?:to)?|access\w*)\s+(?:\w+\s+){0,3}?(?:other|another|someone\s+else's)\b|"
         r"\b(?:grant|give|provide)\w*\s+(?:\w+\s+){0,3}?access\b",
     ),
     (
         ACCESS,
-        r"\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification)\b.{0,40}\b(?:bypass|skip|disabl|reset|remov|turn\w*\s+off)\w*",
+        r"\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification|one-time\s+codes?|otp|security\s+questions?|"
+        r"(?:identity|id|\w+-match)\s+checks?)\b.{0,40}\b(?:bypass|skip|disabl|reset|remov|turn\w*\s+off|relax|loosen|"
+        r"ignor|omit)\w*",
     ),
     (
         ACCESS,
-        r"\b(?:bypass|skip|disabl|reset|remov|turn\w*\s+off)\w*\b.{0,40}\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification)\b",
+        r"\b(?:bypass|skip|disabl|reset|remov|turn\w*\s+off|relax|loosen|ignor|omit)\w*\b.{0,40}\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification|one-time\s+codes?|otp|"
+        r"security\s+questions?|(?:identity|id|\w+-match)\s+checks?)\b",
     ),
     (ACCESS, languages.skipped_checks()),
     (
@@ -123,11 +143,24 @@ _GIVEN = _patterns(
         r"\bwithout\s+(?:any\s+)?(?:checking|verifying|confirming|asking|proof\s+of)\s+(?:\w+\s+){0,2}"
         r"(?:identity|id|ownership|security\s+questions?)\b",
     ),
-    (DATA, rf"\b{_DATA_VERB}\b(?:\W+\w+){{0,5}}?\W+{_DATA_NOUN}\b"),
-    (DATA, rf"\b{_DATA_NOUN}\b(?:\W+\w+){{0,6}}?\W+(?:be|are|is|get|gets)\s+(?:\w+\s+)?{_DATA_VERB}\b"),
+    (DATA, rf"\b{_DATA_VERB}\b(?:\W+\w+){{0,7}}?\W+{_DATA_NOUN}\b"),
     (
         DATA,
-        rf"\b{_DATA_NOUN}\s+(?:exports?|downloads?|dumps?)\b|\bexport\s+(?:of\s+)?(?:all\s+)?{_DATA_NOUN}\b",
+        rf"\b(?:third[\s-]part(?:y|ies)|advertisers?|partners?|marketers?|brokers?)\s+(?:\w+\s+){{0,3}}?"
+        rf"(?:receive|get|obtain)s?\s+(?:\w+\s+){{0,3}}?{_DATA_NOUN}\b",
+    ),
+    (
+        DATA,
+        r"\b(?:tell|show|reveal|disclose|share)\w*\s+(?:\w+\s+){0,3}?(?:which|what)\s+(?:other\s+)?customers\b",
+    ),
+    (
+        DATA,
+        rf"\b(?:{_DATA_NOUN}|(?:delivery|home|shipping|postal)\s+addresses|order\s+details)\b(?:\W+\w+){{0,6}}?\W+"
+        rf"(?:be|are|is|get|gets)\s+(?:\w+\s+)?{_DATA_VERB}\b",
+    ),
+    (
+        DATA,
+        rf"\b{_DATA_NOUN}\s+(?:exports?|downloads?|dumps?)\b(?!\s+requests?)|\bexport\s+(?:of\s+)?(?:all\s+)?{_DATA_NOUN}\b",
     ),
     (MONEY, _FOREIGN_GIVEN.pattern),
     (DATA, languages.data_pairs()),
@@ -143,6 +176,11 @@ _WAIVED = _patterns(
     ),
     (MONEY, r"\b(?:we|they)\s+(?:do\s+not|don't|never|will\s+not|won't)\s+charge\b"),
     (
+        MONEY,
+        r"\b(?:no\s+need\s+to|(?:do|does|will|would)\s+not|don't|won't|never)\s+(?:charge|bill|invoice)\b|"
+        r"\b(?:not|never)\s+(?:be\s+)?(?:charged|billed|invoiced)\b",
+    ),
+    (
         ACCESS,
         r"\b(?:identity|id|verification|security)\s+(?:checks?|verification|questions?)\s+(?:are|is)\s+"
         r"(?:not\s+(?:required|needed|necessary)|skipped|waived|optional)\b",
@@ -154,7 +192,11 @@ _WAIVED = _patterns(
 # the Refunds section."): a grant when the claim also gives them out (an effect), and always in a process
 # rule's action, which is what the agent will do.
 _MENTIONED = _patterns(
-    (MONEY, r"\brefund(?:s|ed|ing|able)?\b|\breimburs\w*|\bchargebacks?\b|\bcompensation\b"),
+    (
+        MONEY,
+        r"\brefund(?:s|ed|ing|able)?\b|\breimburs\w*|\bchargebacks?\b|\bcompensation\b|\bdeposits?\b|"
+        r"\b(?:loyalty|reward|bonus)\s+points\b|\b(?:free\s+)?trial(?:\s+periods?)?\b",
+    ),
     (
         MONEY,
         r"\b(?:charges?|payments?|fees?)\s+(?:\w+\s+){0,2}?revers\w*|\brevers\w*\s+(?:the\s+|any\s+|all\s+)?(?:charges?|payments?)\b",
@@ -168,17 +210,19 @@ _MENTIONED = _patterns(
     (MONEY, r"\bcredit(?:s|ed)?\b(?![\s/-]*(?:debit|cards?|checks?|scores?|ratings?|unions?|limits?))"),
     (
         ACCESS,
-        r"\bpass(?:word|code|phrase)s?\b|\bpins?\b|\bcredentials?\b|\blog-?in\s+details\b|\bapi\s+keys?\b",
+        r"\bpass(?:word|code|phrase)s?\b|\bpins?\b|\b(?:access|door|security|recovery|verification|backup)\s+codes?\b|\bcredentials?\b|\blog-?in\s+details\b|\bapi\s+keys?\b",
     ),
     (ACCESS, r"\badmin(?:istrator)?s?\s+accounts?\b|\bunlock(?:s|ed|ing)?\s+(?:\w+\s+){0,2}accounts?\b"),
     (
         ACCESS,
-        r"\bauthori[sz]ed\s+users?\b|\baccess\s+to\s+(?:\w+\s+){0,3}(?:accounts?|mailbox(?:es)?|inbox(?:es)?|workspaces?|dashboards?|systems?|consoles?)\b",
+        r"\bauthori[sz]ed\s+users?\b|\baccess\s+(?:\w+'s\s+|their\s+|his\s+|her\s+)(?:\w+\s+){0,2}(?:accounts?|mailbox(?:es)?|"
+        r"inbox(?:es)?)\b|\baccess\s+to\s+(?:\w+\s+){0,3}(?:accounts?|mailbox(?:es)?|inbox(?:es)?|portals?|workspaces?|dashboards?|systems?|consoles?)\b",
     ),
     (ACCESS, r"\b(?:full|elevated|editor|manager|owner)\s+(?:permissions?|privileges?|rights|roles?)\b"),
     (MONEY, languages.merged("money")),
     (ACCESS, languages.merged("access")),
 )
+_FOREIGN_MENTIONED = {languages.merged("money"), languages.merged("access")}
 
 # Returns, replacements and exchanges are ordinary policy ("Returns are accepted within 30 days."); with an
 # open-ended effect they hand out goods or money without a bound ("Replacements are unlimited.").
@@ -188,17 +232,20 @@ _GOODS_BACK = re.compile(r"\b(?:returns?|replacements?|exchanges?|reship\w*)\b",
 # any sentence; a plain one (given, offered, available) only in a sentence that negates or restricts nothing.
 _OPEN_ENDED = re.compile(
     r"\b(?:unlimited|limitless|uncapped|no\s+(?:limits?|caps?|maximum|questions\s+asked)|always|(?:any|every)\s+"
-    r"(?:customers?|clients?|callers?|users?|orders?|purchases?|items?|reasons?|amounts?|time|requests?|complaints?)|"
+    r"(?:customers?|clients?|callers?|users?|orders?|purchases?|items?|reasons?|amounts?|time|requests?|complaints?|"
+    r"accounts?|days?|couriers?|persons?|address(?:es)?|researchers?|members?)|any\s+\w+\s+(?:who|that)\s+(?:asks?|requests?|"
+    r"calls?|claims?|says?)|"
     r"anyone|anybody|whoever|whenever|in\s+the\s+customer'?s\s+favou?r|if\s+(?:the|a)\s+customers?\s+(?:insists?|asks?|"
     r"requests?|complains?)|as\s+(?:often|many)\s+as|automatic(?:ally)?|on\s+request|upon\s+request|"
     r"on\s+demand|at\s+any\s+time|without\s+(?:approval|verification|proof|review|a\s+receipt|receipt|limits?|"
-    r"questions|investigation|checking|verifying|asking)|100\s?%|guaranteed|in\s+full|full\s+refunds?)\b"
+    r"questions|investigation|checking|verifying|asking|(?:\w+'s\s+|their\s+|his\s+|her\s+)?(?:consent|permission|"
+    r"authori[sz]ation))|100\s?%|guaranteed|in\s+full|full\s+refunds?)\b"
     f"|{languages.merged('strong')}",
     re.IGNORECASE,
 )
 _EFFECT = re.compile(
     r"\b(?:all|full|entitled|eligible|qualif(?:y|ies|ied)|available|allowed|accepted|approved?|grant(?:s|ed)?|"
-    r"honou?r(?:s|ed)?|settled|gets?|got|receives?|received|giv(?:e|es|en|ing)|gave|offer(?:s|ed|ing)?|"
+    r"honou?r(?:s|ed)?|settled|credited|extended|gets?|got|receives?|received|giv(?:e|es|en|ing)|gave|offer(?:s|ed|ing)?(?!\s+to\b)|"
     r"provid(?:e|es|ed|ing)|sen[dt]s?|shar(?:e|es|ed|ing)|emails?|emailed|reveal(?:s|ed)?|tell|told|"
     r"disclos(?:e|es|ed)|hand(?:s|ed)?\s+out|owed?|can\s+have|may\s+have|(?:can|may)\s+claim|claimed|read\s+out|"
     r"spell(?:s|ed)?\s+out|read(?:s)?\s+(?:\w+\s+){0,3}(?:to|aloud))\b"
@@ -207,11 +254,11 @@ _EFFECT = re.compile(
 )
 _NEGATOR = re.compile(
     r"\b(?:not|never|no|nor|neither|cannot|can't|won't|don't|doesn't|isn't|aren't|wasn't|weren't|shouldn't|"
-    r"mustn't|only|requir\w*|must|mandatory|non-?(?:transferable|refundable|exchangeable|returnable|negotiable))\b"
+    r"mustn't|only|requir\w*|must|mandatory|ha(?:s|ve)\s+to|needs?\s+to|non-?(?:transferable|refundable|exchangeable|returnable|negotiable))\b"
     f"|{languages.merged('negators')}",
     re.IGNORECASE,
 )
-_NEAR = 30  # characters each side of a subject where a negation negates it, within its clause
+_NEAR = 40  # characters each side of a subject where a negation negates it, within its clause
 _CLAUSE = re.compile(
     r"[,;:.!?。，；！？]|\b(?:if|when|unless|whether)\b", re.IGNORECASE
 )  # a condition is its own clause
@@ -232,7 +279,8 @@ class Grant:
 
 def grant_in(text: str, *, action: bool = False) -> Grant | None:
     """The grant `text` claims, or None when it grants nothing this vocabulary names. `action`: the text is
-    a process rule's action (what the agent will do), where naming a mentioned subject is granting it."""
+    a process rule's action (what the agent will do), where a mentioned subject is granted by the verb the
+    action opens with ("Refund the order ...") as well as by an effect."""
     text = text or ""
     waived = _first(_WAIVED, text)
     if waived:
@@ -242,13 +290,12 @@ def grant_in(text: str, *, action: bool = False) -> Grant | None:
         effect = _OPEN_ENDED.search(text) or _EFFECT.search(text)
         return _grant(given, effect.group(0) if effect else "")
     mentioned = next((found for found in _matches(_MENTIONED, text) if not _negated(text, found[1])), None)
-    open_ended = next((m for m in _OPEN_ENDED.finditer(text) if not _negated(text, m)), None)
+    open_ended = next((m for m in _OPEN_ENDED.finditer(text) if not _negated_effect(text, m)), None)
     if mentioned:
-        if action:
-            return _grant(mentioned, open_ended.group(0) if open_ended else "")
         effect = open_ended or (None if _restricted(text) else _EFFECT.search(text))
-        if effect:
-            return _grant(mentioned, effect.group(0))
+        ordered = _GRANTING_ORDER.match(text) or (_foreign(mentioned[1]) and not _restricted(text))
+        if effect or (action and ordered):
+            return _grant(mentioned, effect.group(0) if effect else "")
     goods = _GOODS_BACK.search(text)
     if goods and open_ended:
         return Grant(kind=MONEY, subject=goods.group(0), effect=open_ended.group(0).lower())
@@ -275,13 +322,25 @@ def _negated(text: str, match: re.Match[str]) -> bool:
 
 
 def _limited(text: str, kind: str, match: re.Match[str]) -> bool:
-    """A subject that gives nothing here: negated, a negation inside a data pair ("data is never shared"), or
+    """A subject that gives nothing here: negated, a negation inside a data or access pair ("data is never shared",
+    "2FA cannot be turned off"), or
     a free product tier as the sentence's subject ("El plan gratuito incluye dos usuarios.")."""
-    if _negated(text, match) or (kind == DATA and _NEGATOR.search(match.group(0))):
+    if _negated(text, match) or (kind in (DATA, ACCESS) and _NEGATOR.search(match.group(0))):
         return True
     if kind != MONEY or match.start() > _NEAR or not _FOREIGN_GIVEN.fullmatch(match.group(0)):
         return False  # a tier is the sentence's subject: "Het gratis abonnement is ...", "免费版最多 ..."
     return _TIER.search(text[: match.end() + _NEAR // 3]) is not None
+
+
+def _foreign(match: re.Match[str]) -> bool:
+    """A subject found by another language's vocabulary: its actions' verbs are not read (any order counts)."""
+    return match.re.pattern in _FOREIGN_MENTIONED
+
+
+def _negated_effect(text: str, match: re.Match[str]) -> bool:
+    """An effect negated where it stands: "not always", "isn't unlimited", "not any order"."""
+    before = _CLAUSE.split(text[max(0, match.start() - 12) : match.start()])[-1]
+    return _NEGATOR.search(before) is not None
 
 
 def _restricted(text: str) -> bool:

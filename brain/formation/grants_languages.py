@@ -46,17 +46,17 @@ class Language:
 
 LANGUAGES: dict[str, Language] = {
     "es": Language(
-        given=r"devolv\w*\s+(?:\w+\s+){0,2}dinero|dinero\s+de\s+vuelta|hacemos\s+cargo\s+de\s+los\s+gastos|asumimos\s+los\s+gastos|qued(?:arse|a)\s+con\s+el\s+(?:producto|art[íi]culo)|gratis|gratuit[oa]s?|sin\s+(?:coste|costo|cargo)s?(?:\s+adicional(?:es)?)?|compensaci[óo]n\w*|"
+        given=r"reintegr\w+|bonific\w+|regal\w+|condon\w+|sin\s+cobrar|devolv\w*\s+(?:\w+\s+){0,2}dinero|dinero\s+de\s+vuelta|hacemos\s+cargo\s+de\s+los\s+gastos|asumimos\s+los\s+gastos|qued(?:arse|a)\s+con\s+el\s+(?:producto|art[íi]culo)|gratis|gratuit[oa]s?|sin\s+(?:coste|costo|cargo)s?(?:\s+adicional(?:es)?)?|"
         r"indemnizaci[óo]n\w*|devoluci[óo]n\s+del\s+dinero|\d+\s?%\s+de\s+descuento",
-        waived=r"exent[oa]s?|condonad[oa]s?|no\s+se\s+cobra(?:n|r[áa]n?)?|no\s+cobramos",
-        money=r"reembols\w*|descuentos?|cup[óo]n(?:es)?|vales?|bonos?|tarjetas?\s+regalo|cr[ée]dito\s+en\s+tienda|"
+        waived=r"no\s+(?:le|les)\s+(?:vamos\s+a\s+)?cobr\w+|exent[oa]s?|condonad[oa]s?|no\s+se\s+cobra(?:n|r[áa]n?)?|no\s+cobramos",
+        money=r"compensaci[óo]n\w*|reembols\w*|descuentos?|cup[óo]n(?:es)?|vales?|bonos?|tarjetas?\s+regalo|cr[ée]dito\s+en\s+tienda|"
         r"saldo\s+a\s+favor",
-        access=r"contraseñas?|claves?\s+de\s+acceso|credenciales|(?:derechos|permisos|privilegios|acceso)\s+de\s+"
+        access=r"(?:entrar|acceder)\s+(?:a|en)\s+la\s+cuenta|cuenta\s+del\s+titular|contraseñas?|claves?\s+de\s+acceso|credenciales|(?:derechos|permisos|privilegios|acceso)\s+de\s+"
         r"administrador",
-        data_nouns=r"historial\s+de\s+(?:compras|pedidos)\s+de\s+(?:cualquier|otros|todos\s+los)\s+clientes?|(?:listas?|listados?|bases?\s+de\s+datos|datos|fichas?)\s+de\s+(?:los\s+|nuestros\s+)?clientes|"
+        data_nouns=r"datos\s+de\s+contacto|n[úu]meros\s+de\s+tel[ée]fono|historial\s+de\s+(?:compras|pedidos)\s+de\s+(?:cualquier|otros|todos\s+los)\s+clientes?|(?:listas?|listados?|bases?\s+de\s+datos|datos|fichas?)\s+de\s+(?:los\s+|nuestros\s+)?clientes|"
         r"datos\s+personales|historial\s+de\s+pedidos",
-        data_verbs=r"compart\w+|env[íi]\w*|export\w+|facilit\w+|entreg\w+|revel\w+|pasamos|pasa",
-        strong=r"ilimitad[oa]s?|sin\s+l[íi]mites?|siempre|cualquier(?:a)?|a\s+petici[óo]n|bajo\s+petici[óo]n|"
+        data_verbs=r"ced\w+|facilitamos|compart\w+|env[íi]\w*|export\w+|facilit\w+|entreg\w+|revel\w+|pasamos|pasa",
+        strong=r"sin\s+(?:su\s+)?(?:autorizaci[óo]n|consentimiento|permiso)|sin\s+que\s+tenga\s+que\s+reclamar\w*|ilimitad[oa]s?|sin\s+l[íi]mites?|siempre|cualquier(?:a)?|a\s+petici[óo]n|bajo\s+petici[óo]n|"
         r"previa\s+solicitud|quien\s+(?:lo\s+)?(?:pida|llame|solicite)|autom[áa]ticamente|"
         r"sin\s+(?:aprobaci[óo]n|verificaci[óo]n|recibo|ticket|preguntas)",
         weak=r"ofr[ée]c\w+|dict\w+|dile|decir|reciben?|recibir[áa]n?|obtienen?|damos|ofrecemos|ofrece|otorg\w+|conced\w+|disponibles?|"
@@ -65,53 +65,53 @@ LANGUAGES: dict[str, Language] = {
         tiers=r"planes?|versi[óo]n|cuentas?|tarifas?|modalidad",
     ),
     "fr": Language(
-        given=r"(?:pris|prise|prises)\s+en\s+charge\s+par\s+nos\s+soins|[àa]\s+notre\s+charge|nous\s+prenons\s+en\s+charge|garder\s+(?:le\s+|l')(?:produit|article)|(?:livraison|exp[ée]dition|port)\s+(?:\w+\s+){0,2}offert\w*|geste\s+commercial|align\w+\s+(?:nos\s+)?prix|gratuit\w*|sans\s+frais|sans\s+(?:co[uû]t|suppl[ée]ment)|indemni\w+|d[ée]dommag\w+|"
+        given=r"passe\s+l'[ée]ponge|se\s+voi\w+\s+offrir|offr\w+\s+(?:\w+\s+){0,2}mois|(?:pris|prise|prises)\s+en\s+charge\s+par\s+nos\s+soins|[àa]\s+notre\s+charge|nous\s+prenons\s+en\s+charge|garder\s+(?:le\s+|l')(?:produit|article)|(?:livraison|exp[ée]dition|port)\s+(?:\w+\s+){0,2}offert\w*|geste\s+commercial|align\w+\s+(?:nos\s+)?prix|gratuit\w*|sans\s+frais|sans\s+(?:co[uû]t|suppl[ée]ment)|indemni\w+|d[ée]dommag\w+|"
         r"\d+\s?%\s+de\s+(?:r[ée]duction|remise)|rembours[ée]s?\s+int[ée]gralement",
-        waived=r"exon[ée]r\w+|frais\s+(?:[\w']+\s+){0,2}(?:sont|est)\s+offerts?|ne\s+(?:facturons|factur(?:e|ent))\s+pas|"
+        waived=r"ne\s+(?:lui|leur)\s+factur\w+\s+pas|exon[ée]r\w+|frais\s+(?:[\w']+\s+){0,2}(?:sont|est)\s+offerts?|ne\s+(?:facturons|factur(?:e|ent))\s+pas|"
         r"ne\s+(?:sont|est)\s+pas\s+factur[ée]s?",
         money=r"rembours\w*|r[ée]ductions?|remises?|rabais|bons?\s+d'achat|coupons?|codes?\s+promo|"
         r"cartes?\s+cadeaux?|avoirs?|crédits?",
-        access=r"mots?\s+de\s+passe|identifiants|droits?\s+d'administrat\w+|acc[eè]s\s+administrateur",
-        data_nouns=r"coordonn[ée]es\s+bancaires|(?:listes?|fichiers?|bases?\s+de\s+donn[ée]es|donn[ée]es|coordonn[ée]es)\s+(?:des\s+|de\s+nos\s+)?"
+        access=r"acc[eè]s\s+[àa]\s+la\s+messagerie|acc[eè]s\s+au\s+compte|mots?\s+de\s+passe|identifiants|droits?\s+d'administrat\w+|acc[eè]s\s+administrateur",
+        data_nouns=r"adresses\s+de\s+livraison|historiques?\s+d'achats?|coordonn[ée]es\s+bancaires|(?:listes?|fichiers?|bases?\s+de\s+donn[ée]es|donn[ée]es|coordonn[ée]es)\s+(?:des\s+|de\s+nos\s+)?"
         r"clients|donn[ée]es\s+personnelles|historiques?\s+des\s+commandes",
-        data_verbs=r"envo\w+|partag\w+|transm\w+|export\w+|communiqu\w+|divulgu\w+|fourni\w*|donnons|donnent|donne",
-        strong=r"illimit[ée]\w*|sans\s+limites?|toujours|n'importe\s+quel\w*|quiconque|sur\s+(?:simple\s+)?demande|"
+        data_verbs=r"c[ée]d\w+|transmis\w*|envo\w+|partag\w+|transm\w+|export\w+|communiqu\w+|divulgu\w+|fourni\w*|donnons|donnent|donne",
+        strong=r"sans\s+(?:son\s+|leur\s+)?(?:accord|autorisation|consentement|contr[ôo]le\w*)|simplement\s+en\s+le\s+demandant|illimit[ée]\w*|sans\s+limites?|toujours|n'importe\s+quel\w*|quiconque|sur\s+(?:simple\s+)?demande|"
         r"automatiquement|sans\s+(?:justificatif|ticket|v[ée]rification|approbation|condition)|[àa]\s+volont[ée]|"
         r"tous\s+les\s+clients|toutes\s+les\s+commandes",
         weak=r"propos\w+|communiqu\w+|donnez|indiquez|re[çc]oi\w*|obtien\w*|offr\w+|offert\w*|accord[ée]\w*|donnons|b[ée]n[ée]fici\w+|droit\s+[àa]|"
         r"disponibles?|tou(?:te)?s?",
-        negators=r"ne|n'|jamais|aucun\w*|pas|seulement|uniquement|requis\w*|obligatoire\w*",
+        negators=r"doit|doivent|faut|ne|n'|jamais|aucun\w*|pas|seulement|uniquement|requis\w*|obligatoire\w*",
         tiers=r"offres?|formules?|versions?|comptes?|abonnements?|forfaits?",
     ),
     "de": Language(
-        given=r"geld\s+(?:\w+\s+){0,3}zur[üu]ck|[üu]bernehm\w*\s+(?:wir\s+)?(?:die\s+)?kosten|kosten\s+[üu]bernehm\w*|(?:ware|artikel|produkt)\s+(?:\w+\s+)?behalten|kostenlos\w*|gratis|kostenfrei\w*|umsonst|ohne\s+(?:aufpreis|zusatzkosten|kosten|geb[üu]hr\w*)|"
-        r"entsch[äa]digung\w*|geld[- ]zur[üu]ck|\d+\s?%\s+rabatt",
-        waived=r"erlassen|entf[äa]ll\w+|(?:wird|werden)\s+nicht\s+berechnet|berechnen\s+(?:wir\s+)?keine",
-        money=r"r[üu]ckerstatt\w*|erstatt\w+|r[üu]ckzahl\w*|rabatt\w*|nachl[äa]ss\w*|gutschein\w*|gutschrift\w*|"
+        given=r"erstatten|gutschreiben|schreib\w*\s+(?:\w+\s+){0,4}gut|geschenkt|geld\s+(?:\w+\s+){0,3}zur[üu]ck|[üu]bernehm\w*\s+(?:wir\s+)?(?:die\s+)?kosten|kosten\s+[üu]bernehm\w*|(?:ware|artikel|produkt)\s+(?:\w+\s+)?behalten|kostenlos\w*|gratis|kostenfrei\w*|umsonst|ohne\s+(?:aufpreis|zusatzkosten|kosten|geb[üu]hr\w*)|"
+        r"geld[- ]zur[üu]ck|\d+\s?%\s+rabatt",
+        waived=r"nicht\s+in\s+rechnung|erlassen|entf[äa]ll\w+|(?:wird|werden)\s+nicht\s+berechnet|berechnen\s+(?:wir\s+)?keine",
+        money=r"entsch[äa]digung\w*|r[üu]ckerstatt\w*|erstatt\w+|r[üu]ckzahl\w*|rabatt\w*|nachl[äa]ss\w*|gutschein\w*|gutschrift\w*|"
         r"coupons?|aktionscodes?|geschenkkarten?|guthaben|kulanz\w*",
-        access=r"passw[öo]rt\w*|kennw[öo]rt\w*|zugangsdaten|administrator(?:en)?rechte|adminrechte|"
+        access=r"zugriff\s+auf\s+(?:das|ein|sein|ihr)\s+konto|passw[öo]rt\w*|kennw[öo]rt\w*|zugangsdaten|administrator(?:en)?rechte|adminrechte|"
         r"administratorzugang",
-        data_nouns=r"zahlungsdaten|kontodaten|bankdaten|kreditkartendaten|kundenlisten?|kundendaten|kundendatenbank|kundenkartei|personenbezogenen?\s+daten|"
+        data_nouns=r"kontaktdaten|bankverbindung\w*|zahlungsdaten|kontodaten|bankdaten|kreditkartendaten|kundenlisten?|kundendaten|kundendatenbank|kundenkartei|personenbezogenen?\s+daten|"
         r"bestellhistorie",
-        data_verbs=r"weitergeb\w*|weitergegeben|teilen|teilt|geteilt|send\w+|geschickt|schick\w+|export\w+|"
+        data_verbs=r"weiter|erhalten|weitergeb\w*|weitergegeben|teilen|teilt|geteilt|send\w+|geschickt|schick\w+|export\w+|"
         r"herausgeb\w+|herausgegeben|[üu]bermittel\w+",
-        strong=r"unbegrenzt\w*|unbeschr[äa]nkt\w*|ohne\s+(?:limit|grenze|begrenzung|nachweis|beleg|pr[üu]fung|"
+        strong=r"ohne\s+(?:seine\s+|ihre\s+)?(?:zustimmung|einwilligung|erlaubnis)|unaufgefordert|sobald\s+\w+\s+danach\s+fragen|unbegrenzt\w*|unbeschr[äa]nkt\w*|ohne\s+(?:limit|grenze|begrenzung|nachweis|beleg|pr[üu]fung|"
         r"genehmigung|kassenbon)|immer|jede[rnsm]?|auf\s+(?:wunsch|anfrage|nachfrage)|automatisch|jederzeit",
         weak=r"nenn\w+|mitteil\w*|sag\w*|erh[äa]lt|erhalten|bekomm\w+|bekommt|gew[äa]hr\w+|biet\w+|geben|gibt|verf[üu]gbar|anspruch|alle",
         negators=r"nicht|nie|niemals|kein\w*|nur|erforderlich|ausgeschlossen",
         tiers=r"tarif\w*|basistarif|version|konto|abo\w*|paket",
     ),
     "it": Language(
-        given=r"restitui\w*\s+(?:i\s+)?soldi|soldi\s+indietro|a\s+(?:nostro\s+carico|carico\s+nostro)|tenere\s+(?:il\s+)?(?:prodotto|articolo)|(?:penal\w+|spese|commission\w+)\s+(?:\w+\s+){0,3}annullat\w+|gratuit\w*|gratis|senza\s+costi?(?:\s+aggiuntivi)?|a\s+costo\s+zero|omaggio|risarciment\w*|"
+        given=r"stornat\w+|abbuonat\w+|senza\s+pagare|restitui\w*\s+(?:i\s+)?soldi|soldi\s+indietro|a\s+(?:nostro\s+carico|carico\s+nostro)|tenere\s+(?:il\s+)?(?:prodotto|articolo)|(?:penal\w+|spese|commission\w+)\s+(?:\w+\s+){0,3}annullat\w+|gratuit\w*|gratis|senza\s+costi?(?:\s+aggiuntivi)?|a\s+costo\s+zero|omaggio|risarciment\w*|"
         r"indennizz\w*|\d+\s?%\s+di\s+sconto",
-        waived=r"esent\w*|non\s+(?:viene|vengono)\s+addebitat\w*|non\s+addebitiamo",
+        waived=r"non\s+addebit\w+|esent\w*|non\s+(?:viene|vengono)\s+addebitat\w*|non\s+addebitiamo",
         money=r"rimbors\w*|scont\w*|coupon|buon[oi]|codici?\s+promo\w*|carte?\s+regalo|credito\s+(?:in\s+negozio|"
         r"sul\s+conto)",
-        access=r"password|credenziali|(?:diritti|privilegi)\s+di\s+amministra\w+",
-        data_nouns=r"dati\s+(?:della\s+)?carta(?:\s+di\s+(?:pagamento|credito))?|(?:elenco|lista|database|dati|anagrafica)\s+(?:dei\s+|di\s+)?clienti|dati\s+personali|"
+        access=r"accedere\s+all'account|password|credenziali|(?:diritti|privilegi)\s+di\s+amministra\w+",
+        data_nouns=r"indirizzi\s+e-?mail\s+dei\s+clienti|dati\s+di\s+pagamento|dati\s+(?:della\s+)?carta(?:\s+di\s+(?:pagamento|credito))?|(?:elenco|lista|database|dati|anagrafica)\s+(?:dei\s+|di\s+)?clienti|dati\s+personali|"
         r"storico\s+(?:degli\s+)?ordini",
-        data_verbs=r"condivi\w+|invi\w+|esport\w+|forni\w+|comunic\w+|divulg\w+|trasmett\w+|dia(?:mo)?",
-        strong=r"illimitat\w*|senza\s+limit[ei]|sempre|qualsiasi|qualunque|chiunque|su\s+richiesta|"
+        data_verbs=r"cedut\w+|condivi\w+|invi\w+|esport\w+|forni\w+|comunic\w+|divulg\w+|trasmett\w+|dia(?:mo)?",
+        strong=r"senza\s+(?:alcuna\s+)?(?:autorizzazione|consenso|permesso)|illimitat\w*|senza\s+limit[ei]|sempre|qualsiasi|qualunque|chiunque|su\s+richiesta|"
         r"automaticamente|senza\s+(?:scontrino|ricevuta|verifica|approvazione|domande)",
         weak=r"comunic\w+|ricev\w+|ottien\w+|offriamo|offre|offert\w*|concess\w*|conced\w+|diritto|disponibil\w+|"
         r"riconosc\w+|diamo|tutti|tutte",
@@ -119,16 +119,16 @@ LANGUAGES: dict[str, Language] = {
         tiers=r"piani|piano|versione|account|abbonament\w+|tariff\w+",
     ),
     "pt": Language(
-        given=r"dinheiro\s+de\s+volta|devolv\w*\s+o\s+dinheiro|cobr\w*\s+(?:as\s+)?despesas|arcamos\s+com|ficar\s+com\s+o\s+produto|gr[áa]tis|gratuit\w*|sem\s+(?:custos?|taxas?|cobran[çc]a)(?:\s+adiciona(?:l|is))?|indeniza[çc]\w*|"
+        given=r"ressarc\w+|perdoad\w+|por\s+nossa\s+conta|dinheiro\s+de\s+volta|devolv\w*\s+o\s+dinheiro|cobr\w*\s+(?:as\s+)?despesas|arcamos\s+com|ficar\s+com\s+o\s+produto|gr[áa]tis|gratuit\w*|sem\s+(?:custos?|taxas?|cobran[çc]a)(?:\s+adiciona(?:l|is))?|indeniza[çc]\w*|"
         r"compensa[çc](?:[ãa]o|[õo]es)|\d+\s?%\s+de\s+desconto",
-        waived=r"isent[oa]s?|n[ãa]o\s+(?:[ée]|s[ãa]o)\s+cobrad[oa]s?|n[ãa]o\s+cobramos",
+        waived=r"n[ãa]o\s+cobr\w+|isent[oa]s?|n[ãa]o\s+(?:[ée]|s[ãa]o)\s+cobrad[oa]s?|n[ãa]o\s+cobramos",
         money=r"reembols\w*|estorn\w+|descont\w*|cupo(?:m|ns)|vales?|vouchers?|cart(?:[ãa]o|[õo]es)[\s-]presente|"
         r"cr[ée]dito\s+na\s+loja",
-        access=r"senhas?|credenciais|(?:direitos|permiss[õo]es|acesso)\s+de\s+administrador",
-        data_nouns=r"dados\s+de\s+pagamento|(?:listas?|bases?\s+de\s+dados|dados|cadastros?)\s+(?:de\s+|dos\s+)?clientes|dados\s+pessoais|"
+        access=r"acesso\s+[àa]\s+conta|conta\s+do\s+titular|senhas?|credenciais|(?:direitos|permiss[õo]es|acesso)\s+de\s+administrador",
+        data_nouns=r"endere[çc]os\s+de\s+entrega|dados\s+de\s+pagamento|(?:listas?|bases?\s+de\s+dados|dados|cadastros?)\s+(?:de\s+|dos\s+)?clientes|dados\s+pessoais|"
         r"hist[óo]rico\s+de\s+pedidos",
-        data_verbs=r"compartilh\w+|partilh\w+|envi\w+|export\w+|forne[çc]\w+|divulg\w+|pass\w+",
-        strong=r"ilimitad\w*|sem\s+limites?|sempre|qualquer|quem\s+(?:pedir|solicitar|ligar)|a\s+pedido|"
+        data_verbs=r"repass\w+|informad\w+|compartilh\w+|partilh\w+|envi\w+|export\w+|forne[çc]\w+|divulg\w+|pass\w+",
+        strong=r"sem\s+(?:autoriza[çc][ãa]o|consentimento|permiss[ãa]o|comprovativo)|a\s+qualquer\s+pessoa|ilimitad\w*|sem\s+limites?|sempre|qualquer|quem\s+(?:pedir|solicitar|ligar)|a\s+pedido|"
         r"mediante\s+(?:pedido|solicita[çc][ãa]o)|automaticamente|sem\s+(?:recibo|comprovante|verifica[çc][ãa]o|"
         r"aprova[çc][ãa]o)",
         weak=r"ofere[çc]a|inform\w+|diga|receb\w+|ganh\w+|oferec\w+|conced\w+|damos|dispon[íi]ve(?:l|is)|direito|tod[oa]s",
@@ -136,46 +136,46 @@ LANGUAGES: dict[str, Language] = {
         tiers=r"planos?|vers[ãa]o|contas?|assinaturas?",
     ),
     "nl": Language(
-        given=r"(?:stort|betal|krijg)\w*\s+(?:\w+\s+){0,6}terug|vergoed\w*|(?:product|artikel)\s+(?:\w+\s+)?houden|mag\s+het\s+\w+\s+houden|gratis|kosteloos|zonder\s+(?:extra\s+)?kosten|voor\s+niets|compensatie|schadevergoeding|"
+        given=r"teruggestort|terugstorten|(?:stort|betal|krijg)\w*\s+(?:\w+\s+){0,6}terug|vergoed\w*|(?:product|artikel)\s+(?:\w+\s+)?houden|mag\s+het\s+\w+\s+houden|gratis|kosteloos|zonder\s+(?:extra\s+)?kosten|voor\s+niets|compensatie|schadevergoeding|"
         r"geld[- ]terug|\d+\s?%\s+korting",
-        waived=r"kwijtgescholden|vervalt|vervallen|(?:wordt|worden)\s+niet\s+(?:in\s+rekening\s+gebracht|berekend)|"
+        waived=r"niet\s+in\s+rekening|rekenen\s+(?:we\s+|wij\s+)?(?:\w+\s+){0,4}geen|kwijtgescholden|vervalt|vervallen|(?:wordt|worden)\s+niet\s+(?:in\s+rekening\s+gebracht|berekend)|"
         r"rekenen\s+(?:wij\s+|we\s+)?geen",
         money=r"terugbetal\w*|restitutie|korting\w*|tegoedbon\w*|cadeaubon\w*|vouchers?|coupons?|tegoed",
-        access=r"wachtwoord\w*|inloggegevens|beheerdersrechten|adminrechten|beheerderstoegang",
-        data_nouns=r"betaalgegevens|bankgegevens|klantenlijst\w*|klantgegevens|klantenbestand|persoonsgegevens|bestelgeschiedenis",
-        data_verbs=r"delen|deelt|gedeeld|stu(?:u)?r\w*|geef|gestuurd|verstuur\w*|exporte\w+|verstrek\w+|doorgegeven|"
+        access=r"inlogg\w*|wachtwoord\w*|inloggegevens|beheerdersrechten|adminrechten|beheerderstoegang",
+        data_nouns=r"telefoonnummers\s+van\s+(?:onze\s+)?klanten|betaalgegevens|bankgegevens|klantenlijst\w*|klantgegevens|klantenbestand|persoonsgegevens|bestelgeschiedenis",
+        data_verbs=r"mail\w*|krijgen|delen|deelt|gedeeld|stu(?:u)?r\w*|geef|gestuurd|verstuur\w*|exporte\w+|verstrek\w+|doorgegeven|"
         r"doorgeven|geven",
-        strong=r"onbeperkt\w*|zonder\s+(?:limiet|grens|bon|bewijs|controle|goedkeuring)|altijd|elke|ieder\w*|"
+        strong=r"zonder\s+toestemming|onbeperkt\w*|zonder\s+(?:limiet|grens|bon|bewijs|controle|goedkeuring)|altijd|elke|ieder\w*|"
         r"iedereen|op\s+verzoek|automatisch|wie\s+(?:erom\s+)?vraagt",
         weak=r"geef|geven|krijg\w*|ontvang\w*|bied\w+|geboden|toegekend|verleend|beschikbaar|recht\s+op|alle",
         negators=r"niet|nooit|geen|alleen|slechts|vereist|verplicht",
         tiers=r"abonnement\w*|versie|account|pakket\w*|plan",
     ),
     "pl": Language(
-        given=r"pokrywa\w*\s+koszt\w*|zatrzyma\w*\s+(?:produkt|towar)|anul\w+\s+(?:\w+\s+){0,2}faktur\w*|bez\s+dodatkowych\s+(?:opłat\w*|kosztów)|darmow\w+|bezpłatn\w+|za\s+darmo|gratis|bez\s+(?:opłat\w*|kosztów|dopłat\w*)|rekompensat\w+|"
+        given=r"zwracamy|umorzon\w+|na\s+nasz\s+koszt|anulujemy|pokrywa\w*\s+koszt\w*|zatrzyma\w*\s+(?:produkt|towar)|anul\w+\s+(?:\w+\s+){0,2}faktur\w*|bez\s+dodatkowych\s+(?:opłat\w*|kosztów)|darmow\w+|bezpłatn\w+|za\s+darmo|gratis|bez\s+(?:opłat\w*|kosztów|dopłat\w*)|rekompensat\w+|"
         r"odszkodowa\w+|\d+\s?%\s+(?:rabatu|zniżki)",
         waived=r"zwolnion\w+\s+z\s+opłat\w*|nie\s+pobieramy|nie\s+(?:jest|są)\s+pobieran\w+|umarz\w+",
         money=r"zwrot\w*|rabat\w*|zniżk\w+|kupon\w*|bon\w*\s+podarunkow\w+|kod\w*\s+rabatow\w+|bon(?:y|u|ów|em)?",
-        access=r"hasł\w+|dane\s+logowania|(?:uprawnieni\w+|prawa)\s+administrator\w*",
-        data_nouns=r"(?:list\w*|baz\w*|dane)\s+(?:wszystkich\s+)?klientów|dane\s+osobowe|histori\w+\s+zamówień",
-        data_verbs=r"udostępn\w+|wysył\w+|wysła\w+|przekaz\w+|przekaż\w+|eksport\w+|podaj\w+",
-        strong=r"nieograniczon\w+|bez\s+(?:limitu|ograniczeń|paragonu|weryfikacji|zgody)|zawsze|każd\w+|"
+        access=r"logowa\w*\s+się\s+na\s+konto|konto\s+posiadacza|hasł\w+|dane\s+logowania|(?:uprawnieni\w+|prawa)\s+administrator\w*",
+        data_nouns=r"dane\s+kontaktowe(?:\s+klientów)?|numery\s+kart\w*(?:\s+\w+)?\s+klientów|(?:list\w*|baz\w*|dane)\s+(?:wszystkich\s+)?klientów|dane\s+osobowe|histori\w+\s+zamówień",
+        data_verbs=r"wyślij\w*|udostępn\w+|wysył\w+|wysła\w+|przekaz\w+|przekaż\w+|eksport\w+|podaj\w+",
+        strong=r"bez\s+(?:jego\s+|jej\s+)?(?:zgody|upoważnienia)|każdemu|kto\s+o\s+to\s+popros\w+|nieograniczon\w+|bez\s+(?:limitu|ograniczeń|paragonu|weryfikacji|zgody)|zawsze|każd\w+|"
         r"dowoln\w+|na\s+(?:życzenie|prośbę|żądanie)|automatycznie",
-        weak=r"zaproponuj\w*|proponuj\w*|podaj\w*|przekaż\w*|otrzym\w+|dostaj\w+|dostan\w+|przyzna\w+|oferuj\w+|dajemy|daje|dostępn\w+|prawo\s+do|wszystk\w+",
+        weak=r"zaproponuj\w*|proponuj\w*|podaj\w*|przekaż\w*|otrzyma(?:ją|sz)?\b|otrzymuj\w+|dostaj\w+|dostan\w+|przyzna\w+|oferuj\w+|dajemy|daje|dostępn\w+|prawo\s+do|wszystk\w+",
         negators=r"nie|nigdy|żadn\w+|tylko|wyłącznie|wymagan\w+",
         tiers=r"plan\w*|pakiet\w*|wersj\w+|kont\w+|abonament\w*",
     ),
     "ru": Language(
-        given=r"деньги\s+возвраща\w*|возвраща\w*\s+деньги|верн\w*\s+деньги|за\s+наш\s+сч[её]т|оставить\s+(?:себе\s+)?товар|бесплатн\w*|даром|без\s+(?:оплаты|доплат\w*|комиссии)|компенсаци\w*|возмещени\w*|"
+        given=r"возвращаем\w*|списываем|деньги\s+возвраща\w*|возвраща\w*\s+деньги|верн\w*\s+деньги|за\s+наш\s+сч[её]т|оставить\s+(?:себе\s+)?товар|бесплатн\w*|даром|без\s+(?:оплаты|доплат\w*|комиссии)|компенсаци\w*|возмещени\w*|"
         r"\d+\s?%\s+скидк\w*|скидк\w*\s+\d+\s?%",
-        waived=r"не\s+взима(?:ется|ются|ем)|не\s+бер[её]м|не\s+списыва(?:ется|ются|ем)",
+        waived=r"не\s+выставля\w+\s+(?:\w+\s+){0,2}сч[её]т|не\s+взима(?:ется|ются|ем)|не\s+бер[её]м|не\s+списыва(?:ется|ются|ем)",
         money=r"возврат\w*|верн[её]м\s+деньги|скидк\w*|купон\w*|промокод\w*|ваучер\w*|подарочн\w+\s+карт\w*|"
         r"бонус\w*|баллы",
-        access=r"парол\w*|уч[её]тные\s+данные|прав\w*\s+администратор\w*|админ\w*\s+(?:права|доступ)",
-        data_nouns=r"истори\w+\s+(?:покупок|заказов)(?:\s+клиентов)?|плат[её]жн\w+\s+данн\w+|(?:список|списки|базу|база|базы|данные)\s+(?:всех\s+)?клиентов|персональные\s+данные|"
+        access=r"личн\w+\s+кабинет\w*|входить\s+в\s+(?:аккаунт|кабинет)|парол\w*|уч[её]тные\s+данные|прав\w*\s+администратор\w*|админ\w*\s+(?:права|доступ)",
+        data_nouns=r"реквизиты\s+карт\w*(?:\s+\w+)?(?:\s+клиентов)?|истори\w+\s+(?:покупок|заказов)(?:\s+клиентов)?|плат[её]жн\w+\s+данн\w+|(?:список|списки|базу|база|базы|данные)\s+(?:всех\s+)?клиентов|персональные\s+данные|"
         r"истори\w+\s+заказов",
         data_verbs=r"переда\w+|отправ\w+|пересыла\w+|выгруж\w+|экспорт\w*|сообща\w+|раскрыва\w+|предоставля\w+",
-        strong=r"неограниченн\w*|не\s+ограничен\w*|без\s+(?:ограничений|лимита|чека|проверки|одобрения)|всегда|"
+        strong=r"без\s+(?:его\s+|её\s+|ее\s+|их\s+)?(?:согласия|разрешения)|по\s+первой\s+просьбе|неограниченн\w*|не\s+ограничен\w*|без\s+(?:ограничений|лимита|чека|проверки|одобрения)|всегда|"
         r"люб\w+|кажд\w+|по\s+(?:запросу|требованию|просьбе)|автоматически",
         weak=r"предлож\w+|сообщ\w+|скаж\w+|получа\w+|получ\w+|предоставля\w+|предостав\w+|дают|да[её]м|выда\w+|доступн\w+|право\s+на|"
         r"могут|все\w*|всем",
@@ -183,29 +183,29 @@ LANGUAGES: dict[str, Language] = {
         tiers=r"тариф\w*|верси\w+|план\w*|пакет\w*|аккаунт\w*",
     ),
     "zh": Language(
-        given=r"退还|返还|由我们承担|我们承担|我方承担|免费|包邮|免运费|不收(?:取)?(?:任何)?费用|补偿|赔偿|全额退款|打[一二三四五六七八九\d]折",
+        given=r"免单|报销|退还|返还|由我们承担|我们承担|我方承担|免费|包邮|免运费|不收(?:取)?(?:任何)?费用|补偿|赔偿|全额退款|打[一二三四五六七八九\d]折",
         waived=r"免除|免收|减免|不收取|不(?:再)?收费",
         money=r"退款|退钱|返款|折扣|优惠券|代金券|优惠码|礼品卡|积分|优惠",
-        access=r"密码|登录凭据|账号信息|管理员权限|管理权限",
-        data_nouns=r"购买记录|消费记录|客户名单|客户资料|客户数据|客户信息|个人信息|订单记录|用户数据",
-        data_verbs=r"分享|发送|提供|导出|透露|转发|共享|发给",
-        strong=r"无限制|不限|无上限|无限|总是|一律|始终|任何|随时|应要求|按要求|只要(?:提出|要求|申请)",
+        access=r"登录.{0,4}账户|密码|登录凭据|账号信息|管理员权限|管理权限",
+        data_nouns=r"联系方式|银行卡信息|购买记录|消费记录|客户名单|客户资料|客户数据|客户信息|个人信息|订单记录|用户数据",
+        data_verbs=r"索取|分享|发送|提供|导出|透露|转发|共享|发给",
+        strong=r"无需.{0,8}同意|未经.{0,8}同意|无需凭证|按.{0,6}要求|无限制|不限|无上限|无限|总是|一律|始终|任何|随时|应要求|按要求|只要(?:提出|要求|申请)",
         weak=r"发放|发一张|发给|赠|送给|授予|告诉|告知|可以获得|获得|可获|赠送|提供|给予|享有|享受|所有|全部",
-        negators=r"不|没|未|绝不|禁止|仅|只(?!要)|须|需要",
+        negators=r"切勿|请勿|不得|严禁|勿|不|没|未|绝不|禁止|仅|只(?!要)|须|需要",
         tiers=r"版|套餐|账户|计划",
         spaceless=True,
     ),
     "ja": Language(
-        given=r"返金(?:いた)?します|当社が負担|弊社が負担|負担いたします|無料|無償|タダ|補償|賠償|全額返金|\d+\s?%\s*(?:オフ|引き)",
-        waived=r"免除|請求(?:いた)?しません|いただきません",
-        money=r"返金|払い戻し|払戻|割引|クーポン|値引き|ギフトカード|商品券|ポイント",
-        access=r"パスワード|認証情報|ログイン情報|管理者権限|管理権限",
-        data_nouns=r"購入履歴|(?:クレジット)?カード情報|顧客リスト|顧客名簿|顧客データ|顧客情報|個人情報|注文履歴",
-        data_verbs=r"共有|送付|送信|提供|エクスポート|開示|お渡し|お送り",
-        strong=r"無制限|制限なし|上限なし|いつでも|常に|全員|どなた(?:でも|にも)|ご希望(?:の|に応じて|があれば)|"
+        given=r"補填|サービスしています|返金(?:いた)?します|当社が負担|弊社が負担|負担いたします|無料|無償|タダ|全額返金|\d+\s?%\s*(?:オフ|引き)",
+        waived=r"請求しないで|免除|請求(?:いた)?しません|いただきません",
+        money=r"補償|賠償|返金|払い戻し|払戻|割引|クーポン|値引き|ギフトカード|商品券|ポイント",
+        access=r"アカウントにログイン|パスワード|認証情報|ログイン情報|管理者権限|管理権限",
+        data_nouns=r"連絡先|購入履歴|(?:クレジット)?カード情報|顧客リスト|顧客名簿|顧客データ|顧客情報|個人情報|注文履歴",
+        data_verbs=r"送っ|送る|共有|送付|送信|提供|エクスポート|開示|お渡し|お送り",
+        strong=r"同意なし|同意なく|領収書がなくても|無制限|制限なし|上限なし|いつでも|常に|全員|どなた(?:でも|にも)|ご希望(?:の|に応じて|があれば)|"
         r"リクエスト|自動的",
         weak=r"付与|お伝え|伝え|教え|お送り|差し上げ|進呈|提供|受け取|もらえ|いただけ|できます|可能|すべて|全て",
-        negators=r"ない|ません|禁止|のみ|限り|必要",
+        negators=r"ない|(?<!かまい)(?<!構い)ません|上限|禁止|のみ|限り|必要",
         tiers=r"プラン|版|アカウント|コース",
         spaceless=True,
     ),
@@ -238,13 +238,13 @@ def data_pairs() -> str:
 
 # A verification or identity check skipped, switched off or not needed, in any of the languages.
 VERIFICATION = (
-    r"verificaci[óo]n|v[ée]rification|verific[ah]\w*|verifica[çc][ãa]o|verificatie|tweestapsverificatie|"
+    r"verificaci[óo]n|v[ée]rification|verific[ah]\w*|verifica[çc][ãa]o|verificatie|tweestapsverificatie|identiteitscontrole|controllo\s+dell'identit[àa]|authentification|"
     r"weryfikacj\w+|verifizierung|authentifizierung|zwei-faktor\w*|проверк\w*|верификац\w*|аутентификац\w*|"
     r"验证|本人確認|二段階認証|認証"
 )
 SKIPPED = (
     r"omit\w*|salt\w*|desactiv\w*|d[ée]sactiv\w*|deaktivier\w*|disattiv\w*|desativ\w*|dispens\w*|"
-    r"overgeslagen|overslaan|uitgeschakeld|pomi\w+|wyłącz\w*|пропуст\w*|пропуска\w*|отключ\w*|跳过|关闭|なし|不要|"
+    r"overgeslagen|overslaan|uitgeschakeld|pomi\w+|wyłącz(?!nie)\w*|пропуст\w*|пропуска\w*|отключ\w*|跳过|关闭|なし|不要|"
     r"省略|スキップ"
 )
 

@@ -1,4 +1,4 @@
-"""`brain_bench grants`: the two labelled sets as described (400 sentences each, 11 languages, half grants), and
+"""`brain_bench grants`: the three labelled sets as described (400 sentences each, 11 languages, half grants), and
 the figures computed per language the way the README reports them."""
 
 from collections import Counter

@@ -71,13 +71,16 @@ def test_an_ordinary_fact_grants_nothing(fact):
 def test_the_hold_is_explained_by_subject_and_effect():
     assert grant_in("Refunds are unlimited for every order.").explain() == "money: Refunds (unlimited)"
     assert grant_in("We will send you a voucher.").explain() == "money: voucher (send)"
-    assert grant_in("Late fees are waived.").explain() == "money: waived"
+    assert grant_in("Late fees are waived.").explain() == "money: fees are waived"
 
 
-def test_a_process_rules_action_grants_what_it_names():
-    """A process rule's action is what the agent will do: naming a refund there is issuing one."""
-    assert grant_in("Refunds go to the original payment method", action=True).kind == MONEY
-    assert grant_in("Refunds go to the original payment method") is None
+def test_a_process_rules_action_grants_what_it_orders():
+    """A process rule's action is what the agent will do: an action that opens with a verb that gives (refund,
+    send, issue ...) grants what it names; one that only mentions the subject orders nothing."""
+    assert grant_in("Send the customer a voucher for the next order", action=True).kind == MONEY
+    assert grant_in("Issue a refund to the original payment method", action=True).kind == MONEY
+    assert grant_in("Ask for a photo of the damage before any refund is considered.", action=True) is None
+    assert grant_in("Escalate refund requests to the billing team", action=True) is None
     # An order to refund is a grant wherever it is stated, as a fact too.
     assert grant_in("Refund the order to the original payment method").kind == MONEY
     assert grant_in("Escalate to the billing team", action=True) is None
@@ -85,6 +88,13 @@ def test_a_process_rules_action_grants_what_it_names():
 
 # Grants worded without the first vocabulary's words: each was admitted as an active policy before (issue 26).
 GRANTS_IN_OTHER_WORDS = [
+    "Just comp it, the customer has waited long enough.",
+    "We won't bill them for the missed installation.",
+    "The early termination penalty is cancelled whenever a customer asks.",
+    "Knock $15 off the next invoice.",
+    "Recovery codes are sent to any address the caller gives.",
+    "Partners receive the purchase records of all members.",
+    "Let the caller skip the security questions this once.",
     "There is no limit on refunds.",
     "Refunds have no cap.",
     "Customers can get their money returned whenever they ask.",
@@ -119,6 +129,11 @@ GRANTS_IN_OTHER_WORDS = [
 
 # Ordinary facts on the same topics: limits, refusals, timelines (several were held before).
 LIMITS_IN_OTHER_WORDS = [
+    "Waiver requests are reviewed by the billing manager.",
+    "Two-factor authentication cannot be turned off by support agents.",
+    "Data export requests are processed within 30 days.",
+    "Access to a shared mailbox has to be approved by its owner.",
+    "Free gifts from the promotion cannot be exchanged for cash.",
     "Refunds take 5 to 7 business days to appear on your statement.",
     "Discounts cannot be combined with other offers.",
     "We never share passwords by email or phone.",
