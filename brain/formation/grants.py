@@ -11,8 +11,8 @@ say by themselves that something is given (free, waived, 20% off, money back, ad
 the customer data): a grant wherever they appear. Others are often only mentioned (refunds, discounts,
 vouchers, credits, passwords: "Refunds are processed within 5 business days.", "Navigate to the Refunds
 section."): a grant when the claim gives them out — unlimited, always, any, on request, without approval,
-or simply given, offered, issued, available, eligible — and always in a process rule's action, which is
-what the agent will do ("Issue a full refund."). The vocabulary leans towards holding: holding a genuine
+or simply given, offered, available, eligible — and in a process rule's action that opens with a verb that
+gives ("Issue a full refund.", "Send the voucher."), which is what the agent will do. The vocabulary leans towards holding: holding a genuine
 policy only makes it wait for corroboration, while letting a false one through lets one ticket set a policy.
 
 Words that look like a grant but are not one are excluded by their context: "credit card", "export" of goods
@@ -293,8 +293,7 @@ def grant_in(text: str, *, action: bool = False) -> Grant | None:
     open_ended = next((m for m in _OPEN_ENDED.finditer(text) if not _negated_effect(text, m)), None)
     if mentioned:
         effect = open_ended or (None if _restricted(text) else _EFFECT.search(text))
-        ordered = _GRANTING_ORDER.match(text) or (_foreign(mentioned[1]) and not _restricted(text))
-        if effect or (action and ordered):
+        if effect or (action and _orders(text, mentioned[1])):
             return _grant(mentioned, effect.group(0) if effect else "")
     goods = _GOODS_BACK.search(text)
     if goods and open_ended:
@@ -313,18 +312,20 @@ def _negated(text: str, match: re.Match[str]) -> bool:
     text = _OPEN_ENDED.sub(lambda effect: " " * len(effect.group(0)), text)
     start, end = max(0, match.start() - _NEAR), match.end() + _NEAR
     before, after = text[start : match.start()], text[match.end() : end]
-    if start > 0:  # whole words only: a cut word is not a word ("nieograniczone" cut to "ni")
-        before = before.split(None, 1)[-1] if " " in before else ""
-    if end < len(text):
-        after = after.rsplit(None, 1)[0] if " " in after.strip() else after
+    if (
+        start > 0 and " " in before
+    ):  # whole words only: a cut word is not a word ("nieograniczone" cut to "ni")
+        before = before.split(None, 1)[-1]
+    if end < len(text) and " " in after.strip():
+        after = after.rsplit(None, 1)[0]
     before, after = _CLAUSE.split(before)[-1], _CLAUSE.split(after)[0]
     return bool(_NEGATOR.search(before) or _NEGATOR.search(after))
 
 
 def _limited(text: str, kind: str, match: re.Match[str]) -> bool:
-    """A subject that gives nothing here: negated, a negation inside a data or access pair ("data is never shared",
-    "2FA cannot be turned off"), or
-    a free product tier as the sentence's subject ("El plan gratuito incluye dos usuarios.")."""
+    """A subject that gives nothing here: negated, a negation inside a data or access pair ("data is never
+    shared", "2FA cannot be turned off"), or a free product tier as the sentence's subject ("El plan gratuito
+    incluye dos usuarios.")."""
     if _negated(text, match) or (kind in (DATA, ACCESS) and _NEGATOR.search(match.group(0))):
         return True
     if kind != MONEY or match.start() > _NEAR or not _FOREIGN_GIVEN.fullmatch(match.group(0)):
@@ -332,9 +333,12 @@ def _limited(text: str, kind: str, match: re.Match[str]) -> bool:
     return _TIER.search(text[: match.end() + _NEAR // 3]) is not None
 
 
-def _foreign(match: re.Match[str]) -> bool:
-    """A subject found by another language's vocabulary: its actions' verbs are not read (any order counts)."""
-    return match.re.pattern in _FOREIGN_MENTIONED
+def _orders(action: str, subject: re.Match[str]) -> bool:
+    """A process rule's action orders its subject given: it opens with a verb that gives, or (another language's
+    subject, whose verbs are not read) it restricts nothing."""
+    if _GRANTING_ORDER.match(action):
+        return True
+    return subject.re.pattern in _FOREIGN_MENTIONED and not _restricted(action)
 
 
 def _negated_effect(text: str, match: re.Match[str]) -> bool:
