@@ -25,7 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..caches import memoize
-from .text import _STOPWORDS
+from .text import _STOPWORDS, polarity_conflict
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
 _URL = re.compile(r"\b(?:https?://)?(?:[\w-]+\.)+(?:[a-z]{2,24})(?:/[^\s]*)?\b", re.IGNORECASE)
@@ -102,13 +102,16 @@ def entities(text: str) -> Entities:
 
 
 def facts_differ(a: str, b: str) -> bool:
-    """True when `a` and `b` name different entities: they may read alike, but they are two facts.
+    """True when `a` and `b` name different entities, or one negates what the other states: they may read
+    alike, but they are two facts.
 
     A name in one text must be a name (or a sentence's first word) in the other; two texts that each
     start with a capitalised word the other lacks ("Globex gets ..." / "Northwind gets ...") differ. A
     text written in one letter case ("ESCALATE TO CARLA DIAZ") cannot say which of its words are names;
     it differs from a cased text when it lacks one of that text's names.
     """
+    if polarity_conflict(a, b):  # "We do not ship to Canada." is not "We ship to Canada." said again
+        return True
     ea, eb = entities(a), entities(b)
     if ea.plain != eb.plain:
         return True

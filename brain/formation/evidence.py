@@ -34,7 +34,7 @@ from ..models import BrainScopeKind, Memory, MemoryStatus, MemoryType, WriteSurf
 from ..types import MemoryCandidate
 from .grants import grant_in
 from .judge import Neighbour, formation_setting
-from .text import numbers_conflict
+from .text import numbers_conflict, polarity_conflict
 
 COMPETING_REASON = "competing_value"
 HELD_REASON = "awaiting_evidence"
@@ -124,11 +124,13 @@ def held_row(memory: Memory) -> bool:
 
 
 def contradicts_neighbour(text: str, neighbour: Neighbour) -> bool:
-    """`text` states other numbers than a close neighbour about the same thing (the graph's `contradicts`)."""
+    """`text` states other numbers than a close neighbour about the same thing (the graph's `contradicts`), or
+    negates what it states ("We no longer offer a warranty on laptops." beside "We offer a two-year warranty
+    on all laptops.")."""
     return (
         neighbour.closeness >= formation_setting("RELATED_MIN")
         and neighbour.token_overlap >= 0.5
-        and numbers_conflict(text, neighbour.text)
+        and (numbers_conflict(text, neighbour.text) or polarity_conflict(text, neighbour.text))
     )
 
 

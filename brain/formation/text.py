@@ -66,6 +66,26 @@ def numbers_conflict(a: str, b: str) -> bool:
     return bool(na) and bool(nb) and na != nb
 
 
+# A statement's negation, in English and the spaced languages the grant vocabulary reads: "We do not ship to
+# Canada." says the opposite of "We ship to Canada." (scripts without spaces are not read: their negations are
+# parts of words, 不同 is "different").
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|no\s+longer|\w+n't|nicht|kein\w*|nie|niemals|nunca|"
+    r"jam[aá]is|pas|non|mai|n[ãa]o|niet|geen|nooit|nigdy|не|нет|никогда)\b",
+    re.IGNORECASE,
+)
+
+
+def negated(text: str) -> bool:
+    """Whether `text` states a negation: an odd number of negation words ("no longer", "doesn't", "nicht")."""
+    return len(_NEGATION.findall(text or "")) % 2 == 1
+
+
+def polarity_conflict(a: str, b: str) -> bool:
+    """One text negates what the other states: "We do not ship to Canada." / "We ship to Canada."."""
+    return negated(a) != negated(b)
+
+
 # Scripts written without spaces between words: Han, Hiragana and Katakana, Thai, Lao, Myanmar, Khmer.
 _UNSPACED = re.compile(
     "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]"

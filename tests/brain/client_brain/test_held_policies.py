@@ -229,6 +229,39 @@ def test_a_fact_contradicting_a_standing_one_waits(tenant):
     assert newer.history.get(action="added").reason == HELD_REASON
 
 
+@pytest.mark.parametrize(
+    ("standing_text", "negation", "words"),
+    [
+        (
+            "We offer a two-year warranty on all laptops.",
+            "We no longer offer a warranty on laptops.",
+            "no longer",
+        ),
+        ("We ship to Canada.", "We do not ship to Canada.", "do not"),
+    ],
+)
+def test_one_ticket_negating_a_standing_fact_waits_and_does_not_reinforce_it(
+    tenant, standing_text, negation, words
+):
+    """Found on 52f318b: "We no longer offer a warranty on laptops." from one ticket became an active fact beside
+    the standing warranty three customers taught, and "We do not ship to Canada." reinforced "We ship to
+    Canada." as the same fact said again. A negation contradicts: it waits for evidence, and the standing fact
+    keeps its count."""
+    for i, customer in enumerate(["a@example.com", "b@example.com", "c@example.com"]):
+        learn_from_evidence(
+            solved(tenant, standing_text, ticket_id=10 + i, customer=customer, subject="Question")
+        )
+    learn_from_evidence(
+        solved(tenant, negation, ticket_id=99, customer="mallory@example.com", subject="Question")
+    )
+
+    standing = Memory.objects.for_tenant(tenant).get(type="business", text=standing_text)
+    (negating,) = business(tenant, words)
+    assert (standing.status, standing.frequency) == (MemoryStatus.ACTIVE, 3)
+    assert negating.status == MemoryStatus.DRAFT
+    assert negating.history.get(action="added").reason == HELD_REASON
+
+
 def approval(action: str) -> dict:
     return {
         "proposed_action": action,

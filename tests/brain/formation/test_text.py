@@ -3,7 +3,7 @@ and word counts in scripts written without spaces (2026-12-06)."""
 
 import pytest
 
-from brain.formation.text import length_units, sentences, word_count
+from brain.formation.text import length_units, polarity_conflict, sentences, word_count
 
 
 def test_sentences_end_at_chinese_and_japanese_full_stops_too():
@@ -35,3 +35,18 @@ def test_sentences_end_at_chinese_and_japanese_full_stops_too():
 )
 def test_words_and_length_count_unspaced_scripts_by_their_characters(text, words, units):
     assert (word_count(text), length_units(text)) == (words, units)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "conflict"),
+    [
+        ("We ship to Canada.", "We do not ship to Canada.", True),
+        ("We offer a warranty on laptops.", "We no longer offer a warranty on laptops.", True),
+        ("Wir liefern nach Kanada.", "Wir liefern nicht nach Kanada.", True),
+        ("Returns are not accepted after 30 days.", "Returns aren't accepted after 30 days.", False),
+        ("We ship to Canada.", "We ship to Canada and Mexico.", False),
+        ("No refunds after 30 days.", "Refunds are not given after 30 days.", False),
+    ],
+)
+def test_a_negation_is_the_opposite_statement(a, b, conflict):
+    assert polarity_conflict(a, b) is conflict
