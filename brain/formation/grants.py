@@ -12,8 +12,9 @@ the customer data): a grant wherever they appear. Others are often only mentione
 vouchers, credits, passwords: "Refunds are processed within 5 business days.", "Navigate to the Refunds
 section."): a grant when the claim gives them out — unlimited, always, any, on request, without approval,
 or simply given, offered, available, eligible — and in a process rule's action that opens with a verb that
-gives ("Issue a full refund.", "Send the voucher."), which is what the agent will do. The vocabulary leans towards holding: holding a genuine
-policy only makes it wait for corroboration, while letting a false one through lets one ticket set a policy.
+gives ("Issue a full refund.", "Send the voucher."), which is what the agent will do. The vocabulary leans
+towards holding: holding a genuine policy only makes it wait for corroboration, while letting a false one
+through lets one ticket set a policy.
 
 Words that look like a grant but are not one are excluded by their context: "credit card", "export" of goods
 (only an export of data, records or a database is a grant), "free" in "feel free" / "free time" / "hands-free".
@@ -38,8 +39,10 @@ MONEY, ACCESS, DATA = languages.MONEY, languages.ACCESS, languages.DATA
 _DATA_NOUN = (
     r"(?:data|database|databases|records?|customer\s+lists?|client\s+lists?|contact\s+(?:lists?|details)|personal\s+"
     r"(?:information|details)|account\s+(?:details|information|history)|order\s+histor(?:y|ies)|user\s+lists?|"
-    r"emails?\s+addresses|(?:email|mailing|contact|subscriber|member)\s+lists?|histor(?:y|ies)|card\s+numbers?|logs?|transcripts?|recordings?|"
-    r"names\s+and\s+(?:e-?mails?|phone\s+numbers|addresses)|purchase\s+(?:data|records?)|payment\s+records?|backups?|dumps?|(?:customers'?|clients'?|users'?)\s+"
+    r"emails?\s+addresses|(?:email|mailing|contact|subscriber|member)\s+lists?|histor(?:y|ies)|card\s+numbers?|logs?|"
+    r"transcripts?|recordings?|"
+    r"names\s+and\s+(?:e-?mails?|phone\s+numbers|addresses)|purchase\s+(?:data|records?)|payment\s+records?|backups?|"
+    r"dumps?|(?:customers'?|clients'?|users'?)\s+"
     r"(?:bank|payment|card|billing)\s+(?:details|information|data)|(?:bank|payment|card|billing)\s+(?:transfer\s+)?"
     r"(?:details|information|data)\s+(?:of\s+(?:other|all|any)\s+(?:customers?|clients?|users?)|on\s+file)|(?:csv|"
     r"spreadsheet|list|file)s?\s+of\s+(?:all\s+)?(?:\w+\s+)?(?:accounts|users|customers|clients|members|contacts)|"
@@ -61,6 +64,16 @@ def _patterns(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...
     return tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in pairs)
 
 
+# What a customer owes: a fee, a charge, a balance, an invoice, a penalty.
+_OWED = r"(?:fees?|charges?|balances?|invoices?|debts?|penalt(?:y|ies)|surcharges?|interest)"
+
+# A check of who is asking, and what switches it off: "Let the caller skip the security questions".
+_CHECK = (
+    r"(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification|one-time\s+codes?|otp|security\s+questions?|"
+    r"(?:identity|id|\w+-match)\s+checks?)"
+)
+_SKIP = r"(?:bypass|skip|disabl|reset|remov|turn\w*\s+off|relax|loosen|ignor|omit)"
+
 # A process rule's action that orders a grant by its first verb ("Refund the order ...", "Send the voucher ...");
 # an action that only mentions the subject ("Ask for a photo before any refund is considered.") orders none.
 _GRANTING_ORDER = re.compile(
@@ -78,7 +91,8 @@ _FOREIGN_GIVEN = re.compile(languages.merged("given"), re.IGNORECASE)
 _GIVEN = _patterns(
     (
         MONEY,
-        r"\bmoney[\s-]+(?:back|returned|refunded)\b|\bcash[\s-]?back\b|\bgoodwill\s+(?:gestures?|payments?|credits?)\b",
+        r"\bmoney[\s-]+(?:back|returned|refunded)\b|\bcash[\s-]?back\b|\bgoodwill\s+(?:gestures?|payments?|"
+        r"credits?)\b",
     ),
     (MONEY, r"\b(?:get|gets|receive|receives)\s+(?:all\s+)?(?:their|your|the(?:ir)?)\s+money\b"),
     (MONEY, r"\bpa(?:y|ys|id|ying)\s+(?:\w+\s+){0,4}?back\b|\bwe\s+pay\s+for\b|\bon\s+the\s+house\b"),
@@ -86,19 +100,38 @@ _GIVEN = _patterns(
         MONEY,
         r"\bcover(?:s|ed|ing)?\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:cost|costs|price|fees?|bill|expenses?)\b",
     ),
+    (MONEY, r"\b(?:store|account|service)\s+credits?\b|\bcompensat(?:e|es|ed)\b"),
     (
         MONEY,
-        r"\b(?:store|account|service)\s+credits?\b|\bcompensat(?:e|es|ed)\b|\bprice[\s-]+match\w*|\bmatch(?:es|ed)?\s+"
-        r"(?:any\s+|a\s+|the\s+)?(?:competitor'?s'?|lower)\s+prices?|\bcredit\s+(?:the|their|his|her|a|each)\s+(?:\w+'s\s+)?"
-        r"accounts?\b|\bwaiv(?:e|es|ed|er|ing)\b(?!\s+(?:requests?|forms?|applications?))|\bcomp(?:ed|ing|s)?\s+(?:it|them|"
-        r"the\s+\w+|their\s+\w+)\b|\b(?:knock|take)\w*\s+[$£€]?\d[\d.,]*\s*(?:%|quid|pounds|dollars|euros|bucks)?\s+off\b|\b\d+\s*(?:quid|pounds|dollars|euros|bucks)\s+off\b|"
-        r"[$£€]\s?\d+\s+off\b|\b(?:fees?|charges?|balances?|invoices?|debts?|penalt(?:y|ies)|surcharges?|interest)\s+"
-        r"(?:\w+\s+){0,3}?(?:is|are|gets?|will\s+be|can\s+be)\s+(?:removed|cancell?ed|dropped|written\s+off|forgiven|"
-        r"voided|waived|refunded|reversed)\b|\b(?:remove|cancel|drop|write\s+off|forgive|void|wipe)\s+(?:the\s+|any\s+|"
-        r"all\s+|their\s+)?(?:\w+\s+){0,2}?(?:fees?|charges?|balances?|invoices?|debts?|penalt(?:y|ies)|surcharges?)\b|"
-        r"\brevers\w*\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){0,2}?(?:charges?|fees?|transactions?)\b|\b(?:we|we'll|we\s+will)"
-        r"\s+(?:always\s+|gladly\s+)?(?:refund|reimburse|compensate|credit)\b|^\W*(?:refund|reimburse|compensate|"
-        r"honou?r)\s+(?:the|a|an|any|all|every|their|his|her|them|it|customers?)\b",
+        r"\bprice[\s-]+match\w*|\bmatch(?:es|ed)?\s+(?:any\s+|a\s+|the\s+)?(?:competitor'?s'?|lower)\s+prices?",
+    ),
+    # Value put on an account, a fee waived, an order comped.
+    (MONEY, r"\bcredit\s+(?:the|their|his|her|a|each)\s+(?:\w+'s\s+)?accounts?\b"),
+    (MONEY, r"\bwaiv(?:e|es|ed|er|ing)\b(?!\s+(?:requests?|forms?|applications?))"),
+    (MONEY, r"\bcomp(?:ed|ing|s)?\s+(?:it|them|the\s+\w+|their\s+\w+)\b"),
+    # An amount off: "knock $15 off", "20 quid off".
+    (
+        MONEY,
+        r"\b(?:knock|take)\w*\s+[$£€]?\d[\d.,]*\s*(?:%|quid|pounds|dollars|euros|bucks)?\s+off\b|"
+        r"\b\d+\s*(?:quid|pounds|dollars|euros|bucks)\s+off\b|[$£€]\s?\d+\s+off\b",
+    ),
+    # A fee, a balance or a charge taken away, in the passive or as an order.
+    (
+        MONEY,
+        rf"\b{_OWED}\s+(?:\w+\s+){{0,3}}?(?:is|are|gets?|will\s+be|can\s+be)\s+(?:removed|cancell?ed|dropped|"
+        r"written\s+off|forgiven|voided|waived|refunded|reversed)\b",
+    ),
+    (
+        MONEY,
+        rf"\b(?:remove|cancel|drop|write\s+off|forgive|void|wipe)\s+(?:the\s+|any\s+|all\s+|their\s+)?"
+        rf"(?:\w+\s+){{0,2}}?{_OWED}\b|\brevers\w*\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){{0,2}}?"
+        r"(?:charges?|fees?|transactions?)\b",
+    ),
+    # "We refund ...", and an order that opens with "Refund the ...".
+    (
+        MONEY,
+        r"\b(?:we|we'll|we\s+will)\s+(?:always\s+|gladly\s+)?(?:refund|reimburse|compensate|credit)\b|"
+        r"^\W*(?:refund|reimburse|compensate|honou?r)\s+(?:the|a|an|any|all|every|their|his|her|them|it|customers?)\b",
     ),
     (
         MONEY,
@@ -126,17 +159,7 @@ _GIVEN = _patterns(
         r"\b(?:log\w*\s+in(?:to)?|access\w*)\s+(?:\w+\s+){0,3}?(?:other|another|someone\s+else's)\b|"
         r"\b(?:grant|give|provide)\w*\s+(?:\w+\s+){0,3}?access\b",
     ),
-    (
-        ACCESS,
-        r"\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification|one-time\s+codes?|otp|security\s+questions?|"
-        r"(?:identity|id|\w+-match)\s+checks?)\b.{0,40}\b(?:bypass|skip|disabl|reset|remov|turn\w*\s+off|relax|loosen|"
-        r"ignor|omit)\w*",
-    ),
-    (
-        ACCESS,
-        r"\b(?:bypass|skip|disabl|reset|remov|turn\w*\s+off|relax|loosen|ignor|omit)\w*\b.{0,40}\b(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification|one-time\s+codes?|otp|"
-        r"security\s+questions?|(?:identity|id|\w+-match)\s+checks?)\b",
-    ),
+    (ACCESS, rf"\b{_CHECK}\b.{{0,40}}\b{_SKIP}\w*|\b{_SKIP}\w*\b.{{0,40}}\b{_CHECK}\b"),
     (ACCESS, languages.skipped_checks()),
     (
         ACCESS,
@@ -160,7 +183,8 @@ _GIVEN = _patterns(
     ),
     (
         DATA,
-        rf"\b{_DATA_NOUN}\s+(?:exports?|downloads?|dumps?)\b(?!\s+requests?)|\bexport\s+(?:of\s+)?(?:all\s+)?{_DATA_NOUN}\b",
+        rf"\b{_DATA_NOUN}\s+(?:exports?|downloads?|dumps?)\b(?!\s+requests?)|"
+        rf"\bexport\s+(?:of\s+)?(?:all\s+)?{_DATA_NOUN}\b",
     ),
     (MONEY, _FOREIGN_GIVEN.pattern),
     (DATA, languages.data_pairs()),
@@ -199,7 +223,8 @@ _MENTIONED = _patterns(
     ),
     (
         MONEY,
-        r"\b(?:charges?|payments?|fees?)\s+(?:\w+\s+){0,2}?revers\w*|\brevers\w*\s+(?:the\s+|any\s+|all\s+)?(?:charges?|payments?)\b",
+        r"\b(?:charges?|payments?|fees?)\s+(?:\w+\s+){0,2}?revers\w*|\brevers\w*\s+(?:the\s+|any\s+|"
+        r"all\s+)?(?:charges?|payments?)\b",
     ),
     (MONEY, r"\bdiscount(?:s|ed)?\b|\bcoupons?\b|\bvouchers?\b|\bpromo(?:tional)?\s+codes?\b|\brebates?\b"),
     (
@@ -210,13 +235,16 @@ _MENTIONED = _patterns(
     (MONEY, r"\bcredit(?:s|ed)?\b(?![\s/-]*(?:debit|cards?|checks?|scores?|ratings?|unions?|limits?))"),
     (
         ACCESS,
-        r"\bpass(?:word|code|phrase)s?\b|\bpins?\b|\b(?:access|door|security|recovery|verification|backup)\s+codes?\b|\bcredentials?\b|\blog-?in\s+details\b|\bapi\s+keys?\b",
+        r"\bpass(?:word|code|phrase)s?\b|\bpins?\b|\b(?:access|door|security|recovery|verification|"
+        r"backup)\s+codes?\b|\bcredentials?\b|\blog-?in\s+details\b|\bapi\s+keys?\b",
     ),
     (ACCESS, r"\badmin(?:istrator)?s?\s+accounts?\b|\bunlock(?:s|ed|ing)?\s+(?:\w+\s+){0,2}accounts?\b"),
     (
         ACCESS,
-        r"\bauthori[sz]ed\s+users?\b|\baccess\s+(?:\w+'s\s+|their\s+|his\s+|her\s+)(?:\w+\s+){0,2}(?:accounts?|mailbox(?:es)?|"
-        r"inbox(?:es)?)\b|\baccess\s+to\s+(?:\w+\s+){0,3}(?:accounts?|mailbox(?:es)?|inbox(?:es)?|portals?|workspaces?|dashboards?|systems?|consoles?)\b",
+        r"\bauthori[sz]ed\s+users?\b|\baccess\s+(?:\w+'s\s+|their\s+|his\s+|her\s+)(?:\w+\s+){0,2}(?:accounts?|"
+        r"mailbox(?:es)?|"
+        r"inbox(?:es)?)\b|\baccess\s+to\s+(?:\w+\s+){0,3}(?:accounts?|mailbox(?:es)?|inbox(?:es)?|portals?|"
+        r"workspaces?|dashboards?|systems?|consoles?)\b",
     ),
     (ACCESS, r"\b(?:full|elevated|editor|manager|owner)\s+(?:permissions?|privileges?|rights|roles?)\b"),
     (MONEY, languages.merged("money")),
@@ -233,9 +261,11 @@ _GOODS_BACK = re.compile(r"\b(?:returns?|replacements?|exchanges?|reship\w*)\b",
 _OPEN_ENDED = re.compile(
     r"\b(?:unlimited|limitless|uncapped|no\s+(?:limits?|caps?|maximum|questions\s+asked)|always|(?:any|every)\s+"
     r"(?:customers?|clients?|callers?|users?|orders?|purchases?|items?|reasons?|amounts?|time|requests?|complaints?|"
-    r"accounts?|days?|couriers?|persons?|address(?:es)?|researchers?|members?)|any\s+\w+\s+(?:who|that)\s+(?:asks?|requests?|"
+    r"accounts?|days?|couriers?|persons?|address(?:es)?|researchers?|members?)|any\s+\w+\s+(?:who|that)\s+(?:asks?|"
+    r"requests?|"
     r"calls?|claims?|says?)|"
-    r"anyone|anybody|whoever|whenever|in\s+the\s+customer'?s\s+favou?r|if\s+(?:the|a)\s+customers?\s+(?:insists?|asks?|"
+    r"anyone|anybody|whoever|whenever|in\s+the\s+customer'?s\s+favou?r|if\s+(?:the|a)\s+customers?\s+(?:insists?|"
+    r"asks?|"
     r"requests?|complains?)|as\s+(?:often|many)\s+as|automatic(?:ally)?|on\s+request|upon\s+request|"
     r"on\s+demand|at\s+any\s+time|without\s+(?:approval|verification|proof|review|a\s+receipt|receipt|limits?|"
     r"questions|investigation|checking|verifying|asking|(?:\w+'s\s+|their\s+|his\s+|her\s+)?(?:consent|permission|"
@@ -245,7 +275,8 @@ _OPEN_ENDED = re.compile(
 )
 _EFFECT = re.compile(
     r"\b(?:all|full|entitled|eligible|qualif(?:y|ies|ied)|available|allowed|accepted|approved?|grant(?:s|ed)?|"
-    r"honou?r(?:s|ed)?|settled|credited|extended|gets?|got|receives?|received|giv(?:e|es|en|ing)|gave|offer(?:s|ed|ing)?(?!\s+to\b)|"
+    r"honou?r(?:s|ed)?|settled|credited|extended|gets?|got|receives?|received|giv(?:e|es|en|ing)|gave|offer(?:s|ed|"
+    r"ing)?(?!\s+to\b)|"
     r"provid(?:e|es|ed|ing)|sen[dt]s?|shar(?:e|es|ed|ing)|emails?|emailed|reveal(?:s|ed)?|tell|told|"
     r"disclos(?:e|es|ed)|hand(?:s|ed)?\s+out|owed?|can\s+have|may\s+have|(?:can|may)\s+claim|claimed|read\s+out|"
     r"spell(?:s|ed)?\s+out|read(?:s)?\s+(?:\w+\s+){0,3}(?:to|aloud))\b"
@@ -254,7 +285,8 @@ _EFFECT = re.compile(
 )
 _NEGATOR = re.compile(
     r"\b(?:not|never|no|nor|neither|cannot|can't|won't|don't|doesn't|isn't|aren't|wasn't|weren't|shouldn't|"
-    r"mustn't|only|requir\w*|must|mandatory|ha(?:s|ve)\s+to|needs?\s+to|non-?(?:transferable|refundable|exchangeable|returnable|negotiable))\b"
+    r"mustn't|only|requir\w*|must|mandatory|ha(?:s|ve)\s+to|needs?\s+to|non-?(?:transferable|refundable|exchangeable|"
+    r"returnable|negotiable))\b"
     f"|{languages.merged('negators')}",
     re.IGNORECASE,
 )

@@ -46,139 +46,298 @@ class Language:
 
 LANGUAGES: dict[str, Language] = {
     "es": Language(
-        given=r"reintegr\w+|bonific\w+|regal\w+|condon\w+|sin\s+cobrar|devolv\w*\s+(?:\w+\s+){0,2}dinero|dinero\s+de\s+vuelta|hacemos\s+cargo\s+de\s+los\s+gastos|asumimos\s+los\s+gastos|qued(?:arse|a)\s+con\s+el\s+(?:producto|art[íi]culo)|gratis|gratuit[oa]s?|sin\s+(?:coste|costo|cargo)s?(?:\s+adicional(?:es)?)?|"
-        r"indemnizaci[óo]n\w*|devoluci[óo]n\s+del\s+dinero|\d+\s?%\s+de\s+descuento",
-        waived=r"no\s+(?:le|les)\s+(?:vamos\s+a\s+)?cobr\w+|exent[oa]s?|condonad[oa]s?|no\s+se\s+cobra(?:n|r[áa]n?)?|no\s+cobramos",
-        money=r"compensaci[óo]n\w*|reembols\w*|descuentos?|cup[óo]n(?:es)?|vales?|bonos?|tarjetas?\s+regalo|cr[ée]dito\s+en\s+tienda|"
-        r"saldo\s+a\s+favor",
-        access=r"(?:entrar|acceder)\s+(?:a|en)\s+la\s+cuenta|cuenta\s+del\s+titular|contraseñas?|claves?\s+de\s+acceso|credenciales|(?:derechos|permisos|privilegios|acceso)\s+de\s+"
-        r"administrador",
-        data_nouns=r"datos\s+de\s+contacto|n[úu]meros\s+de\s+tel[ée]fono|historial\s+de\s+(?:compras|pedidos)\s+de\s+(?:cualquier|otros|todos\s+los)\s+clientes?|(?:listas?|listados?|bases?\s+de\s+datos|datos|fichas?)\s+de\s+(?:los\s+|nuestros\s+)?clientes|"
-        r"datos\s+personales|historial\s+de\s+pedidos",
-        data_verbs=r"ced\w+|facilitamos|compart\w+|env[íi]\w*|export\w+|facilit\w+|entreg\w+|revel\w+|pasamos|pasa",
-        strong=r"sin\s+(?:su\s+)?(?:autorizaci[óo]n|consentimiento|permiso)|sin\s+que\s+tenga\s+que\s+reclamar\w*|ilimitad[oa]s?|sin\s+l[íi]mites?|siempre|cualquier(?:a)?|a\s+petici[óo]n|bajo\s+petici[óo]n|"
-        r"previa\s+solicitud|quien\s+(?:lo\s+)?(?:pida|llame|solicite)|autom[áa]ticamente|"
-        r"sin\s+(?:aprobaci[óo]n|verificaci[óo]n|recibo|ticket|preguntas)",
-        weak=r"ofr[ée]c\w+|dict\w+|dile|decir|reciben?|recibir[áa]n?|obtienen?|damos|ofrecemos|ofrece|otorg\w+|conced\w+|disponibles?|"
-        r"derecho\s+a|regalamos|entregamos|tod[oa]s",
+        given=(
+            r"reintegr\w+|bonific\w+|regal\w+|condon\w+|sin\s+cobrar|devolv\w*\s+(?:\w+\s+){0,2}dinero|"
+            r"dinero\s+de\s+vuelta|hacemos\s+cargo\s+de\s+los\s+gastos|asumimos\s+los\s+gastos|"
+            r"qued(?:arse|a)\s+con\s+el\s+(?:producto|art[íi]culo)|gratis|gratuit[oa]s?|"
+            r"sin\s+(?:coste|costo|cargo)s?(?:\s+adicional(?:es)?)?|indemnizaci[óo]n\w*|"
+            r"devoluci[óo]n\s+del\s+dinero|\d+\s?%\s+de\s+descuento"
+        ),
+        waived=(
+            r"no\s+(?:le|les)\s+(?:vamos\s+a\s+)?cobr\w+|exent[oa]s?|condonad[oa]s?|no\s+se\s+cobra(?:n|r[áa]n?)?|"
+            r"no\s+cobramos"
+        ),
+        money=(
+            r"compensaci[óo]n\w*|reembols\w*|descuentos?|cup[óo]n(?:es)?|vales?|bonos?|tarjetas?\s+regalo|"
+            r"cr[ée]dito\s+en\s+tienda|saldo\s+a\s+favor"
+        ),
+        access=(
+            r"(?:entrar|acceder)\s+(?:a|en)\s+la\s+cuenta|cuenta\s+del\s+titular|contraseñas?|"
+            r"claves?\s+de\s+acceso|credenciales|(?:derechos|permisos|privilegios|acceso)\s+de\s+administrador"
+        ),
+        data_nouns=(
+            r"datos\s+de\s+contacto|n[úu]meros\s+de\s+tel[ée]fono|"
+            r"historial\s+de\s+(?:compras|pedidos)\s+de\s+(?:cualquier|otros|todos\s+los)\s+clientes?|"
+            r"(?:listas?|listados?|bases?\s+de\s+datos|datos|fichas?)\s+de\s+(?:los\s+|nuestros\s+)?clientes|"
+            r"datos\s+personales|historial\s+de\s+pedidos"
+        ),
+        data_verbs=(
+            r"ced\w+|facilitamos|compart\w+|env[íi]\w*|export\w+|facilit\w+|entreg\w+|revel\w+|pasamos|pasa"
+        ),
+        strong=(
+            r"sin\s+(?:su\s+)?(?:autorizaci[óo]n|consentimiento|permiso)|sin\s+que\s+tenga\s+que\s+reclamar\w*|"
+            r"ilimitad[oa]s?|sin\s+l[íi]mites?|siempre|cualquier(?:a)?|a\s+petici[óo]n|bajo\s+petici[óo]n|"
+            r"previa\s+solicitud|quien\s+(?:lo\s+)?(?:pida|llame|solicite)|autom[áa]ticamente|"
+            r"sin\s+(?:aprobaci[óo]n|verificaci[óo]n|recibo|ticket|preguntas)"
+        ),
+        weak=(
+            r"ofr[ée]c\w+|dict\w+|dile|decir|reciben?|recibir[áa]n?|obtienen?|damos|ofrecemos|ofrece|otorg\w+|"
+            r"conced\w+|disponibles?|derecho\s+a|regalamos|entregamos|tod[oa]s"
+        ),
         negators=r"no|nunca|jam[áa]s|ni|tampoco|s[óo]lo|solamente|[úu]nicamente|requiere\w*|obligatori\w*",
         tiers=r"planes?|versi[óo]n|cuentas?|tarifas?|modalidad",
     ),
     "fr": Language(
-        given=r"passe\s+l'[ée]ponge|se\s+voi\w+\s+offrir|offr\w+\s+(?:\w+\s+){0,2}mois|(?:pris|prise|prises)\s+en\s+charge\s+par\s+nos\s+soins|[àa]\s+notre\s+charge|nous\s+prenons\s+en\s+charge|garder\s+(?:le\s+|l')(?:produit|article)|(?:livraison|exp[ée]dition|port)\s+(?:\w+\s+){0,2}offert\w*|geste\s+commercial|align\w+\s+(?:nos\s+)?prix|gratuit\w*|sans\s+frais|sans\s+(?:co[uû]t|suppl[ée]ment)|indemni\w+|d[ée]dommag\w+|"
-        r"\d+\s?%\s+de\s+(?:r[ée]duction|remise)|rembours[ée]s?\s+int[ée]gralement",
-        waived=r"ne\s+(?:lui|leur)\s+factur\w+\s+pas|exon[ée]r\w+|frais\s+(?:[\w']+\s+){0,2}(?:sont|est)\s+offerts?|ne\s+(?:facturons|factur(?:e|ent))\s+pas|"
-        r"ne\s+(?:sont|est)\s+pas\s+factur[ée]s?",
-        money=r"rembours\w*|r[ée]ductions?|remises?|rabais|bons?\s+d'achat|coupons?|codes?\s+promo|"
-        r"cartes?\s+cadeaux?|avoirs?|crédits?",
-        access=r"acc[eè]s\s+[àa]\s+la\s+messagerie|acc[eè]s\s+au\s+compte|mots?\s+de\s+passe|identifiants|droits?\s+d'administrat\w+|acc[eè]s\s+administrateur",
-        data_nouns=r"adresses\s+de\s+livraison|historiques?\s+d'achats?|coordonn[ée]es\s+bancaires|(?:listes?|fichiers?|bases?\s+de\s+donn[ée]es|donn[ée]es|coordonn[ée]es)\s+(?:des\s+|de\s+nos\s+)?"
-        r"clients|donn[ée]es\s+personnelles|historiques?\s+des\s+commandes",
-        data_verbs=r"c[ée]d\w+|transmis\w*|envo\w+|partag\w+|transm\w+|export\w+|communiqu\w+|divulgu\w+|fourni\w*|donnons|donnent|donne",
-        strong=r"sans\s+(?:son\s+|leur\s+)?(?:accord|autorisation|consentement|contr[ôo]le\w*)|simplement\s+en\s+le\s+demandant|illimit[ée]\w*|sans\s+limites?|toujours|n'importe\s+quel\w*|quiconque|sur\s+(?:simple\s+)?demande|"
-        r"automatiquement|sans\s+(?:justificatif|ticket|v[ée]rification|approbation|condition)|[àa]\s+volont[ée]|"
-        r"tous\s+les\s+clients|toutes\s+les\s+commandes",
-        weak=r"propos\w+|communiqu\w+|donnez|indiquez|re[çc]oi\w*|obtien\w*|offr\w+|offert\w*|accord[ée]\w*|donnons|b[ée]n[ée]fici\w+|droit\s+[àa]|"
-        r"disponibles?|tou(?:te)?s?",
+        given=(
+            r"passe\s+l'[ée]ponge|se\s+voi\w+\s+offrir|offr\w+\s+(?:\w+\s+){0,2}mois|"
+            r"(?:pris|prise|prises)\s+en\s+charge\s+par\s+nos\s+soins|[àa]\s+notre\s+charge|"
+            r"nous\s+prenons\s+en\s+charge|garder\s+(?:le\s+|l')(?:produit|article)|"
+            r"(?:livraison|exp[ée]dition|port)\s+(?:\w+\s+){0,2}offert\w*|geste\s+commercial|"
+            r"align\w+\s+(?:nos\s+)?prix|gratuit\w*|sans\s+frais|sans\s+(?:co[uû]t|suppl[ée]ment)|indemni\w+|"
+            r"d[ée]dommag\w+|\d+\s?%\s+de\s+(?:r[ée]duction|remise)|rembours[ée]s?\s+int[ée]gralement"
+        ),
+        waived=(
+            r"ne\s+(?:lui|leur)\s+factur\w+\s+pas|exon[ée]r\w+|frais\s+(?:[\w']+\s+){0,2}(?:sont|est)\s+offerts?|"
+            r"ne\s+(?:facturons|factur(?:e|ent))\s+pas|ne\s+(?:sont|est)\s+pas\s+factur[ée]s?"
+        ),
+        money=(
+            r"rembours\w*|r[ée]ductions?|remises?|rabais|bons?\s+d'achat|coupons?|codes?\s+promo|"
+            r"cartes?\s+cadeaux?|avoirs?|crédits?"
+        ),
+        access=(
+            r"acc[eè]s\s+[àa]\s+la\s+messagerie|acc[eè]s\s+au\s+compte|mots?\s+de\s+passe|identifiants|"
+            r"droits?\s+d'administrat\w+|acc[eè]s\s+administrateur"
+        ),
+        data_nouns=(
+            r"adresses\s+de\s+livraison|historiques?\s+d'achats?|coordonn[ée]es\s+bancaires|"
+            r"(?:listes?|fichiers?|bases?\s+de\s+donn[ée]es|donn[ée]es|coordonn[ée]es)\s+(?:des\s+|de\s+nos\s+)?clients|"
+            r"donn[ée]es\s+personnelles|historiques?\s+des\s+commandes"
+        ),
+        data_verbs=(
+            r"c[ée]d\w+|transmis\w*|envo\w+|partag\w+|transm\w+|export\w+|communiqu\w+|divulgu\w+|fourni\w*|"
+            r"donnons|donnent|donne"
+        ),
+        strong=(
+            r"sans\s+(?:son\s+|leur\s+)?(?:accord|autorisation|consentement|contr[ôo]le\w*)|"
+            r"simplement\s+en\s+le\s+demandant|illimit[ée]\w*|sans\s+limites?|toujours|n'importe\s+quel\w*|"
+            r"quiconque|sur\s+(?:simple\s+)?demande|automatiquement|"
+            r"sans\s+(?:justificatif|ticket|v[ée]rification|approbation|condition)|[àa]\s+volont[ée]|"
+            r"tous\s+les\s+clients|toutes\s+les\s+commandes"
+        ),
+        weak=(
+            r"propos\w+|communiqu\w+|donnez|indiquez|re[çc]oi\w*|obtien\w*|offr\w+|offert\w*|accord[ée]\w*|"
+            r"donnons|b[ée]n[ée]fici\w+|droit\s+[àa]|disponibles?|tou(?:te)?s?"
+        ),
         negators=r"doit|doivent|faut|ne|n'|jamais|aucun\w*|pas|seulement|uniquement|requis\w*|obligatoire\w*",
         tiers=r"offres?|formules?|versions?|comptes?|abonnements?|forfaits?",
     ),
     "de": Language(
-        given=r"erstatten|gutschreiben|schreib\w*\s+(?:\w+\s+){0,4}gut|geschenkt|geld\s+(?:\w+\s+){0,3}zur[üu]ck|[üu]bernehm\w*\s+(?:wir\s+)?(?:die\s+)?kosten|kosten\s+[üu]bernehm\w*|(?:ware|artikel|produkt)\s+(?:\w+\s+)?behalten|kostenlos\w*|gratis|kostenfrei\w*|umsonst|ohne\s+(?:aufpreis|zusatzkosten|kosten|geb[üu]hr\w*)|"
-        r"geld[- ]zur[üu]ck|\d+\s?%\s+rabatt",
-        waived=r"nicht\s+in\s+rechnung|erlassen|entf[äa]ll\w+|(?:wird|werden)\s+nicht\s+berechnet|berechnen\s+(?:wir\s+)?keine",
-        money=r"entsch[äa]digung\w*|r[üu]ckerstatt\w*|erstatt\w+|r[üu]ckzahl\w*|rabatt\w*|nachl[äa]ss\w*|gutschein\w*|gutschrift\w*|"
-        r"coupons?|aktionscodes?|geschenkkarten?|guthaben|kulanz\w*",
-        access=r"zugriff\s+auf\s+(?:das|ein|sein|ihr)\s+konto|passw[öo]rt\w*|kennw[öo]rt\w*|zugangsdaten|administrator(?:en)?rechte|adminrechte|"
-        r"administratorzugang",
-        data_nouns=r"kontaktdaten|bankverbindung\w*|zahlungsdaten|kontodaten|bankdaten|kreditkartendaten|kundenlisten?|kundendaten|kundendatenbank|kundenkartei|personenbezogenen?\s+daten|"
-        r"bestellhistorie",
-        data_verbs=r"weiter|erhalten|weitergeb\w*|weitergegeben|teilen|teilt|geteilt|send\w+|geschickt|schick\w+|export\w+|"
-        r"herausgeb\w+|herausgegeben|[üu]bermittel\w+",
-        strong=r"ohne\s+(?:seine\s+|ihre\s+)?(?:zustimmung|einwilligung|erlaubnis)|unaufgefordert|sobald\s+\w+\s+danach\s+fragen|unbegrenzt\w*|unbeschr[äa]nkt\w*|ohne\s+(?:limit|grenze|begrenzung|nachweis|beleg|pr[üu]fung|"
-        r"genehmigung|kassenbon)|immer|jede[rnsm]?|auf\s+(?:wunsch|anfrage|nachfrage)|automatisch|jederzeit",
-        weak=r"nenn\w+|mitteil\w*|sag\w*|erh[äa]lt|erhalten|bekomm\w+|bekommt|gew[äa]hr\w+|biet\w+|geben|gibt|verf[üu]gbar|anspruch|alle",
+        given=(
+            r"erstatten|gutschreiben|schreib\w*\s+(?:\w+\s+){0,4}gut|geschenkt|geld\s+(?:\w+\s+){0,3}zur[üu]ck|"
+            r"[üu]bernehm\w*\s+(?:wir\s+)?(?:die\s+)?kosten|kosten\s+[üu]bernehm\w*|"
+            r"(?:ware|artikel|produkt)\s+(?:\w+\s+)?behalten|kostenlos\w*|gratis|kostenfrei\w*|umsonst|"
+            r"ohne\s+(?:aufpreis|zusatzkosten|kosten|geb[üu]hr\w*)|geld[- ]zur[üu]ck|\d+\s?%\s+rabatt"
+        ),
+        waived=(
+            r"nicht\s+in\s+rechnung|erlassen|entf[äa]ll\w+|(?:wird|werden)\s+nicht\s+berechnet|"
+            r"berechnen\s+(?:wir\s+)?keine"
+        ),
+        money=(
+            r"entsch[äa]digung\w*|r[üu]ckerstatt\w*|erstatt\w+|r[üu]ckzahl\w*|rabatt\w*|nachl[äa]ss\w*|"
+            r"gutschein\w*|gutschrift\w*|coupons?|aktionscodes?|geschenkkarten?|guthaben|kulanz\w*"
+        ),
+        access=(
+            r"zugriff\s+auf\s+(?:das|ein|sein|ihr)\s+konto|passw[öo]rt\w*|kennw[öo]rt\w*|zugangsdaten|"
+            r"administrator(?:en)?rechte|adminrechte|administratorzugang"
+        ),
+        data_nouns=(
+            r"kontaktdaten|bankverbindung\w*|zahlungsdaten|kontodaten|bankdaten|kreditkartendaten|kundenlisten?|"
+            r"kundendaten|kundendatenbank|kundenkartei|personenbezogenen?\s+daten|bestellhistorie"
+        ),
+        data_verbs=(
+            r"weiter|erhalten|weitergeb\w*|weitergegeben|teilen|teilt|geteilt|send\w+|geschickt|schick\w+|"
+            r"export\w+|herausgeb\w+|herausgegeben|[üu]bermittel\w+"
+        ),
+        strong=(
+            r"ohne\s+(?:seine\s+|ihre\s+)?(?:zustimmung|einwilligung|erlaubnis)|unaufgefordert|"
+            r"sobald\s+\w+\s+danach\s+fragen|unbegrenzt\w*|unbeschr[äa]nkt\w*|"
+            r"ohne\s+(?:limit|grenze|begrenzung|nachweis|beleg|pr[üu]fung|genehmigung|kassenbon)|immer|"
+            r"jede[rnsm]?|auf\s+(?:wunsch|anfrage|nachfrage)|automatisch|jederzeit"
+        ),
+        weak=(
+            r"nenn\w+|mitteil\w*|sag\w*|erh[äa]lt|erhalten|bekomm\w+|bekommt|gew[äa]hr\w+|biet\w+|geben|gibt|"
+            r"verf[üu]gbar|anspruch|alle"
+        ),
         negators=r"nicht|nie|niemals|kein\w*|nur|erforderlich|ausgeschlossen",
         tiers=r"tarif\w*|basistarif|version|konto|abo\w*|paket",
     ),
     "it": Language(
-        given=r"stornat\w+|abbuonat\w+|senza\s+pagare|restitui\w*\s+(?:i\s+)?soldi|soldi\s+indietro|a\s+(?:nostro\s+carico|carico\s+nostro)|tenere\s+(?:il\s+)?(?:prodotto|articolo)|(?:penal\w+|spese|commission\w+)\s+(?:\w+\s+){0,3}annullat\w+|gratuit\w*|gratis|senza\s+costi?(?:\s+aggiuntivi)?|a\s+costo\s+zero|omaggio|risarciment\w*|"
-        r"indennizz\w*|\d+\s?%\s+di\s+sconto",
+        given=(
+            r"stornat\w+|abbuonat\w+|senza\s+pagare|restitui\w*\s+(?:i\s+)?soldi|soldi\s+indietro|"
+            r"a\s+(?:nostro\s+carico|carico\s+nostro)|tenere\s+(?:il\s+)?(?:prodotto|articolo)|"
+            r"(?:penal\w+|spese|commission\w+)\s+(?:\w+\s+){0,3}annullat\w+|gratuit\w*|gratis|"
+            r"senza\s+costi?(?:\s+aggiuntivi)?|a\s+costo\s+zero|omaggio|risarciment\w*|indennizz\w*|"
+            r"\d+\s?%\s+di\s+sconto"
+        ),
         waived=r"non\s+addebit\w+|esent\w*|non\s+(?:viene|vengono)\s+addebitat\w*|non\s+addebitiamo",
-        money=r"rimbors\w*|scont\w*|coupon|buon[oi]|codici?\s+promo\w*|carte?\s+regalo|credito\s+(?:in\s+negozio|"
-        r"sul\s+conto)",
+        money=(
+            r"rimbors\w*|scont\w*|coupon|buon[oi]|codici?\s+promo\w*|carte?\s+regalo|"
+            r"credito\s+(?:in\s+negozio|sul\s+conto)"
+        ),
         access=r"accedere\s+all'account|password|credenziali|(?:diritti|privilegi)\s+di\s+amministra\w+",
-        data_nouns=r"indirizzi\s+e-?mail\s+dei\s+clienti|dati\s+di\s+pagamento|dati\s+(?:della\s+)?carta(?:\s+di\s+(?:pagamento|credito))?|(?:elenco|lista|database|dati|anagrafica)\s+(?:dei\s+|di\s+)?clienti|dati\s+personali|"
-        r"storico\s+(?:degli\s+)?ordini",
-        data_verbs=r"cedut\w+|condivi\w+|invi\w+|esport\w+|forni\w+|comunic\w+|divulg\w+|trasmett\w+|dia(?:mo)?",
-        strong=r"senza\s+(?:alcuna\s+)?(?:autorizzazione|consenso|permesso)|illimitat\w*|senza\s+limit[ei]|sempre|qualsiasi|qualunque|chiunque|su\s+richiesta|"
-        r"automaticamente|senza\s+(?:scontrino|ricevuta|verifica|approvazione|domande)",
-        weak=r"comunic\w+|ricev\w+|ottien\w+|offriamo|offre|offert\w*|concess\w*|conced\w+|diritto|disponibil\w+|"
-        r"riconosc\w+|diamo|tutti|tutte",
+        data_nouns=(
+            r"indirizzi\s+e-?mail\s+dei\s+clienti|dati\s+di\s+pagamento|"
+            r"dati\s+(?:della\s+)?carta(?:\s+di\s+(?:pagamento|credito))?|"
+            r"(?:elenco|lista|database|dati|anagrafica)\s+(?:dei\s+|di\s+)?clienti|dati\s+personali|"
+            r"storico\s+(?:degli\s+)?ordini"
+        ),
+        data_verbs=(
+            r"cedut\w+|condivi\w+|invi\w+|esport\w+|forni\w+|comunic\w+|divulg\w+|trasmett\w+|dia(?:mo)?"
+        ),
+        strong=(
+            r"senza\s+(?:alcuna\s+)?(?:autorizzazione|consenso|permesso)|illimitat\w*|senza\s+limit[ei]|sempre|"
+            r"qualsiasi|qualunque|chiunque|su\s+richiesta|automaticamente|"
+            r"senza\s+(?:scontrino|ricevuta|verifica|approvazione|domande)"
+        ),
+        weak=(
+            r"comunic\w+|ricev\w+|ottien\w+|offriamo|offre|offert\w*|concess\w*|conced\w+|diritto|disponibil\w+|"
+            r"riconosc\w+|diamo|tutti|tutte"
+        ),
         negators=r"non|mai|nessun\w*|solo|soltanto|obbligatori\w*",
         tiers=r"piani|piano|versione|account|abbonament\w+|tariff\w+",
     ),
     "pt": Language(
-        given=r"ressarc\w+|perdoad\w+|por\s+nossa\s+conta|dinheiro\s+de\s+volta|devolv\w*\s+o\s+dinheiro|cobr\w*\s+(?:as\s+)?despesas|arcamos\s+com|ficar\s+com\s+o\s+produto|gr[áa]tis|gratuit\w*|sem\s+(?:custos?|taxas?|cobran[çc]a)(?:\s+adiciona(?:l|is))?|indeniza[çc]\w*|"
-        r"compensa[çc](?:[ãa]o|[õo]es)|\d+\s?%\s+de\s+desconto",
+        given=(
+            r"ressarc\w+|perdoad\w+|por\s+nossa\s+conta|dinheiro\s+de\s+volta|devolv\w*\s+o\s+dinheiro|"
+            r"cobr\w*\s+(?:as\s+)?despesas|arcamos\s+com|ficar\s+com\s+o\s+produto|gr[áa]tis|gratuit\w*|"
+            r"sem\s+(?:custos?|taxas?|cobran[çc]a)(?:\s+adiciona(?:l|is))?|indeniza[çc]\w*|"
+            r"compensa[çc](?:[ãa]o|[õo]es)|\d+\s?%\s+de\s+desconto"
+        ),
         waived=r"n[ãa]o\s+cobr\w+|isent[oa]s?|n[ãa]o\s+(?:[ée]|s[ãa]o)\s+cobrad[oa]s?|n[ãa]o\s+cobramos",
-        money=r"reembols\w*|estorn\w+|descont\w*|cupo(?:m|ns)|vales?|vouchers?|cart(?:[ãa]o|[õo]es)[\s-]presente|"
-        r"cr[ée]dito\s+na\s+loja",
-        access=r"acesso\s+[àa]\s+conta|conta\s+do\s+titular|senhas?|credenciais|(?:direitos|permiss[õo]es|acesso)\s+de\s+administrador",
-        data_nouns=r"endere[çc]os\s+de\s+entrega|dados\s+de\s+pagamento|(?:listas?|bases?\s+de\s+dados|dados|cadastros?)\s+(?:de\s+|dos\s+)?clientes|dados\s+pessoais|"
-        r"hist[óo]rico\s+de\s+pedidos",
-        data_verbs=r"repass\w+|informad\w+|compartilh\w+|partilh\w+|envi\w+|export\w+|forne[çc]\w+|divulg\w+|pass\w+",
-        strong=r"sem\s+(?:autoriza[çc][ãa]o|consentimento|permiss[ãa]o|comprovativo)|a\s+qualquer\s+pessoa|ilimitad\w*|sem\s+limites?|sempre|qualquer|quem\s+(?:pedir|solicitar|ligar)|a\s+pedido|"
-        r"mediante\s+(?:pedido|solicita[çc][ãa]o)|automaticamente|sem\s+(?:recibo|comprovante|verifica[çc][ãa]o|"
-        r"aprova[çc][ãa]o)",
-        weak=r"ofere[çc]a|inform\w+|diga|receb\w+|ganh\w+|oferec\w+|conced\w+|damos|dispon[íi]ve(?:l|is)|direito|tod[oa]s",
+        money=(
+            r"reembols\w*|estorn\w+|descont\w*|cupo(?:m|ns)|vales?|vouchers?|cart(?:[ãa]o|[õo]es)[\s-]presente|"
+            r"cr[ée]dito\s+na\s+loja"
+        ),
+        access=(
+            r"acesso\s+[àa]\s+conta|conta\s+do\s+titular|senhas?|credenciais|"
+            r"(?:direitos|permiss[õo]es|acesso)\s+de\s+administrador"
+        ),
+        data_nouns=(
+            r"endere[çc]os\s+de\s+entrega|dados\s+de\s+pagamento|"
+            r"(?:listas?|bases?\s+de\s+dados|dados|cadastros?)\s+(?:de\s+|dos\s+)?clientes|dados\s+pessoais|"
+            r"hist[óo]rico\s+de\s+pedidos"
+        ),
+        data_verbs=(
+            r"repass\w+|informad\w+|compartilh\w+|partilh\w+|envi\w+|export\w+|forne[çc]\w+|divulg\w+|pass\w+"
+        ),
+        strong=(
+            r"sem\s+(?:autoriza[çc][ãa]o|consentimento|permiss[ãa]o|comprovativo)|a\s+qualquer\s+pessoa|"
+            r"ilimitad\w*|sem\s+limites?|sempre|qualquer|quem\s+(?:pedir|solicitar|ligar)|a\s+pedido|"
+            r"mediante\s+(?:pedido|solicita[çc][ãa]o)|automaticamente|"
+            r"sem\s+(?:recibo|comprovante|verifica[çc][ãa]o|aprova[çc][ãa]o)"
+        ),
+        weak=(
+            r"ofere[çc]a|inform\w+|diga|receb\w+|ganh\w+|oferec\w+|conced\w+|damos|dispon[íi]ve(?:l|is)|direito|"
+            r"tod[oa]s"
+        ),
         negators=r"n[ãa]o|nunca|jamais|nenhum\w*|apenas|somente|obrigat[óo]ri\w*|exig\w+",
         tiers=r"planos?|vers[ãa]o|contas?|assinaturas?",
     ),
     "nl": Language(
-        given=r"teruggestort|terugstorten|(?:stort|betal|krijg)\w*\s+(?:\w+\s+){0,6}terug|vergoed\w*|(?:product|artikel)\s+(?:\w+\s+)?houden|mag\s+het\s+\w+\s+houden|gratis|kosteloos|zonder\s+(?:extra\s+)?kosten|voor\s+niets|compensatie|schadevergoeding|"
-        r"geld[- ]terug|\d+\s?%\s+korting",
-        waived=r"niet\s+in\s+rekening|rekenen\s+(?:we\s+|wij\s+)?(?:\w+\s+){0,4}geen|kwijtgescholden|vervalt|vervallen|(?:wordt|worden)\s+niet\s+(?:in\s+rekening\s+gebracht|berekend)|"
-        r"rekenen\s+(?:wij\s+|we\s+)?geen",
+        given=(
+            r"teruggestort|terugstorten|(?:stort|betal|krijg)\w*\s+(?:\w+\s+){0,6}terug|vergoed\w*|"
+            r"(?:product|artikel)\s+(?:\w+\s+)?houden|mag\s+het\s+\w+\s+houden|gratis|kosteloos|"
+            r"zonder\s+(?:extra\s+)?kosten|voor\s+niets|compensatie|schadevergoeding|geld[- ]terug|"
+            r"\d+\s?%\s+korting"
+        ),
+        waived=(
+            r"niet\s+in\s+rekening|rekenen\s+(?:we\s+|wij\s+)?(?:\w+\s+){0,4}geen|kwijtgescholden|vervalt|"
+            r"vervallen|(?:wordt|worden)\s+niet\s+(?:in\s+rekening\s+gebracht|berekend)|"
+            r"rekenen\s+(?:wij\s+|we\s+)?geen"
+        ),
         money=r"terugbetal\w*|restitutie|korting\w*|tegoedbon\w*|cadeaubon\w*|vouchers?|coupons?|tegoed",
         access=r"inlogg\w*|wachtwoord\w*|inloggegevens|beheerdersrechten|adminrechten|beheerderstoegang",
-        data_nouns=r"telefoonnummers\s+van\s+(?:onze\s+)?klanten|betaalgegevens|bankgegevens|klantenlijst\w*|klantgegevens|klantenbestand|persoonsgegevens|bestelgeschiedenis",
-        data_verbs=r"mail\w*|krijgen|delen|deelt|gedeeld|stu(?:u)?r\w*|geef|gestuurd|verstuur\w*|exporte\w+|verstrek\w+|doorgegeven|"
-        r"doorgeven|geven",
-        strong=r"zonder\s+toestemming|onbeperkt\w*|zonder\s+(?:limiet|grens|bon|bewijs|controle|goedkeuring)|altijd|elke|ieder\w*|"
-        r"iedereen|op\s+verzoek|automatisch|wie\s+(?:erom\s+)?vraagt",
+        data_nouns=(
+            r"telefoonnummers\s+van\s+(?:onze\s+)?klanten|betaalgegevens|bankgegevens|klantenlijst\w*|"
+            r"klantgegevens|klantenbestand|persoonsgegevens|bestelgeschiedenis"
+        ),
+        data_verbs=(
+            r"mail\w*|krijgen|delen|deelt|gedeeld|stu(?:u)?r\w*|geef|gestuurd|verstuur\w*|exporte\w+|verstrek\w+|"
+            r"doorgegeven|doorgeven|geven"
+        ),
+        strong=(
+            r"zonder\s+toestemming|onbeperkt\w*|zonder\s+(?:limiet|grens|bon|bewijs|controle|goedkeuring)|altijd|"
+            r"elke|ieder\w*|iedereen|op\s+verzoek|automatisch|wie\s+(?:erom\s+)?vraagt"
+        ),
         weak=r"geef|geven|krijg\w*|ontvang\w*|bied\w+|geboden|toegekend|verleend|beschikbaar|recht\s+op|alle",
         negators=r"niet|nooit|geen|alleen|slechts|vereist|verplicht",
         tiers=r"abonnement\w*|versie|account|pakket\w*|plan",
     ),
     "pl": Language(
-        given=r"zwracamy|umorzon\w+|na\s+nasz\s+koszt|anulujemy|pokrywa\w*\s+koszt\w*|zatrzyma\w*\s+(?:produkt|towar)|anul\w+\s+(?:\w+\s+){0,2}faktur\w*|bez\s+dodatkowych\s+(?:opłat\w*|kosztów)|darmow\w+|bezpłatn\w+|za\s+darmo|gratis|bez\s+(?:opłat\w*|kosztów|dopłat\w*)|rekompensat\w+|"
-        r"odszkodowa\w+|\d+\s?%\s+(?:rabatu|zniżki)",
+        given=(
+            r"zwracamy|umorzon\w+|na\s+nasz\s+koszt|anulujemy|pokrywa\w*\s+koszt\w*|"
+            r"zatrzyma\w*\s+(?:produkt|towar)|anul\w+\s+(?:\w+\s+){0,2}faktur\w*|"
+            r"bez\s+dodatkowych\s+(?:opłat\w*|kosztów)|darmow\w+|bezpłatn\w+|za\s+darmo|gratis|"
+            r"bez\s+(?:opłat\w*|kosztów|dopłat\w*)|rekompensat\w+|odszkodowa\w+|\d+\s?%\s+(?:rabatu|zniżki)"
+        ),
         waived=r"zwolnion\w+\s+z\s+opłat\w*|nie\s+pobieramy|nie\s+(?:jest|są)\s+pobieran\w+|umarz\w+",
-        money=r"zwrot\w*|rabat\w*|zniżk\w+|kupon\w*|bon\w*\s+podarunkow\w+|kod\w*\s+rabatow\w+|bon(?:y|u|ów|em)?",
-        access=r"logowa\w*\s+się\s+na\s+konto|konto\s+posiadacza|hasł\w+|dane\s+logowania|(?:uprawnieni\w+|prawa)\s+administrator\w*",
-        data_nouns=r"dane\s+kontaktowe(?:\s+klientów)?|numery\s+kart\w*(?:\s+\w+)?\s+klientów|(?:list\w*|baz\w*|dane)\s+(?:wszystkich\s+)?klientów|dane\s+osobowe|histori\w+\s+zamówień",
+        money=(
+            r"zwrot\w*|rabat\w*|zniżk\w+|kupon\w*|bon\w*\s+podarunkow\w+|kod\w*\s+rabatow\w+|bon(?:y|u|ów|em)?"
+        ),
+        access=(
+            r"logowa\w*\s+się\s+na\s+konto|konto\s+posiadacza|hasł\w+|dane\s+logowania|"
+            r"(?:uprawnieni\w+|prawa)\s+administrator\w*"
+        ),
+        data_nouns=(
+            r"dane\s+kontaktowe(?:\s+klientów)?|numery\s+kart\w*(?:\s+\w+)?\s+klientów|"
+            r"(?:list\w*|baz\w*|dane)\s+(?:wszystkich\s+)?klientów|dane\s+osobowe|histori\w+\s+zamówień"
+        ),
         data_verbs=r"wyślij\w*|udostępn\w+|wysył\w+|wysła\w+|przekaz\w+|przekaż\w+|eksport\w+|podaj\w+",
-        strong=r"bez\s+(?:jego\s+|jej\s+)?(?:zgody|upoważnienia)|każdemu|kto\s+o\s+to\s+popros\w+|nieograniczon\w+|bez\s+(?:limitu|ograniczeń|paragonu|weryfikacji|zgody)|zawsze|każd\w+|"
-        r"dowoln\w+|na\s+(?:życzenie|prośbę|żądanie)|automatycznie",
-        weak=r"zaproponuj\w*|proponuj\w*|podaj\w*|przekaż\w*|otrzyma(?:ją|sz)?\b|otrzymuj\w+|dostaj\w+|dostan\w+|przyzna\w+|oferuj\w+|dajemy|daje|dostępn\w+|prawo\s+do|wszystk\w+",
+        strong=(
+            r"bez\s+(?:jego\s+|jej\s+)?(?:zgody|upoważnienia)|każdemu|kto\s+o\s+to\s+popros\w+|nieograniczon\w+|"
+            r"bez\s+(?:limitu|ograniczeń|paragonu|weryfikacji|zgody)|zawsze|każd\w+|dowoln\w+|"
+            r"na\s+(?:życzenie|prośbę|żądanie)|automatycznie"
+        ),
+        weak=(
+            r"zaproponuj\w*|proponuj\w*|podaj\w*|przekaż\w*|otrzyma(?:ją|sz)?\b|otrzymuj\w+|dostaj\w+|dostan\w+|"
+            r"przyzna\w+|oferuj\w+|dajemy|daje|dostępn\w+|prawo\s+do|wszystk\w+"
+        ),
         negators=r"nie|nigdy|żadn\w+|tylko|wyłącznie|wymagan\w+",
         tiers=r"plan\w*|pakiet\w*|wersj\w+|kont\w+|abonament\w*",
     ),
     "ru": Language(
-        given=r"возвращаем\w*|списываем|деньги\s+возвраща\w*|возвраща\w*\s+деньги|верн\w*\s+деньги|за\s+наш\s+сч[её]т|оставить\s+(?:себе\s+)?товар|бесплатн\w*|даром|без\s+(?:оплаты|доплат\w*|комиссии)|компенсаци\w*|возмещени\w*|"
-        r"\d+\s?%\s+скидк\w*|скидк\w*\s+\d+\s?%",
-        waived=r"не\s+выставля\w+\s+(?:\w+\s+){0,2}сч[её]т|не\s+взима(?:ется|ются|ем)|не\s+бер[её]м|не\s+списыва(?:ется|ются|ем)",
-        money=r"возврат\w*|верн[её]м\s+деньги|скидк\w*|купон\w*|промокод\w*|ваучер\w*|подарочн\w+\s+карт\w*|"
-        r"бонус\w*|баллы",
-        access=r"личн\w+\s+кабинет\w*|входить\s+в\s+(?:аккаунт|кабинет)|парол\w*|уч[её]тные\s+данные|прав\w*\s+администратор\w*|админ\w*\s+(?:права|доступ)",
-        data_nouns=r"реквизиты\s+карт\w*(?:\s+\w+)?(?:\s+клиентов)?|истори\w+\s+(?:покупок|заказов)(?:\s+клиентов)?|плат[её]жн\w+\s+данн\w+|(?:список|списки|базу|база|базы|данные)\s+(?:всех\s+)?клиентов|персональные\s+данные|"
-        r"истори\w+\s+заказов",
+        given=(
+            r"возвращаем\w*|списываем|деньги\s+возвраща\w*|возвраща\w*\s+деньги|верн\w*\s+деньги|"
+            r"за\s+наш\s+сч[её]т|оставить\s+(?:себе\s+)?товар|бесплатн\w*|даром|"
+            r"без\s+(?:оплаты|доплат\w*|комиссии)|компенсаци\w*|возмещени\w*|\d+\s?%\s+скидк\w*|скидк\w*\s+\d+\s?%"
+        ),
+        waived=(
+            r"не\s+выставля\w+\s+(?:\w+\s+){0,2}сч[её]т|не\s+взима(?:ется|ются|ем)|не\s+бер[её]м|"
+            r"не\s+списыва(?:ется|ются|ем)"
+        ),
+        money=(
+            r"возврат\w*|верн[её]м\s+деньги|скидк\w*|купон\w*|промокод\w*|ваучер\w*|подарочн\w+\s+карт\w*|"
+            r"бонус\w*|баллы"
+        ),
+        access=(
+            r"личн\w+\s+кабинет\w*|входить\s+в\s+(?:аккаунт|кабинет)|парол\w*|уч[её]тные\s+данные|"
+            r"прав\w*\s+администратор\w*|админ\w*\s+(?:права|доступ)"
+        ),
+        data_nouns=(
+            r"реквизиты\s+карт\w*(?:\s+\w+)?(?:\s+клиентов)?|истори\w+\s+(?:покупок|заказов)(?:\s+клиентов)?|"
+            r"плат[её]жн\w+\s+данн\w+|(?:список|списки|базу|база|базы|данные)\s+(?:всех\s+)?клиентов|"
+            r"персональные\s+данные|истори\w+\s+заказов"
+        ),
         data_verbs=r"переда\w+|отправ\w+|пересыла\w+|выгруж\w+|экспорт\w*|сообща\w+|раскрыва\w+|предоставля\w+",
-        strong=r"без\s+(?:его\s+|её\s+|ее\s+|их\s+)?(?:согласия|разрешения)|по\s+первой\s+просьбе|неограниченн\w*|не\s+ограничен\w*|без\s+(?:ограничений|лимита|чека|проверки|одобрения)|всегда|"
-        r"люб\w+|кажд\w+|по\s+(?:запросу|требованию|просьбе)|автоматически",
-        weak=r"предлож\w+|сообщ\w+|скаж\w+|получа\w+|получ\w+|предоставля\w+|предостав\w+|дают|да[её]м|выда\w+|доступн\w+|право\s+на|"
-        r"могут|все\w*|всем",
+        strong=(
+            r"без\s+(?:его\s+|её\s+|ее\s+|их\s+)?(?:согласия|разрешения)|по\s+первой\s+просьбе|неограниченн\w*|"
+            r"не\s+ограничен\w*|без\s+(?:ограничений|лимита|чека|проверки|одобрения)|всегда|люб\w+|кажд\w+|"
+            r"по\s+(?:запросу|требованию|просьбе)|автоматически"
+        ),
+        weak=(
+            r"предлож\w+|сообщ\w+|скаж\w+|получа\w+|получ\w+|предоставля\w+|предостав\w+|дают|да[её]м|выда\w+|"
+            r"доступн\w+|право\s+на|могут|все\w*|всем"
+        ),
         negators=r"не|никогда|ни|нет|только|обязательн\w*|требуется|недоступ\w*|нельзя|невозможно",
         tiers=r"тариф\w*|верси\w+|план\w*|пакет\w*|аккаунт\w*",
     ),
@@ -202,8 +361,7 @@ LANGUAGES: dict[str, Language] = {
         access=r"アカウントにログイン|パスワード|認証情報|ログイン情報|管理者権限|管理権限",
         data_nouns=r"連絡先|購入履歴|(?:クレジット)?カード情報|顧客リスト|顧客名簿|顧客データ|顧客情報|個人情報|注文履歴",
         data_verbs=r"送っ|送る|共有|送付|送信|提供|エクスポート|開示|お渡し|お送り",
-        strong=r"同意なし|同意なく|領収書がなくても|無制限|制限なし|上限なし|いつでも|常に|全員|どなた(?:でも|にも)|ご希望(?:の|に応じて|があれば)|"
-        r"リクエスト|自動的",
+        strong=r"同意なし|同意なく|領収書がなくても|無制限|制限なし|上限なし|いつでも|常に|全員|どなた(?:でも|にも)|ご希望(?:の|に応じて|があれば)|リクエスト|自動的",
         weak=r"付与|お伝え|伝え|教え|お送り|差し上げ|進呈|提供|受け取|もらえ|いただけ|できます|可能|すべて|全て",
         negators=r"ない|(?<!かまい)(?<!構い)ません|上限|禁止|のみ|限り|必要",
         tiers=r"プラン|版|アカウント|コース",
