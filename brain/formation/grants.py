@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..caches import memoize
 from . import grants_languages as languages
 
 MONEY, ACCESS, DATA = languages.MONEY, languages.ACCESS, languages.DATA
@@ -309,6 +310,8 @@ class Grant:
         return f"{self.kind}: {self.subject}" + (f" ({self.effect})" if self.effect else "")
 
 
+# A policy that waits is taught again by every ticket that repeats it, in the same words: read once.
+@memoize("formation-grants", maxsize=8192, keyed_on="a claim's text and whether it is an action (pure)")
 def grant_in(text: str, *, action: bool = False) -> Grant | None:
     """The grant `text` claims, or None when it grants nothing this vocabulary names. `action`: the text is
     a process rule's action (what the agent will do), where a mentioned subject is granted by the verb the
