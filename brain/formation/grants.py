@@ -344,9 +344,8 @@ def _grant(found: tuple[str, re.Match[str]], effect: str) -> Grant:
 def _negated(text: str, match: re.Match[str]) -> bool:
     """A negation or restriction within a few words of `match`, in its clause ("is not transferable", "do not
     offer free shipping", "never shared"); open-ended effects set aside ("no limit on refunds")."""
-    text = _OPEN_ENDED.sub(lambda effect: " " * len(effect.group(0)), text)
     start, end = max(0, match.start() - _NEAR), match.end() + _NEAR
-    before, after = text[start : match.start()], text[match.end() : end]
+    before, after = _blank_effects(text[start : match.start()]), _blank_effects(text[match.end() : end])
     if (
         start > 0 and " " in before
     ):  # whole words only: a cut word is not a word ("nieograniczone" cut to "ni")
@@ -355,6 +354,10 @@ def _negated(text: str, match: re.Match[str]) -> bool:
         after = after.rsplit(None, 1)[0]
     before, after = _CLAUSE.split(before)[-1], _CLAUSE.split(after)[0]
     return bool(_NEGATOR.search(before) or _NEGATOR.search(after))
+
+
+def _blank_effects(window: str) -> str:
+    return _OPEN_ENDED.sub(lambda effect: " " * len(effect.group(0)), window)
 
 
 def _limited(text: str, kind: str, match: re.Match[str]) -> bool:
