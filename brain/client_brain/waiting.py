@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brain.formation.evidence import HELD_TYPES, corroboration, learning_window_days
-from brain.models import BrainScopeKind, Memory, MemoryStatus
+from brain.formation.evidence import HELD_TYPES, corroboration, learning_window_days, policy_grant
+from brain.models import BrainEdge, BrainScopeKind, GraphRelation, Memory, MemoryStatus
 
 WAITING_LIMIT = 50
 
@@ -25,6 +25,7 @@ class WaitingRow:
     customers: int  # different customers whose tickets taught it inside the window
     tickets: int
     needed: int
+    why: str  # what it gives ("gives money: refunds (unlimited)") or the memory in use it contradicts
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,11 @@ def waiting_for_evidence(*, tenant_id: int, limit: int = WAITING_LIMIT) -> Waiti
     )
     window = learning_window_days(tenant_id)
     rows = []
-    for memory in held.order_by("-updated_at", "-id").only("id", "type", "key", "text", "provenance")[:limit]:
+    memories = list(
+        held.order_by("-updated_at", "-id").only("id", "type", "key", "text", "payload", "provenance")[:limit]
+    )
+    contradicted = _contradicted(tenant_id, [memory.pk for memory in memories])
+    for memory in memories:
         support = corroboration(memory.provenance, window_days=window)
         rows.append(
             WaitingRow(
@@ -52,8 +57,39 @@ def waiting_for_evidence(*, tenant_id: int, limit: int = WAITING_LIMIT) -> Waiti
                 customers=support.customers,
                 tickets=support.tickets,
                 needed=support.needed,
+                why=_why(memory, contradicted.get(memory.pk)),
             )
         )
     return WaitingForEvidence(
         rows=rows, total=held.count() if len(rows) == limit else len(rows), window_days=window
     )
+
+
+def _why(memory: Memory, contradicted: tuple[int, str] | None) -> str:
+    grant = policy_grant(memory.type, memory.payload, memory.text)
+    if grant is not None:
+        return f"gives {grant.explain()}"
+    if contradicted is not None:
+        return f"contradicts #{contradicted[0]}: {contradicted[1]}"
+    return "differs from a memory in use"
+
+
+def _contradicted(tenant_id: int, memory_ids: list[int]) -> dict[int, tuple[int, str]]:
+    """For each held memory, an active memory it contradicts (the graph's `contradicts` edge, either way), in one
+    statement."""
+    found: dict[int, tuple[int, str]] = {}
+    edges = (
+        BrainEdge.objects.for_tenant(tenant_id)
+        .filter(relation=GraphRelation.CONTRADICTS)
+        .filter(source__memory_id__in=memory_ids, target__memory__status=MemoryStatus.ACTIVE)
+        .values_list("source__memory_id", "target__memory_id", "target__memory__text")
+    )
+    reverse = (
+        BrainEdge.objects.for_tenant(tenant_id)
+        .filter(relation=GraphRelation.CONTRADICTS)
+        .filter(target__memory_id__in=memory_ids, source__memory__status=MemoryStatus.ACTIVE)
+        .values_list("target__memory_id", "source__memory_id", "source__memory__text")
+    )
+    for held_id, other_id, text in [*edges, *reverse]:
+        found.setdefault(held_id, (other_id, text))
+    return found

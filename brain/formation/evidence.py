@@ -134,20 +134,22 @@ def contradicts_neighbour(text: str, neighbour: Neighbour) -> bool:
     )
 
 
+def policy_grant(type: str, payload, text: str):
+    """What a business fact or process rule grants (`grants.Grant`), or None. A process rule grants through its
+    action (its trigger, "a ticket is about refund", says when it applies, not what it gives); a fact through its
+    whole text."""
+    action = payload.get("action") if type == MemoryType.PROCESS and isinstance(payload, dict) else None
+    if isinstance(action, str) and action.strip():
+        return grant_in(action, action=True)
+    return grant_in(text)
+
+
 def hold_reason(candidate: MemoryCandidate, neighbours: list[Neighbour]) -> dict[str, str | int] | None:
     """Why a new business fact or process rule must wait for corroboration, or None: the grant it makes
-    ({"grant": "money: refunds (unlimited)"}), or the active row it contradicts ({"contradicts": id}).
-
-    A process rule grants through its action (its trigger, "a ticket is about refund", says when it applies,
-    not what it gives); a fact through its whole text."""
+    ({"grant": "money: refunds (unlimited)"}), or the active row it contradicts ({"contradicts": id})."""
     if not held_candidate(candidate):
         return None
-    payload = candidate.payload if isinstance(candidate.payload, dict) else {}
-    action = payload.get("action") if candidate.type == MemoryType.PROCESS else None
-    if isinstance(action, str) and action.strip():
-        grant = grant_in(action, action=True)
-    else:
-        grant = grant_in(candidate.text)
+    grant = policy_grant(candidate.type, candidate.payload, candidate.text)
     if grant is not None:
         return {"grant": grant.explain()}
     for n in neighbours:

@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from brain.api import learn_from_evidence
 from brain.client_brain.waiting import waiting_for_evidence
+from brain.models import Memory
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
@@ -25,6 +26,27 @@ def test_the_dashboard_shows_the_rows_waiting_for_evidence_with_their_count(tena
     assert 'data-testid="waiting-for-evidence"' in page
     assert "Refunds are unlimited for every order." in page
     assert "2 of 3 customers (3 tickets)" in page
+    assert row.why == "gives money: Refunds (unlimited)"
+    assert '<td data-testid="waiting-why">gives money: Refunds (unlimited)</td>' in page
+
+
+def test_a_row_that_negates_a_memory_in_use_says_which(tenant):
+    """Why a row waits: a negation of a standing fact names the fact it contradicts."""
+    standing = "We offer a two-year warranty on all laptops."
+    for n, customer in enumerate(["a@x.test", "b@x.test", "c@x.test"], start=1):
+        learn_from_evidence(solved(tenant, standing, ticket_id=n, customer=customer, subject="Question"))
+    learn_from_evidence(
+        solved(
+            tenant,
+            "We no longer offer a warranty on laptops.",
+            ticket_id=9,
+            customer="m@x.test",
+            subject="Question",
+        )
+    )
+    (row,) = waiting_for_evidence(tenant_id=tenant.pk).rows
+    standing_id = Memory.objects.for_tenant(tenant).get(text=standing).pk
+    assert row.why == f"contradicts #{standing_id}: {standing}"
 
 
 def test_the_dashboard_says_nothing_of_evidence_when_nothing_waits(tenant):
