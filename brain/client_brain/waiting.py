@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Q
+
 from brain.formation.evidence import HELD_TYPES, corroboration, learning_window_days, policy_grant
 from brain.models import BrainEdge, BrainScopeKind, GraphRelation, Memory, MemoryStatus
 
@@ -77,19 +79,20 @@ def _why(memory: Memory, contradicted: tuple[int, str] | None) -> str:
 def _contradicted(tenant_id: int, memory_ids: list[int]) -> dict[int, tuple[int, str]]:
     """For each held memory, an active memory it contradicts (the graph's `contradicts` edge, either way), in one
     statement."""
-    found: dict[int, tuple[int, str]] = {}
+    active = MemoryStatus.ACTIVE
     edges = (
         BrainEdge.objects.for_tenant(tenant_id)
         .filter(relation=GraphRelation.CONTRADICTS)
-        .filter(source__memory_id__in=memory_ids, target__memory__status=MemoryStatus.ACTIVE)
-        .values_list("source__memory_id", "target__memory_id", "target__memory__text")
+        .filter(
+            Q(source__memory_id__in=memory_ids, target__memory__status=active)
+            | Q(target__memory_id__in=memory_ids, source__memory__status=active)
+        )
+        .values_list("source__memory_id", "source__memory__text", "target__memory_id", "target__memory__text")
     )
-    reverse = (
-        BrainEdge.objects.for_tenant(tenant_id)
-        .filter(relation=GraphRelation.CONTRADICTS)
-        .filter(target__memory_id__in=memory_ids, source__memory__status=MemoryStatus.ACTIVE)
-        .values_list("target__memory_id", "source__memory_id", "source__memory__text")
-    )
-    for held_id, other_id, text in [*edges, *reverse]:
-        found.setdefault(held_id, (other_id, text))
+    held, found = set(memory_ids), {}
+    for source_id, source_text, target_id, target_text in edges:
+        if source_id in held:
+            found.setdefault(source_id, (target_id, target_text))
+        if target_id in held:
+            found.setdefault(target_id, (source_id, source_text))
     return found
