@@ -11,8 +11,8 @@ intelligence): `feedback` = [{"ref": "conversation:12", "rating": -1 | 1, "comme
 "strength", "evidence": [refs]}]}.
 
 The local producer: every rated record whose comment says something (three words or more) is a piece of
-evidence; pieces whose comments share most of their content words (token overlap ≥ CLUSTER_OVERLAP, and no
-conflicting numbers) form one cluster; a cluster's support is the sum of its weights. A cluster is proposed
+evidence; pieces whose comments share most of their content words (token overlap ≥ CLUSTER_OVERLAP, no
+conflicting numbers, neither negating the other) form one cluster; a cluster's support is the sum of its weights. A cluster is proposed
 when its support reaches `min_support` and it holds at least one new rating (evidence already seen by an
 earlier pass does not propose again); the heaviest first, at most `max_suggestions`. The text is the comment of
 the cluster's heaviest piece, as the operator wrote it; a cluster of mostly negative ratings proposes a
@@ -30,7 +30,7 @@ from django.conf import settings
 
 from .formation.backstop import duplicates_among
 from .formation.entities import facts_differ
-from .formation.text import content_tokens, numbers_conflict, sentences, token_jaccard
+from .formation.text import content_tokens, numbers_conflict, polarity_conflict, sentences, token_jaccard
 from .providers import ProviderError, get_provider, register_task
 
 logger = logging.getLogger(__name__)
@@ -122,7 +122,11 @@ def local_propose(payload: dict[str, Any]) -> dict[str, Any]:
     for piece in pieces:
         for cluster in clusters:
             head = cluster[0]["text"]
-            if token_jaccard(piece["text"], head) >= overlap and not numbers_conflict(piece["text"], head):
+            if (
+                token_jaccard(piece["text"], head) >= overlap
+                and not numbers_conflict(piece["text"], head)
+                and not polarity_conflict(piece["text"], head)  # "Do not mention ..." is another lesson
+            ):
                 cluster.append(piece)
                 break
         else:

@@ -75,6 +75,21 @@ def test_numbers_that_differ_are_two_lessons(local):
     assert len(proposed) == 2
 
 
+def test_opposite_comments_are_two_lessons_not_one(local):
+    """Found on 52f318b: "Do not mention the 30-day refund window ..." clustered with the comment it contradicts
+    (their content words are the same), so its weight counted as support for the opposite lesson."""
+    opposite = [
+        _item("conversation:1", REFUND, weight=0.6),
+        _item("conversation:2", f"Do not {REFUND[0].lower()}{REFUND[1:]}", weight=0.6),
+    ]
+    assert suggestions_propose(feedback=opposite, min_support=1.0)[0] == []  # neither lesson has the support
+    proposed, _ = suggestions_propose(feedback=opposite, min_support=0.5, max_suggestions=5)
+    assert sorted((p.text, set(p.evidence)) for p in proposed) == [
+        ("Do not mention the 30-day refund window when customers ask about returns.", {"conversation:2"}),
+        (REFUND, {"conversation:1"}),
+    ]
+
+
 def test_the_openai_provider_answer_is_validated_against_the_evidence_it_was_shown(settings):
     with LoopbackOpenAI() as server:
         server.chat_answers.append(
