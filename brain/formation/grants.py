@@ -87,6 +87,9 @@ _GRANTING_ORDER = re.compile(
 # A product tier: "free" beside it names the tier, not a gift (English reads this in the "free" pattern itself).
 _TIER = re.compile(languages.merged("tiers"), re.IGNORECASE)
 _FOREIGN_GIVEN = re.compile(languages.merged("given"), re.IGNORECASE)
+# The other languages' mentioned subjects, built once: an action naming one is read without its verbs (`_orders`).
+_FOREIGN_MONEY, _FOREIGN_ACCESS = languages.merged("money"), languages.merged("access")
+_FOREIGN_MENTIONED = {_FOREIGN_MONEY, _FOREIGN_ACCESS}
 
 # Subjects whose words already say that something is given: a grant wherever they appear, unless negated.
 _GIVEN = _patterns(
@@ -248,10 +251,9 @@ _MENTIONED = _patterns(
         r"workspaces?|dashboards?|systems?|consoles?)\b",
     ),
     (ACCESS, r"\b(?:full|elevated|editor|manager|owner)\s+(?:permissions?|privileges?|rights|roles?)\b"),
-    (MONEY, languages.merged("money")),
-    (ACCESS, languages.merged("access")),
+    (MONEY, _FOREIGN_MONEY),
+    (ACCESS, _FOREIGN_ACCESS),
 )
-_FOREIGN_MENTIONED = {languages.merged("money"), languages.merged("access")}
 
 # Returns, replacements and exchanges are ordinary policy ("Returns are accepted within 30 days."); with an
 # open-ended effect they hand out goods or money without a bound ("Replacements are unlimited.").
