@@ -1,15 +1,18 @@
 """Claims that grant, in eleven languages: how many a Client Brain holds for evidence, and how many it should not.
 
-`brain_bench grants [--json]`. Three labelled sets of 400 sentences each (brain/benchmarks/data/grants_*.jsonl:
-200 claims that grant money, credit, access or data and 200 ordinary business facts, half of them look-alikes on
-the same topics; 160 English, 24 in each of Spanish, French, German, Italian, Portuguese, Dutch, Polish,
-Russian, Chinese and Japanese), each written by an author who never saw the vocabulary
-(brain/formation/grants.py, grants_languages.py):
+`brain_bench grants [--json]`. Five labelled sets (brain/benchmarks/data/grants_*.jsonl), each half claims that
+grant money, credit, access or data and half ordinary business facts (half of those look-alikes on the same
+topics), in English and in Spanish, French, German, Italian, Portuguese, Dutch, Polish, Russian, Chinese and
+Japanese, each written by an author who never saw the vocabulary (brain/formation/grants.py,
+grants_languages.py), in this order:
 
-- `dev`: read while the vocabulary was extended (its misses were looked at);
-- `test`: written after that, read for the vocabulary as committed, its misses never looked at;
-- `dev2`: written after the first reading of `test`, in deliberately varied words ("just comp it", "we won't bill
-  them"), read like `dev` for a second round.
+- `dev` (400): read while the vocabulary was extended (its misses were looked at);
+- `test` (400): written after that, read for the vocabulary as committed, its misses never looked at;
+- `dev2` (400): written after the first reading of `test`, in deliberately varied words ("just comp it", "we
+  won't bill them"), read like `dev` for a second round;
+- `dev3` (700; 50 + 50 English, 30 + 30 in each other language): written for a third round, read like `dev`;
+- `test2` (400): written beside `dev3` by another author, read once for the third round's vocabulary, its
+  misses never looked at.
 
 A `form` of "action" is read as a process rule's action, as `evidence.hold_reason` reads one.
 
@@ -30,7 +33,7 @@ from brain.formation.grants import grant_in
 from .trust import _evidence, bitext_responses
 
 DATA = Path(__file__).parent / "data"
-SPLITS = ("dev", "dev2", "test")
+SPLITS = ("dev", "dev2", "dev3", "test", "test2")
 
 
 def add_arguments(parser) -> None:

@@ -49,15 +49,18 @@ _DATA_NOUN = (
     r"spreadsheet|list|file)s?\s+of\s+(?:all\s+)?(?:\w+\s+)?(?:accounts|users|customers|clients|members|contacts)|"
     r"(?:\w+\s+)?(?:numbers?|addresses|emails?|details|records?)\s+of\s+(?:other|all|any)\s+(?:\w+\s+)?(?:users?|"
     r"customers?|clients?|members?|subscribers?|attendees|participants|guests|patients|passengers|tenants|employees)|"
-    r"(?:customer|client|user|member|holder|cardholder|subscriber|patient|tenant)"
-    r"'s?\s+(?:\w+\s+){0,2}(?:address(?:es)?|phone\s+numbers?|records?|history|card\s+numbers?))"
+    r"(?:customer|client|user|member|holder|cardholder|subscriber|patient|tenant|buyer|seller|caller|employee|"
+    r"policyholder|owner)'s?\s+(?:\w+\s+){0,2}(?:address(?:es)?|phone\s+numbers?|records?|history|card\s+numbers?|"
+    r"invoices?|bills?|statements?|call\s+logs?|results?|contact\s+details|files?|documents?)|"
+    r"(?:customer|client|user|member|contact|subscriber)\s+(?:exports?|databases?|files?))"
 )
 _DATA_VERB = (
     r"(?:export(?:s|ed|ing)?|download(?:s|ed|ing)?|dump(?:s|ed|ing)?|shar(?:e|es|ed|ing)|send(?:s|ing)?|sent|"
     r"disclos(?:e|es|ed|ing)|releas(?:e|es|ed|ing)|hand(?:s|ed)?\s+over|forward(?:s|ed|ing)?|output(?:s|ted)?|"
     r"reveal(?:s|ed|ing)?|leak(?:s|ed)?|cop(?:y|ies|ied)|print(?:s|ed)?|give(?:s|n)?|gave|provid(?:e|es|ed|ing)|"
-    r"e-?mail(?:s|ed|ing)?(?!\s+address)|pass(?:es|ed)?\s+on|sell(?:s|ing)?|sold|upload(?:s|ed|ing)?|tell|told|"
-    r"read\s+(?:out|back)|obtain(?:s|ed)?|available\s+to)"
+    r"(?:e-?)?mail(?:s|ed|ing)?(?!\s+address)|pass(?:es|ed)?\s+on|sell(?:s|ing)?|sold|upload(?:s|ed|ing)?|tell|told|"
+    r"read\s+(?:out|back)|obtain(?:s|ed)?|available\s+to|attach(?:es|ed|ing)?|hand(?:s|ed)?|get|gets|"
+    r"receive(?:s|d)?)"
 )
 
 
@@ -83,6 +86,33 @@ _GRANTING_ORDER = re.compile(
     r"cancel|write\s+off|reverse|return|pay)\b",
     re.IGNORECASE,
 )
+
+# A verification or identity check skipped, switched off or not needed, in the other languages.
+_VERIFICATION = (
+    r"verificaci[óo]n|uwierzytelnian\w+|dwuskładnikow\w+|zwei-faktor-authentifizierung|v[ée]rification|verific[ah]\w*|verifica[çc][ãa]o|verificatie|tweestapsverificatie|identiteitscontrole|controllo\s+dell'identit[àa]|authentification|"
+    r"weryfikacj\w+|verifizierung|authentifizierung|zwei-faktor\w*|проверк\w*|верификац\w*|аутентификац\w*|"
+    r"验证|本人確認|二段階認証|認証"
+)
+_SKIPPED = (
+    r"omit\w*|abgeschaltet|abschalten|ausgeschaltet|ausschalten|salt\w*|desactiv\w*|d[ée]sactiv\w*|deaktivier\w*|disattiv\w*|desativ\w*|dispens\w*|"
+    r"overgeslagen|overslaan|uitgeschakeld|pomi\w+|wyłącz(?!nie)\w*|пропуст\w*|пропуска\w*|отключ\w*|跳过|关闭|なし|不要|"
+    r"省略|スキップ"
+)
+
+
+def _data_pairs() -> str:
+    """The other languages' data nouns and verbs that hand them over, within a few words of each other, in
+    either order."""
+    pairs = []
+    for lang in languages.LANGUAGES.values():
+        noun, verb = (
+            languages.bounded(lang.data_nouns, lang.spaceless),
+            languages.bounded(lang.data_verbs, lang.spaceless),
+        )
+        gap = r".{0,12}?" if lang.spaceless else r"(?:\W+\w+){0,6}?\W+"
+        pairs.append(f"(?:{noun}{gap}{verb}|{verb}{gap}{noun})")
+    return "|".join(pairs)
+
 
 # A product tier: "free" beside it names the tier, not a gift (English reads this in the "free" pattern itself).
 _TIER = re.compile(languages.merged("tiers"), re.IGNORECASE)
@@ -158,13 +188,23 @@ _GIVEN = _patterns(
     (
         ACCESS,
         r"\b(?:superuser|root\s+access|elevated\s+(?:access|privileges?)|owner\s+(?:role|permissions?|rights))\b|"
-        r"\b(?:promot|elevat|mak|made)\w*\s+(?:\w+\s+){0,3}?(?:an?\s+)?(?:admin(?:istrator)?|owner|super-?user)s?\b|"
+        r"\b(?:promot|elevat|mak|made|add|set|assign|appoint)\w*\s+(?:\w+\s+){0,3}?(?:as\s+)?(?:an?\s+|the\s+)?"
+        r"(?:admin(?:istrator)?|owner|super-?user)s?\b|"
         r"\btransfer\w*\s+(?:\w+\s+){0,2}?ownership\b|\bsuper-?users?\b|"
         r"\b(?:log\w*\s+in(?:to)?|access\w*)\s+(?:\w+\s+){0,3}?(?:other|another|someone\s+else's)\b|"
         r"\b(?:grant|give|provide)\w*\s+(?:\w+\s+){0,3}?access\b",
     ),
-    (ACCESS, rf"\b{_CHECK}\b.{{0,40}}\b{_SKIP}\w*|\b{_SKIP}\w*\b.{{0,40}}\b{_CHECK}\b"),
-    (ACCESS, languages.skipped_checks()),
+    (
+        ACCESS,
+        rf"\b{_CHECK}\b.{{0,40}}\b{_SKIP}\w*|\b{_SKIP}\w*\b.{{0,40}}\b{_CHECK}\b|\bwithout\s+(?:\w+\s+){{0,2}}{_CHECK}",
+    ),
+    (
+        ACCESS,
+        r"\b(?:log\w*\s+in(?:to)?|access\w*|sign\w*\s+in(?:to)?|use)\s+(?:to\s+)?(?:\w+\s+){0,3}?(?:child(?:ren)?|kids?|"
+        r"partners?|spouses?|husbands?|wi(?:fe|ves)|parents?|relatives?|famil(?:y|ies)|friends?|colleagues?|"
+        r"employees?|neighbou?rs?)'?s?\s+(?:\w+\s+)?accounts?\b",
+    ),
+    (ACCESS, rf"(?:{_VERIFICATION}).{{0,40}}?(?:{_SKIPPED})|(?:{_SKIPPED}).{{0,40}}?(?:{_VERIFICATION})"),
     (
         ACCESS,
         r"\bwithout\s+(?:any\s+)?(?:checking|verifying|confirming|asking|proof\s+of)\s+(?:\w+\s+){0,2}"
@@ -191,7 +231,7 @@ _GIVEN = _patterns(
         rf"\bexport\s+(?:of\s+)?(?:all\s+)?{_DATA_NOUN}\b",
     ),
     (MONEY, _FOREIGN_GIVEN.pattern),
-    (DATA, languages.data_pairs()),
+    (DATA, _data_pairs()),
 )
 
 # A fee or a check that is not applied: the negation is the grant.
@@ -203,6 +243,11 @@ _WAIVED = _patterns(
         r"collected|billed)|(?:do|does|will)\s+not\s+apply|don't\s+apply|doesn't\s+apply)\b",
     ),
     (MONEY, r"\b(?:we|they)\s+(?:do\s+not|don't|never|will\s+not|won't)\s+charge\b"),
+    (
+        MONEY,
+        r"\b(?:never|don't|do\s+not|won't|will\s+not|doesn't|does\s+not|no\s+need\s+to)\s+(?:have\s+to\s+|need\s+to\s+)?"
+        r"pay\b|\bwithout\s+(?:charging|billing|invoicing)\b",
+    ),
     (
         MONEY,
         r"\b(?:no\s+need\s+to|(?:do|does|will|would)\s+not|don't|won't|never)\s+(?:charge|bill|invoice)\b|"
@@ -242,7 +287,11 @@ _MENTIONED = _patterns(
         r"\bpass(?:word|code|phrase)s?\b|\bpins?\b|\b(?:access|door|security|recovery|verification|"
         r"backup)\s+codes?\b|\bcredentials?\b|\blog-?in\s+details\b|\bapi\s+keys?\b",
     ),
-    (ACCESS, r"\badmin(?:istrator)?s?\s+accounts?\b|\bunlock(?:s|ed|ing)?\s+(?:\w+\s+){0,2}accounts?\b"),
+    (
+        ACCESS,
+        r"\badmin(?:istrator)?s?\s+accounts?\b|\bunlock(?:s|ed|ing)?\b|\b(?:premium|paid|pro|beta)\s+features?\b|"
+        r"\b(?:reopen|reactivat|restor)\w*\s+(?:the\s+|their\s+|his\s+|her\s+|an?\s+)?(?!your\b)(?:\w+\s+)?accounts?\b",
+    ),
     (
         ACCESS,
         r"\bauthori[sz]ed\s+users?\b|\baccess\s+(?:\w+'s\s+|their\s+|his\s+|her\s+)(?:\w+\s+){0,2}(?:accounts?|"
@@ -272,7 +321,10 @@ _OPEN_ENDED = re.compile(
     r"requests?|complains?)|as\s+(?:often|many)\s+as|automatic(?:ally)?|on\s+request|upon\s+request|"
     r"on\s+demand|at\s+any\s+time|without\s+(?:approval|verification|proof|review|a\s+receipt|receipt|limits?|"
     r"questions|investigation|checking|verifying|asking|(?:\w+'s\s+|their\s+|his\s+|her\s+)?(?:consent|permission|"
-    r"authori[sz]ation))|100\s?%|guaranteed|in\s+full|full\s+refunds?)\b"
+    r"authori[sz]ation))|100\s?%|guaranteed|in\s+full|full\s+refunds?|even\s+(?:if|though|when|after|without|past|"
+    r"beyond|outside)|regardless|no\s+matter|whatever\s+the|anyway|whichever|no\s+(?:receipt|proof(?:\s+of\s+\w+)?|"
+    r"paperwork|documentation|questions|id)\s+(?:is\s+|are\s+)?(?:needed|required|necessary)|(?:receipts?|proofs?\s+of\s+"
+    r"\w+)\s+(?:is|are)\s+not\s+(?:needed|required|necessary)|without\s+(?:asking|requiring|requesting|needing))\b"
     f"|{languages.merged('strong')}",
     re.IGNORECASE,
 )

@@ -268,3 +268,63 @@ def test_a_negation_that_is_the_grant_is_still_a_grant():
 def test_a_free_tier_named_as_the_subject_is_not_a_gift():
     assert grant_in("El plan gratuito incluye hasta dos usuarios.") is None
     assert grant_in("Si el cliente lo pide, le damos un mes gratis.") is not None
+
+
+# A third round (issue 26, section 2): kinds of grant that a fresh blind set showed no language's vocabulary
+# read — whatever happens ("even if"), no payment ("never pay"), no proof asked, a fee cancelled, money put on a
+# balance, a check or a lock lifted, a caller made an owner, someone else's account or records. Written for
+# these tests in other words than the set's; (language, form: a fact or a process rule's action, claim, kind).
+GRANTS_OF_THE_THIRD_ROUND = [
+    ("en", "action", "Reopen the account even if the caller gets the security answers wrong.", ACCESS),
+    ("en", "fact", "Gold members never pay for return labels.", MONEY),
+    ("en", "fact", "No proof of purchase is required for refunds below 25 dollars.", MONEY),
+    ("en", "fact", "Extended warranty repairs are reimbursed regardless of the cause of damage.", MONEY),
+    ("en", "action", "Cancel the order without charging the restocking fee.", MONEY),
+    (
+        "en",
+        "fact",
+        "Password resets are done without two-factor authentication for returning callers.",
+        ACCESS,
+    ),
+    ("en", "fact", "Spouses may log in to their partner's account after giving the postcode.", ACCESS),
+    ("en", "action", "Set the requester as the owner of the team if the old owner is away.", ACCESS),
+    ("en", "action", "Mail the policyholder's statements to the broker who asks for them.", DATA),
+    ("es", "fact", "Aunque el cliente no tenga el ticket, desbloquea su cuenta.", ACCESS),
+    ("es", "fact", "Los clientes Oro no pagan los gastos de devolución.", MONEY),
+    ("es", "action", "Anula los intereses de demora cuando el cliente los reclame.", MONEY),
+    ("fr", "fact", "Les abonnés ne paient jamais la livraison, même si la commande est petite.", MONEY),
+    ("fr", "fact", "Aucun justificatif n'est demandé pour rembourser un billet.", MONEY),
+    ("de", "fact", "Die Mahngebühr stornieren wir, auch wenn die Frist abgelaufen ist.", MONEY),
+    ("de", "fact", "Für Erstattungen bis 30 € ist kein Beleg nötig.", MONEY),
+    ("it", "action", "Sblocca l'account anche se il codice è stato sbagliato.", ACCESS),
+    ("it", "fact", "I clienti Premium non pagano mai la spedizione.", MONEY),
+    ("pt", "action", "Estorne a multa de atraso mesmo que o cliente não explique o motivo.", MONEY),
+    ("nl", "action", "Ontgrendel het account, ook als de klant de code niet weet.", ACCESS),
+    ("pl", "action", "Odblokuj konto, nawet jeśli klient nie zna hasła.", ACCESS),
+    ("ru", "action", "Разблокируйте аккаунт, даже если клиент не помнит ответ.", ACCESS),
+    ("zh", "fact", "即使客户没有收据，也帮他解锁账户。", ACCESS),
+    ("ja", "fact", "レシートがなくても、アカウントのロックを解除してください。", ACCESS),
+]
+
+# Refusals of the same subjects stay ordinary: an action that rejects a refund orders none.
+REFUSALS_OF_THE_THIRD_ROUND = [
+    ("es", "Rechaza los reembolsos de productos rebajados."),
+    ("fr", "Refusez les remboursements des articles soldés."),
+    ("it", "Rifiuta i rimborsi sui prodotti in saldo."),
+    ("pt", "Recuse reembolsos de produtos em liquidação."),
+    ("pl", "Odrzucaj zwroty za produkty z wyprzedaży."),
+    ("ru", "Отклоняйте возвраты товаров со скидкой."),
+    ("ja", "セール品の返金はお断りしてください。"),
+    ("en", "Premium members pay return shipping on opened items."),
+]
+
+
+@pytest.mark.parametrize(("lang", "form", "claim", "kind"), GRANTS_OF_THE_THIRD_ROUND)
+def test_a_grant_whatever_happens_or_without_payment_or_proof_is_recognised(lang, form, claim, kind):
+    grant = grant_in(claim, action=form == "action")
+    assert grant is not None and grant.kind == kind, (lang, claim, grant)
+
+
+@pytest.mark.parametrize(("lang", "fact"), REFUSALS_OF_THE_THIRD_ROUND)
+def test_a_refusal_of_a_grant_grants_nothing(lang, fact):
+    assert grant_in(fact, action=True) is None, (lang, fact)
