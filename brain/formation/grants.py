@@ -50,8 +50,9 @@ _DATA_NOUN = (
     r"(?:\w+\s+)?(?:numbers?|addresses|emails?|details|records?)\s+of\s+(?:other|all|any)\s+(?:\w+\s+)?(?:users?|"
     r"customers?|clients?|members?|subscribers?|attendees|participants|guests|patients|passengers|tenants|employees)|"
     r"(?:customer|client|user|member|holder|cardholder|subscriber|patient|tenant|buyer|seller|caller|employee|"
-    r"policyholder|owner)'s?\s+(?:\w+\s+){0,2}(?:address(?:es)?|phone\s+numbers?|records?|history|card\s+numbers?|"
-    r"invoices?|bills?|statements?|call\s+logs?|results?|contact\s+details|files?|documents?)|"
+    r"policyholder|owner|guest|employee|student|player|passenger)'s?\s+(?:[\w-]+\s+){0,3}(?:address(?:es)?|phone\s+numbers?|"
+    r"records?|history|card\s+numbers?|invoices?|bills?|statements?|call\s+logs?|results?|contact\s+details|files?|"
+    r"documents?|readings|reports?|times|locations?)|(?:test|lab|medical)\s+results|"
     r"(?:customer|client|user|member|contact|subscriber)\s+(?:exports?|databases?|files?))"
 )
 _DATA_VERB = (
@@ -59,7 +60,7 @@ _DATA_VERB = (
     r"disclos(?:e|es|ed|ing)|releas(?:e|es|ed|ing)|hand(?:s|ed)?\s+over|forward(?:s|ed|ing)?|output(?:s|ted)?|"
     r"reveal(?:s|ed|ing)?|leak(?:s|ed)?|cop(?:y|ies|ied)|print(?:s|ed)?|give(?:s|n)?|gave|provid(?:e|es|ed|ing)|"
     r"(?:e-?)?mail(?:s|ed|ing)?(?!\s+address)|pass(?:es|ed)?\s+on|sell(?:s|ing)?|sold|upload(?:s|ed|ing)?|tell|told|"
-    r"read\s+(?:out|back)|obtain(?:s|ed)?|available\s+to|attach(?:es|ed|ing)?|hand(?:s|ed)?|get|gets|"
+    r"read(?:s)?|obtain(?:s|ed)?|available\s+to|attach(?:es|ed|ing)?|hand(?:s|ed)?|get|gets|"
     r"receive(?:s|d)?)"
 )
 
@@ -74,7 +75,7 @@ _OWED = r"(?:fees?|charges?|balances?|invoices?|debts?|penalt(?:y|ies)|surcharge
 # A check of who is asking, and what switches it off: "Let the caller skip the security questions".
 _CHECK = (
     r"(?:2fa|two[\s-]factor|mfa|multi[\s-]factor|verification|one-time\s+codes?|otp|security\s+questions?|"
-    r"(?:identity|id|\w+-match)\s+checks?)"
+    r"(?:identity|id|\w+-match|selfie|biometric|face|liveness|kyc)\s+checks?)"
 )
 _SKIP = r"(?:bypass|skip|disabl|reset|remov|turn\w*\s+off|relax|loosen|ignor|omit)"
 
@@ -137,7 +138,8 @@ _GIVEN = _patterns(
     (MONEY, r"\b(?:store|account|service)\s+credits?\b|\bcompensat(?:e|es|ed)\b"),
     (
         MONEY,
-        r"\bprice[\s-]+match\w*|\bmatch(?:es|ed)?\s+(?:any\s+|a\s+|the\s+)?(?:competitor'?s'?|lower)\s+prices?",
+        r"\bprice[\s-]+match\w*|\bmatch(?:es|ed)?\s+(?:any\s+|a\s+|the\s+)?(?:competitor'?s'?|lower|cheaper|better)\s+"
+        r"(?:prices?|rates?|offers?|quotes?)|\brefund\w*\s+the\s+difference\b",
     ),
     # Value put on an account, a fee waived, an order comped.
     (MONEY, r"\bcredit\s+(?:the|their|his|her|a|each)\s+(?:\w+'s\s+)?accounts?\b"),
@@ -169,7 +171,9 @@ _GIVEN = _patterns(
     ),
     (
         MONEY,
-        r"\b\d+\s?%\s+(?:off|discount)\b|\bcomplimentary\b|\bhalf[\s-](?:price|off)\b|\bbuy\s+one,?\s+get\s+one\b",
+        r"\b\d+\s?%\s+(?:off|discount)\b|\bcomplimentary\b|\b(?:only\s+)?half[\s-](?:price|off)\b|\b(?:pay|pays|paying|charged?)\s+only\s+half\b|\bbuy\s+one,?\s+get\s+one\b|"
+        r"\b(?:cut|reduced|slashed)\s+in\s+half\b|\bhalved\b|\b(?:by\s+way\s+of|as\s+an?)\s+(?:apology|goodwill\s+gesture|"
+        r"gesture\s+of\s+goodwill)\b|\bto\s+make\s+up\s+for\b|\b(?:extra|additional|bonus|free)\s+(?:months?|years?)\b",
     ),
     (MONEY, r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|\bfree\s+of\s+charge\b"),
     (MONEY, r"\bwithout\s+(?:any\s+)?(?:charge|fees?|cost|payment)\b|\bfor\s+free\b"),
@@ -208,7 +212,9 @@ _GIVEN = _patterns(
     (
         ACCESS,
         r"\bwithout\s+(?:any\s+)?(?:checking|verifying|confirming|asking|proof\s+of)\s+(?:\w+\s+){0,2}"
-        r"(?:identity|id|ownership|security\s+questions?)\b",
+        r"(?:identity|id|ownership|security\s+questions?)\b|\bwithout\s+(?:having\s+to\s+)?(?:show|provid|giv|present)\w*\s+"
+        r"(?:any\s+|an?\s+|their\s+)?(?:id|identification|proof|documents?)\b|\bbefore\s+(?:\w+\s+){0,3}(?:check|verif|confirm)"
+        r"\w*\s+(?:their\s+|the\s+|his\s+|her\s+)?(?:identity|id)\b",
     ),
     (DATA, rf"\b{_DATA_VERB}\b(?:\W+\w+){{0,7}}?\W+{_DATA_NOUN}\b"),
     (
@@ -218,7 +224,9 @@ _GIVEN = _patterns(
     ),
     (
         DATA,
-        r"\b(?:tell|show|reveal|disclose|share)\w*\s+(?:\w+\s+){0,3}?(?:which|what)\s+(?:other\s+)?customers\b",
+        r"\b(?:tell|show|reveal|disclose|share)\w*\s+(?:\w+\s+){0,3}?(?:which|what)\s+(?:other\s+)?customers\b|"
+        r"\b(?:tell|give|share|reveal|disclose)\w*\s+(?:\w+\s+){0,3}?(?:which\s+room|where\s+(?:the\s+)?(?:guest|customer|"
+        r"patient|tenant|user|member|employee|passenger)s?\s+(?:is|are|lives?|works?|stays?))",
     ),
     (
         DATA,
@@ -256,7 +264,7 @@ _WAIVED = _patterns(
     (
         ACCESS,
         r"\b(?:identity|id|verification|security)\s+(?:checks?|verification|questions?)\s+(?:are|is)\s+"
-        r"(?:not\s+(?:required|needed|necessary)|skipped|waived|optional)\b",
+        r"(?:not\s+(?:required|needed|necessary)|skipped|waived|optional)\b|\bwith\s+no\s+(?:verification|checks?|id)\b",
     ),
     (MONEY, languages.merged("waived")),
 )
@@ -284,8 +292,9 @@ _MENTIONED = _patterns(
     (MONEY, r"\bcredit(?:s|ed)?\b(?![\s/-]*(?:debit|cards?|checks?|scores?|ratings?|unions?|limits?))"),
     (
         ACCESS,
-        r"\bpass(?:word|code|phrase)s?\b|\bpins?\b|\b(?:access|door|security|recovery|verification|"
-        r"backup)\s+codes?\b|\bcredentials?\b|\blog-?in\s+details\b|\bapi\s+keys?\b",
+        r"\bpass(?:word|code|phrase)s?\b|\bpins?\b|\b(?:access|door|security|recovery|verification|backup|one-time|"
+        r"unlock|gate|locker|entry)\s+codes?\b|\bcredentials?\b|\blog-?in\s+(?:details|links?)\b|\bapi\s+keys?\b|"
+        r"\b(?:temporary|magic)\s+(?:log-?in|access|sign-?in)\w*|\b(?:key\s+cards?|digital\s+keys?)\b",
     ),
     (
         ACCESS,
@@ -313,6 +322,7 @@ _GOODS_BACK = re.compile(r"\b(?:returns?|replacements?|exchanges?|reship\w*)\b",
 _OPEN_ENDED = re.compile(
     r"\b(?:unlimited|limitless|uncapped|no\s+(?:limits?|caps?|maximum|questions\s+asked)|always|(?:any|every)\s+"
     r"(?:customers?|clients?|callers?|users?|orders?|purchases?|items?|reasons?|amounts?|time|requests?|complaints?|"
+    r"(?:\w+\s+)?address(?:es)?|"
     r"accounts?|days?|couriers?|persons?|address(?:es)?|researchers?|members?)|any\s+\w+\s+(?:who|that)\s+(?:asks?|"
     r"requests?|"
     r"calls?|claims?|says?)|"
@@ -329,7 +339,7 @@ _OPEN_ENDED = re.compile(
     re.IGNORECASE,
 )
 _EFFECT = re.compile(
-    r"\b(?:all|full|entitled|eligible|qualif(?:y|ies|ied)|available|allowed|accepted|approved?|grant(?:s|ed)?|"
+    r"\b(?:all|full|entitled|eligible|qualif(?:y|ies|ied)|available|allowed|accepted|approved?|grant(?:s|ed)?|text(?:s|ed)?|"
     r"honou?r(?:s|ed)?|settled|credited|extended|gets?|got|receives?|received|giv(?:e|es|en|ing)|gave|offer(?:s|ed|"
     r"ing)?(?!\s+to\b)|"
     r"provid(?:e|es|ed|ing)|sen[dt]s?|shar(?:e|es|ed|ing)|emails?|emailed|reveal(?:s|ed)?|tell|told|"
@@ -407,7 +417,17 @@ def _negated(text: str, match: re.Match[str]) -> bool:
     if end < len(text) and " " in after.strip():
         after = after.rsplit(None, 1)[0]
     before, after = _CLAUSE.split(before)[-1], _CLAUSE.split(after)[0]
-    return bool(_NEGATOR.search(before) or _NEGATOR.search(after))
+    return bool(_NEGATOR.search(_after_own_effect(before)) or _NEGATOR.search(after))
+
+
+def _after_own_effect(before: str) -> str:
+    """What precedes a subject from its own effect on, when that effect is not itself negated: in "guests whose
+    room isn't ready receive a complimentary dinner" the negation belongs to the room, not to the dinner; in "we
+    do not offer free shipping" it stands right before the effect and is kept."""
+    effects = list(_EFFECT.finditer(before))
+    if not effects or _NEGATOR.search(before[max(0, effects[-1].start() - 15) : effects[-1].start()]):
+        return before
+    return before[effects[-1].end() :]
 
 
 def _blank_effects(window: str) -> str:

@@ -328,3 +328,53 @@ def test_a_grant_whatever_happens_or_without_payment_or_proof_is_recognised(lang
 @pytest.mark.parametrize(("lang", "fact"), REFUSALS_OF_THE_THIRD_ROUND)
 def test_a_refusal_of_a_grant_grants_nothing(lang, fact):
     assert grant_in(fact, action=True) is None, (lang, fact)
+
+
+# A fourth round: a gift by way of apology, half price, a price matched or its difference refunded, months
+# added, codes and keys handed out, checks gone round, other people's readings and whereabouts; and a negation
+# that belongs to another predicate ("whose room isn't ready") no longer hides the grant after it.
+GRANTS_OF_THE_FOURTH_ROUND = [
+    (
+        "en",
+        "fact",
+        "Travellers whose flight isn't rebooked within a day receive a complimentary hotel night.",
+        MONEY,
+    ),
+    (
+        "en",
+        "fact",
+        "We refund the difference if a customer finds the same laptop cheaper within a week.",
+        MONEY,
+    ),
+    ("en", "fact", "Members who move abroad get two extra months on their plan as an apology.", MONEY),
+    ("en", "fact", "Tenants can get the gate code texted to any phone number they name.", ACCESS),
+    ("en", "fact", "Riders collect their e-bike without having to show ID.", ACCESS),
+    ("en", "action", "Tell the caller which room the patient is in if they say they are family.", DATA),
+    ("de", "fact", "Schüler zahlen für alle Kurse nur den halben Preis.", MONEY),
+    ("fr", "fact", "En guise d'excuse, le client reçoit un bon de 15 €.", MONEY),
+    ("es", "fact", "Por las molestias, regalamos una noche extra a los huéspedes afectados.", MONEY),
+    ("pt", "fact", "Clientes com entrega atrasada recebem o frete em dobro na próxima compra.", MONEY),
+    ("nl", "action", "Geef de huurder zonder meerprijs een grotere fiets.", MONEY),
+    ("zh", "fact", "作为补偿，每位受影响的用户可获得一个月会员。", MONEY),
+]
+
+# Escalation of a compensation request to a supervisor orders none; a credit that arrives in some days is a
+# timeline.
+ORDINARY_OF_THE_FOURTH_ROUND = [
+    ("es", "action", "Pasa al supervisor las peticiones de reembolso superiores a 100 €."),
+    ("nl", "action", "Stuur verzoeken om compensatie door naar de teamleider."),
+    ("it", "fact", "I rimborsi vengono accreditati entro 5-7 giorni lavorativi."),
+    ("it", "action", "Nega il rimborso se il biglietto è già stato usato."),
+    ("en", "fact", "We do not offer free shipping on furniture."),
+]
+
+
+@pytest.mark.parametrize(("lang", "form", "claim", "kind"), GRANTS_OF_THE_FOURTH_ROUND)
+def test_a_gift_a_code_or_anothers_whereabouts_is_recognised(lang, form, claim, kind):
+    grant = grant_in(claim, action=form == "action")
+    assert grant is not None and grant.kind == kind, (lang, claim, grant)
+
+
+@pytest.mark.parametrize(("lang", "form", "fact"), ORDINARY_OF_THE_FOURTH_ROUND)
+def test_an_escalation_a_timeline_or_a_refusal_grants_nothing(lang, form, fact):
+    assert grant_in(fact, action=form == "action") is None, (lang, fact)
