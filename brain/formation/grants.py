@@ -421,13 +421,20 @@ def _negated(text: str, match: re.Match[str]) -> bool:
 
 
 def _after_own_effect(before: str) -> str:
-    """What precedes a subject from its own effect on, when that effect is not itself negated: in "guests whose
-    room isn't ready receive a complimentary dinner" the negation belongs to the room, not to the dinner; in "we
-    do not offer free shipping" it stands right before the effect and is kept."""
+    """What precedes a subject from its own effect (or the auxiliary of a passive one) on, when that is not itself
+    negated: in "guests whose room isn't ready receive a complimentary dinner" and "buyers whose parcel never
+    shows up are reimbursed" the negation belongs to the room and the parcel; in "we do not offer free shipping"
+    and "refunds are not issued" it stands right before the effect and is kept."""
     effects = list(_EFFECT.finditer(before))
-    if not effects or _NEGATOR.search(before[max(0, effects[-1].start() - 15) : effects[-1].start()]):
-        return before
-    return before[effects[-1].end() :]
+    auxiliary = _AUXILIARY.search(before)
+    last, words = (auxiliary, 1) if auxiliary else (effects[-1] if effects else None, 2)
+    if last is None or _NEGATOR.search(" ".join(before[: last.start()].split()[-words:])):
+        return before  # "we do not offer ...", "we never give ...": the effect itself is negated
+    return before[last.end() :]
+
+
+# A passive's auxiliary: "... are reimbursed", "... get refunded".
+_AUXILIARY = re.compile(r"\b(?:are|is|were|was|get|gets|got|will\s+be|can\s+be|be)\s*$", re.IGNORECASE)
 
 
 def _blank_effects(window: str) -> str:

@@ -337,6 +337,12 @@ GRANTS_OF_THE_FOURTH_ROUND = [
     (
         "en",
         "fact",
+        "Passengers whose bags never arrive are reimbursed in full, whatever the airline says.",
+        MONEY,
+    ),
+    (
+        "en",
+        "fact",
         "Travellers whose flight isn't rebooked within a day receive a complimentary hotel night.",
         MONEY,
     ),
@@ -366,6 +372,7 @@ ORDINARY_OF_THE_FOURTH_ROUND = [
     ("it", "fact", "I rimborsi vengono accreditati entro 5-7 giorni lavorativi."),
     ("it", "action", "Nega il rimborso se il biglietto è già stato usato."),
     ("en", "fact", "We do not offer free shipping on furniture."),
+    ("en", "fact", "Return shipping costs are not reimbursed."),
 ]
 
 
