@@ -385,3 +385,15 @@ def test_a_gift_a_code_or_anothers_whereabouts_is_recognised(lang, form, claim, 
 @pytest.mark.parametrize(("lang", "form", "fact"), ORDINARY_OF_THE_FOURTH_ROUND)
 def test_an_escalation_a_timeline_or_a_refusal_grants_nothing(lang, form, fact):
     assert grant_in(fact, action=form == "action") is None, (lang, fact)
+
+
+# A condition in Japanese ends with "場合は", "なら", "たら", "れば" or an ideographic comma: its negation
+# ("用意できない場合は") is its own, not the grant's after it. Discounts written as what is paid: "五折" (50%
+# of the price), "вдвое дешевле" (half as dear); "全額お返しします" (the whole amount given back).
+def test_a_condition_of_its_own_does_not_negate_the_grant_after_it():
+    assert grant_in("お部屋が用意できない場合は、無料で上のクラスにアップグレードします。").kind == MONEY
+    assert grant_in("在庫がなければ、送料無料で代替品をお送りします。").kind == MONEY
+    assert grant_in("無料のアップグレードは行っておりません。") is None
+    assert grant_in("学生购买软件一律五折。").kind == MONEY
+    assert grant_in("Студентам подписка обходится вдвое дешевле.").kind == MONEY
+    assert grant_in("退会時は残りの会費を全額お返しします。").kind == MONEY
