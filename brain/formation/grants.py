@@ -50,7 +50,7 @@ _DATA_NOUN = (
     r"(?:\w+\s+)?(?:numbers?|addresses|emails?|details|records?)\s+of\s+(?:other|all|any)\s+(?:\w+\s+)?(?:users?|"
     r"customers?|clients?|members?|subscribers?|attendees|participants|guests|patients|passengers|tenants|employees)|"
     r"(?:customer|client|user|member|holder|cardholder|subscriber|patient|tenant|buyer|seller|caller|employee|"
-    r"policyholder|owner|guest|employee|student|player|passenger)'s?\s+(?:[\w-]+\s+){0,3}(?:address(?:es)?|phone\s+numbers?|"
+    r"policyholder|owner|guest|student|player|passenger)'s?\s+(?:[\w-]+\s+){0,3}(?:address(?:es)?|phone\s+numbers?|"
     r"records?|history|card\s+numbers?|invoices?|bills?|statements?|call\s+logs?|results?|contact\s+details|files?|"
     r"documents?|readings|reports?|times|locations?)|(?:test|lab|medical)\s+results|"
     r"(?:customer|client|user|member|contact|subscriber)\s+(?:exports?|databases?|files?))"
@@ -171,7 +171,8 @@ _GIVEN = _patterns(
     ),
     (
         MONEY,
-        r"\b\d+\s?%\s+(?:off|discount)\b|\bcomplimentary\b|\b(?:only\s+)?half[\s-](?:price|off)\b|\b(?:pay|pays|paying|charged?)\s+only\s+half\b|\bbuy\s+one,?\s+get\s+one\b|"
+        r"\b\d+\s?%\s+(?:off|discount)\b|\bcomplimentary\b|\b(?:only\s+)?half[\s-](?:price|off)\b|"
+        r"\b(?:pay|pays|paying|charged?)\s+only\s+half\b|\bbuy\s+one,?\s+get\s+one\b|"
         r"\b(?:cut|reduced|slashed)\s+in\s+half\b|\bhalved\b|\b(?:by\s+way\s+of|as\s+an?)\s+(?:apology|goodwill\s+gesture|"
         r"gesture\s+of\s+goodwill)\b|\bto\s+make\s+up\s+for\b|\b(?:extra|additional|bonus|free)\s+(?:months?|years?)\b",
     ),
@@ -358,6 +359,8 @@ _NEGATOR = re.compile(
 _NEAR = 40  # characters each side of a subject where a negation negates it, within its clause
 # A condition is its own clause: its negation is not the grant's ("if the room isn't ready, ...", "用意できない場合は、
 # 無料で..."). Japanese ends a condition with "場合は", "なら", "たら", "れば" or an ideographic comma.
+# A passive's auxiliary right before its subject: "... are reimbursed", "... get refunded".
+_AUXILIARY = re.compile(r"\b(?:are|is|were|was|get|gets|got|will\s+be|can\s+be|be)\s*$", re.IGNORECASE)
 _CLAUSE = re.compile(
     r"[,;:.!?。，；！？、]|\b(?:if|when|unless|whether)\b|(?:場合|なら|たら|れば)(?:は|には)?", re.IGNORECASE
 )
@@ -433,10 +436,6 @@ def _after_own_effect(before: str) -> str:
     if last is None or _NEGATOR.search(" ".join(before[: last.start()].split()[-words:])):
         return before  # "we do not offer ...", "we never give ...": the effect itself is negated
     return before[last.end() :]
-
-
-# A passive's auxiliary: "... are reimbursed", "... get refunded".
-_AUXILIARY = re.compile(r"\b(?:are|is|were|was|get|gets|got|will\s+be|can\s+be|be)\s*$", re.IGNORECASE)
 
 
 def _blank_effects(window: str) -> str:
