@@ -357,10 +357,10 @@ _NEGATOR = re.compile(
     re.IGNORECASE,
 )
 _NEAR = 40  # characters each side of a subject where a negation negates it, within its clause
-# A condition is its own clause: its negation is not the grant's ("if the room isn't ready, ...", "用意できない場合は、
-# 無料で..."). Japanese ends a condition with "場合は", "なら", "たら", "れば" or an ideographic comma.
 # A passive's auxiliary right before its subject: "... are reimbursed", "... get refunded".
 _AUXILIARY = re.compile(r"\b(?:are|is|were|was|get|gets|got|will\s+be|can\s+be|be)\s*$", re.IGNORECASE)
+# A condition is its own clause: its negation is not the grant's ("if the room isn't ready, ...", "用意できない場合は、
+# 無料で..."). Japanese ends a condition with "場合は", "なら", "たら", "れば" or an ideographic comma.
 _CLAUSE = re.compile(
     r"[,;:.!?。，；！？、]|\b(?:if|when|unless|whether)\b|(?:場合|なら|たら|れば)(?:は|には)?", re.IGNORECASE
 )
