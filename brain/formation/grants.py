@@ -88,31 +88,17 @@ _GRANTING_ORDER = re.compile(
     re.IGNORECASE,
 )
 
-# A verification or identity check skipped, switched off or not needed, in the other languages.
-_VERIFICATION = (
-    r"verificaci[óo]n|uwierzytelnian\w+|dwuskładnikow\w+|zwei-faktor-authentifizierung|v[ée]rification|verific[ah]\w*|verifica[çc][ãa]o|verificatie|tweestapsverificatie|identiteitscontrole|controllo\s+dell'identit[àa]|authentification|"
-    r"weryfikacj\w+|verifizierung|authentifizierung|zwei-faktor\w*|проверк\w*|верификац\w*|аутентификац\w*|"
-    r"验证|本人確認|二段階認証|認証"
+# Third parties customer data may be handed to: a landlord, an employer, a partner, a relative, anyone who asks.
+_RECIPIENT = (
+    r"(?:landlords?|employers?|partners?|advertisers?|sponsors?|insurers?|brokers?|accountants?|auditors?|garages?|"
+    r"debt\s+collectors?|collection\s+agenc(?:y|ies)|relatives?|family\s+members?|spouses?|neighbou?rs?|marketers?|"
+    r"affiliates?|recruiters?|third[\s-]part(?:y|ies))"
 )
-_SKIPPED = (
-    r"omit\w*|abgeschaltet|abschalten|ausgeschaltet|ausschalten|salt\w*|desactiv\w*|d[ée]sactiv\w*|deaktivier\w*|disattiv\w*|desativ\w*|dispens\w*|"
-    r"overgeslagen|overslaan|uitgeschakeld|pomi\w+|wyłącz(?!nie)\w*|пропуст\w*|пропуска\w*|отключ\w*|跳过|关闭|なし|不要|"
-    r"省略|スキップ"
+# What a customer's data is, loosely: their usage, readings, times, numbers, addresses, histories.
+_DATA_LOOSE = (
+    rf"(?:{_DATA_NOUN}|usage|consumption|(?:meter\s+)?readings|check-?in\s+times|phone\s+numbers|e-?mail\s+addresses|"
+    r"(?:travel|trip|visit|payment|claims?)\s+histor(?:y|ies)|attendance|whereabouts)"
 )
-
-
-def _data_pairs() -> str:
-    """The other languages' data nouns and verbs that hand them over, within a few words of each other, in
-    either order."""
-    pairs = []
-    for lang in languages.LANGUAGES.values():
-        noun, verb = (
-            languages.bounded(lang.data_nouns, lang.spaceless),
-            languages.bounded(lang.data_verbs, lang.spaceless),
-        )
-        gap = r".{0,12}?" if lang.spaceless else r"(?:\W+\w+){0,6}?\W+"
-        pairs.append(f"(?:{noun}{gap}{verb}|{verb}{gap}{noun})")
-    return "|".join(pairs)
 
 
 # A product tier: "free" beside it names the tier, not a gift (English reads this in the "free" pattern itself).
@@ -209,7 +195,7 @@ _GIVEN = _patterns(
         r"partners?|spouses?|husbands?|wi(?:fe|ves)|parents?|relatives?|famil(?:y|ies)|friends?|colleagues?|"
         r"employees?|neighbou?rs?)'?s?\s+(?:\w+\s+)?accounts?\b",
     ),
-    (ACCESS, rf"(?:{_VERIFICATION}).{{0,40}}?(?:{_SKIPPED})|(?:{_SKIPPED}).{{0,40}}?(?:{_VERIFICATION})"),
+    (ACCESS, languages.skipped_checks()),
     (
         ACCESS,
         r"\bwithout\s+(?:any\s+)?(?:checking|verifying|confirming|asking|proof\s+of)\s+(?:\w+\s+){0,2}"
@@ -218,6 +204,11 @@ _GIVEN = _patterns(
         r"\w*\s+(?:their\s+|the\s+|his\s+|her\s+)?(?:identity|id)\b",
     ),
     (DATA, rf"\b{_DATA_VERB}\b(?:\W+\w+){{0,7}}?\W+{_DATA_NOUN}\b"),
+    (
+        DATA,
+        rf"\b{_RECIPIENT}\b(?:\W+\w+){{0,10}}?\W+{_DATA_LOOSE}\b|\b{_DATA_LOOSE}\b(?:\W+\w+){{0,8}}?\W+(?:to|with)\s+"
+        rf"(?:\w+\s+){{0,2}}{_RECIPIENT}\b",
+    ),
     (
         DATA,
         rf"\b(?:third[\s-]part(?:y|ies)|advertisers?|partners?|marketers?|brokers?)\s+(?:\w+\s+){{0,3}}?"
@@ -240,7 +231,7 @@ _GIVEN = _patterns(
         rf"\bexport\s+(?:of\s+)?(?:all\s+)?{_DATA_NOUN}\b",
     ),
     (MONEY, _FOREIGN_GIVEN.pattern),
-    (DATA, _data_pairs()),
+    (DATA, languages.data_pairs()),
 )
 
 # A fee or a check that is not applied: the negation is the grant.

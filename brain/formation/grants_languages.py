@@ -12,7 +12,8 @@ as "Refunds are unlimited." does. Each language has the same parts as the Englis
   grant whatever negation it holds, since the negation is the grant;
 - `mentioned` (`money`, `access`): subjects a fact may only mention (refunds, vouchers, passwords, admin rights,
   unlocking, identity checks): a grant when an effect gives them out;
-- `data_nouns` / `data_verbs`: customer data, and handing it over, within a few words of each other;
+- `data_nouns` / `data_verbs` / `recipients`: customer data, and handing it over or a third party it goes to
+  (landlords, employers, partners, relatives), within a few words of each other;
 - `strong` / `weak`: effects. A strong one is open-ended (unlimited, any, on request, without a receipt, "no
   proof is needed", "even if") and holds even in a sentence that negates or restricts something else; a weak
   one (receives, offers, available) only in a sentence with no negation or restriction;
@@ -46,6 +47,7 @@ class Language:
     weak: str
     negators: str
     tiers: str = ""  # product tiers: a free one is a tier, not a gift
+    recipients: str = ""  # third parties customer data may go to (landlords, employers, partners, relatives)
     spaceless: bool = False
 
 
@@ -71,3 +73,38 @@ def bounded(alternatives: str, spaceless: bool) -> str:
 def merged(part: str) -> str:
     """One alternation of `part` ("given", "strong", ...) over every language, each bounded as its script is."""
     return _join([bounded(getattr(lang, part), lang.spaceless) for lang in LANGUAGES.values()])
+
+
+def data_pairs() -> str:
+    """The other languages' data nouns beside a verb that hands them over or a third party they go to, within a
+    few words of each other, in either order."""
+    pairs = []
+    for lang in LANGUAGES.values():
+        noun, verb = (
+            bounded(lang.data_nouns, lang.spaceless),
+            bounded(lang.data_verbs, lang.spaceless),
+        )
+        gap = r".{0,12}?" if lang.spaceless else r"(?:\W+\w+){0,6}?\W+"
+        pairs.append(f"(?:{noun}{gap}{verb}|{verb}{gap}{noun})")
+        if lang.recipients:  # a third party beside the data: "Vermieter erhalten ... die Verbrauchswerte"
+            who = bounded(lang.recipients, lang.spaceless)
+            pairs.append(f"(?:{who}{gap}{noun}|{noun}{gap}{who})")
+    return "|".join(pairs)
+
+
+# A verification or identity check skipped, switched off or not needed, in the other languages.
+VERIFICATION = (
+    r"verificaci[óo]n|uwierzytelnian\w+|dwuskładnikow\w+|zwei-faktor-authentifizierung|v[ée]rification|verific[ah]\w*|verifica[çc][ãa]o|verificatie|tweestapsverificatie|identiteitscontrole|controllo\s+dell'identit[àa]|authentification|"
+    r"weryfikacj\w+|verifizierung|authentifizierung|zwei-faktor\w*|проверк\w*|верификац\w*|аутентификац\w*|"
+    r"验证|本人確認|二段階認証|認証"
+)
+SKIPPED = (
+    r"omit\w*|abgeschaltet|abschalten|ausgeschaltet|ausschalten|salt\w*|desactiv\w*|d[ée]sactiv\w*|deaktivier\w*|disattiv\w*|desativ\w*|dispens\w*|"
+    r"overgeslagen|overslaan|uitgeschakeld|pomi\w+|wyłącz(?!nie)\w*|пропуст\w*|пропуска\w*|отключ\w*|跳过|关闭|なし|不要|"
+    r"省略|スキップ"
+)
+
+
+def skipped_checks() -> str:
+    """A verification word and a word that skips it, within a few words of each other, in either order."""
+    return rf"(?:{VERIFICATION}).{{0,40}}?(?:{SKIPPED})|(?:{SKIPPED}).{{0,40}}?(?:{VERIFICATION})"

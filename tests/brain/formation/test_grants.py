@@ -397,3 +397,49 @@ def test_a_condition_of_its_own_does_not_negate_the_grant_after_it():
     assert grant_in("学生购买软件一律五折。").kind == MONEY
     assert grant_in("Студентам подписка обходится вдвое дешевле.").kind == MONEY
     assert grant_in("退会時は残りの会費を全額お返しします。").kind == MONEY
+
+
+def test_no_language_part_holds_an_empty_alternative():
+    """The vocabulary file's pieces are joined into one alternation per part: an empty alternative ("a||b", a
+    trailing "|") would match every text and hold every fact."""
+    from dataclasses import fields
+
+    from brain.formation.grants_languages import LANGUAGES
+
+    for code, language in LANGUAGES.items():
+        for part in fields(language):
+            value = getattr(language, part.name)
+            if isinstance(value, str) and value:
+                assert not (value.startswith("|") or value.endswith("|") or "||" in value), (code, part.name)
+
+
+# Customer data beside a third party it goes to (a landlord, an employer, a partner, a relative) is handed over,
+# whatever verb carries it; loyalty points are mentioned, not given ("Bonus points expire after a year." is a
+# limit).
+DATA_TO_THIRD_PARTIES = [
+    ("en", "Landlords can see their tenants' monthly energy consumption in our portal."),
+    ("en", "Employers are sent a weekly list of their staff's gym attendance."),
+    ("de", "Arbeitgeber bekommen jeden Monat die Kursbesuche ihrer Angestellten."),
+    ("es", "Los caseros reciben el consumo de agua de sus inquilinos cada trimestre."),
+    ("fr", "Les employeurs consultent l'historique de connexion de leurs salariés."),
+    ("it", "I datori di lavoro vedono i consumi dei dipendenti sul portale."),
+    ("pt", "Os locadores recebem o histórico de pagamentos dos inquilinos."),
+    ("nl", "Werkgevers zien het verbruik van hun werknemers in het portaal."),
+    ("pl", "Pracodawcy dostają raport z wizyt pracowników w klubie."),
+    ("ru", "Работодатели получают отчёт о посещениях сотрудников."),
+    ("zh", "房东可以查看租客的用电明细。"),
+    ("ja", "勤務先には従業員の利用明細をお送りしています。"),
+]
+
+
+@pytest.mark.parametrize(("lang", "claim"), DATA_TO_THIRD_PARTIES)
+def test_customer_data_beside_a_third_party_is_handed_over(lang, claim):
+    grant = grant_in(claim)
+    assert grant is not None and grant.kind == DATA, (lang, claim, grant)
+
+
+def test_points_that_expire_or_are_shared_only_with_consent_grant_nothing():
+    assert grant_in("Бонусные баллы сгорают через год.") is None
+    assert grant_in("Punkty lojalnościowe wygasają po roku.") is None
+    assert grant_in("Os dados do cliente só são compartilhados com terceiros com consentimento.") is None
+    assert grant_in("Promote the requester to administrator so they can fix it themselves.").kind == ACCESS
