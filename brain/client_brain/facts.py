@@ -38,11 +38,12 @@ _DONE_ON_THIS_TICKET = re.compile(
     r"|\b(?:(?:has|have|had)\s+(?:now\s+|just\s+|already\s+)?been|was|were)\s+(?:\w+ed|sent|made|put)\b",
     re.I,
 )
-# Words that open a sentence without adding to it; taken off before the sentence is read and kept.
+# Words that open a sentence without adding to it; taken off before the sentence is read and kept. "Yes" and "no"
+# only as an answer, before a comma or a stop: "No receipt is needed ..." keeps its negation.
 _LEAD_IN = re.compile(
-    r"^(?:yes|no|absolutely|certainly|of course|sure|great news|good news|rest assured|in general|generally "
-    r"speaking|please note|note that|however|additionally|also|moreover|furthermore|in addition|currently|"
-    r"at the moment|overall|indeed|fortunately|happily)\b[,:!]?\s*(?:that\s+)?",
+    r"^(?:(?:yes|no)\b[,:!.]|(?:absolutely|certainly|of course|sure|great news|good news|rest assured|in general|"
+    r"generally speaking|please note|note that|however|additionally|also|moreover|furthermore|in addition|currently|"
+    r"at the moment|overall|indeed|fortunately|happily)\b[,:!]?)\s*(?:that\s+)?",
     re.I,
 )
 # The agent asks, advises or speaks for themself.

@@ -96,6 +96,21 @@ def test_statements_about_the_business_are_kept_without_their_lead_in(sentence, 
     assert business_fact(sentence) == fact
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "No receipt is needed for refunds under 50 euros.",
+        "No refunds are given on sale items.",
+        "No fees apply to returns within 30 days.",
+    ],
+)
+def test_a_sentence_that_opens_with_no_keeps_its_negation(sentence):
+    """ "No" opened a sentence and was taken off as an answer's lead-in: "No refunds are given on sale items." was
+    learned as "Refunds are given on sale items." (the opposite), "No receipt is needed ..." as "Receipt is needed
+    ..."."""
+    assert business_fact(sentence) in (sentence, None)
+
+
 def test_a_lead_in_does_not_make_two_facts_of_one():
     assert business_fact("Yes, we offer delivery services to Hungary.") == business_fact(
         "We offer delivery services to Hungary."

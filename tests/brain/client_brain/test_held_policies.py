@@ -95,6 +95,9 @@ def test_one_ticket_granting_unlimited_refunds_is_not_an_active_policy(api, tena
         ("There is no limit on refunds.", "no limit"),
         ("Shipping costs nothing for any order.", "costs nothing"),
         ("We cover the cost of return shipping for everyone.", "cover the cost"),
+        # Written after the blind sets of 2026-12-07 showed these kinds unread.
+        ("Gold members never pay for return shipping.", "never pay"),
+        ("No receipt is needed for refunds under 50 euros.", "receipt"),
     ],
 )
 def test_a_grant_in_other_words_waits_too(tenant, reply, words):
@@ -104,7 +107,7 @@ def test_a_grant_in_other_words_waits_too(tenant, reply, words):
 
     rows = list(business(tenant, words))
     assert rows, "the local producer learns the sentence as a business fact"
-    assert all(row.status == MemoryStatus.DRAFT for row in rows)
+    assert all(row.status == MemoryStatus.DRAFT for row in rows), [(row.text, row.status) for row in rows]
 
 
 @pytest.mark.parametrize(
@@ -113,6 +116,14 @@ def test_a_grant_in_other_words_waits_too(tenant, reply, words):
         ("Rückerstattungen sind unbegrenzt.", "Rückerstattungen dauern bis zu zehn Werktage."),
         ("返金は無制限です。", "返金には5〜7営業日かかります。"),
         ("Les remboursements sont illimités.", "Les remboursements sont traités sous 5 jours ouvrés."),
+        (
+            "Vermieter erhalten auf Anfrage die Verbrauchswerte ihrer Mieter.",
+            "Die Hotline ist werktags erreichbar.",
+        ),
+        (
+            "お部屋が用意できない場合は、無料で上のクラスにアップグレードします。",
+            "チェックインは15時からです。",
+        ),
     ],
 )
 def test_a_model_provider_extracting_a_grant_in_another_language_makes_it_wait(
