@@ -115,3 +115,18 @@ def test_a_lead_in_does_not_make_two_facts_of_one():
     assert business_fact("Yes, we offer delivery services to Hungary.") == business_fact(
         "We offer delivery services to Hungary."
     )
+
+
+def test_no_fact_learned_from_the_labelled_sets_states_the_opposite_of_its_sentence():
+    """Every English sentence of the grant sets (brain/benchmarks/data/grants_*.jsonl), read as a reply: a business
+    fact kept from it is negated exactly when the sentence is. Four were not ("No discount applies to gift card
+    purchases." was learned as "Discount applies to gift card purchases.")."""
+    from brain.benchmarks import grants
+    from brain.formation.text import negated
+
+    sentences = [
+        row["text"] for split in grants.SPLITS for row in grants.labelled(split) if row["lang"] == "en"
+    ]
+    facts = {sentence: business_fact(sentence) for sentence in sentences}
+    assert sum(fact is not None for fact in facts.values()) > 100
+    assert [(s, f) for s, f in facts.items() if f is not None and negated(s) != negated(f)] == []
