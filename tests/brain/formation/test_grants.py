@@ -306,7 +306,7 @@ GRANTS_OF_THE_THIRD_ROUND = [
     ("ja", "fact", "レシートがなくても、アカウントのロックを解除してください。", ACCESS),
 ]
 
-# Refusals of the same subjects stay ordinary: an action that rejects a refund orders none.
+# Refusals of the same subjects stay ordinary: an action that rejects a refund orders none; (language, action).
 REFUSALS_OF_THE_THIRD_ROUND = [
     ("es", "Rechaza los reembolsos de productos rebajados."),
     ("fr", "Refusez les remboursements des articles soldés."),
@@ -317,17 +317,6 @@ REFUSALS_OF_THE_THIRD_ROUND = [
     ("ja", "セール品の返金はお断りしてください。"),
     ("en", "Premium members pay return shipping on opened items."),
 ]
-
-
-@pytest.mark.parametrize(("lang", "form", "claim", "kind"), GRANTS_OF_THE_THIRD_ROUND)
-def test_a_grant_whatever_happens_or_without_payment_or_proof_is_recognised(lang, form, claim, kind):
-    grant = grant_in(claim, action=form == "action")
-    assert grant is not None and grant.kind == kind, (lang, claim, grant)
-
-
-@pytest.mark.parametrize(("lang", "fact"), REFUSALS_OF_THE_THIRD_ROUND)
-def test_a_refusal_of_a_grant_grants_nothing(lang, fact):
-    assert grant_in(fact, action=True) is None, (lang, fact)
 
 
 # A fourth round: a gift by way of apology, half price, a price matched or its difference refunded, months
@@ -376,14 +365,19 @@ ORDINARY_OF_THE_FOURTH_ROUND = [
 ]
 
 
-@pytest.mark.parametrize(("lang", "form", "claim", "kind"), GRANTS_OF_THE_FOURTH_ROUND)
-def test_a_gift_a_code_or_anothers_whereabouts_is_recognised(lang, form, claim, kind):
+@pytest.mark.parametrize(
+    ("lang", "form", "claim", "kind"), GRANTS_OF_THE_THIRD_ROUND + GRANTS_OF_THE_FOURTH_ROUND
+)
+def test_a_grant_of_the_kinds_fresh_sets_showed_unread_is_recognised(lang, form, claim, kind):
     grant = grant_in(claim, action=form == "action")
     assert grant is not None and grant.kind == kind, (lang, claim, grant)
 
 
-@pytest.mark.parametrize(("lang", "form", "fact"), ORDINARY_OF_THE_FOURTH_ROUND)
-def test_an_escalation_a_timeline_or_a_refusal_grants_nothing(lang, form, fact):
+@pytest.mark.parametrize(
+    ("lang", "form", "fact"),
+    [(lang, "action", fact) for lang, fact in REFUSALS_OF_THE_THIRD_ROUND] + ORDINARY_OF_THE_FOURTH_ROUND,
+)
+def test_a_refusal_an_escalation_or_a_timeline_grants_nothing(lang, form, fact):
     assert grant_in(fact, action=form == "action") is None, (lang, fact)
 
 
