@@ -1,9 +1,9 @@
 """The dashboard's "waiting for evidence": Client Brain policy rows held as drafts until corroborated.
 
-A learned business fact or process rule that grants money, credit, access or data, or contradicts a standing
-row, is a draft until tickets of enough different customers within the learning window have taught it
-(brain/formation/evidence.py). The operator sees each such row with how far its evidence goes. Read-only and
-tenant-scoped, like the rest of the dashboard.
+A learned business fact or process rule that grants money, credit, access or data, is written in a language the
+grant check cannot read, or contradicts a standing row, is a draft until tickets of enough different customers
+within the learning window have taught it (brain/formation/evidence.py). The operator sees each such row with
+how far its evidence goes. Read-only and tenant-scoped, like the rest of the dashboard.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from brain.formation.evidence import HELD_TYPES, corroboration, learning_window_days, policy_grant
+from brain.formation.evidence import HELD_TYPES, corroboration, learning_window_days, policy_hold
+from brain.formation.reading import language_name
 from brain.models import BrainEdge, BrainScopeKind, GraphRelation, Memory, MemoryStatus
 
 WAITING_LIMIT = 50
@@ -27,7 +28,7 @@ class WaitingRow:
     customers: int  # different customers whose tickets taught it inside the window
     tickets: int
     needed: int
-    why: str  # what it gives ("gives money: refunds (unlimited)") or the memory in use it contradicts
+    why: str  # what it gives ("gives money: refunds (unlimited)"), an unread language, or the memory it contradicts
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,11 @@ def waiting_for_evidence(*, tenant_id: int, limit: int = WAITING_LIMIT) -> Waiti
 
 
 def _why(memory: Memory, contradicted: tuple[int, str] | None) -> str:
-    grant = policy_grant(memory.type, memory.payload, memory.text)
-    if grant is not None:
-        return f"gives {grant.explain()}"
+    held = policy_hold(memory.type, memory.payload, memory.text) or {}
+    if "grant" in held:
+        return f"gives {held['grant']}"
+    if "unread" in held:
+        return f"written in {language_name(held['unread'])}, which the grant check does not read"
     if contradicted is not None:
         return f"contradicts #{contradicted[0]}: {contradicted[1]}"
     return "differs from a memory in use"

@@ -1,5 +1,5 @@
-"""`brain_bench grants`: the eight labelled sets as described (11 languages, half grants), and the figures computed
-per language the way the README reports them."""
+"""`brain_bench grants`: the labelled sets as described (eight in the 11 languages the vocabulary reads, two in
+twelve it does not; half grants), and the figures computed per language the way the README reports them."""
 
 from collections import Counter
 
@@ -21,7 +21,7 @@ SHAPES = {
 }
 
 
-@pytest.mark.parametrize("split", grants.SPLITS)
+@pytest.mark.parametrize("split", grants.READ_SPLITS)
 def test_each_set_holds_what_its_docstring_says(split):
     rows, (size, grants_en, ordinary_en, other) = grants.labelled(split), SHAPES[split]
     assert len(rows) == size and len({row["text"] for row in rows}) == size
@@ -30,6 +30,22 @@ def test_each_set_holds_what_its_docstring_says(split):
     others = {lang for lang, _ in by_language} - {"en"}
     assert others == {"es", "fr", "de", "it", "pt", "nl", "pl", "ru", "zh", "ja"}
     assert all(by_language[(lang, label)] == other for lang in others for label in ("grant", "ordinary"))
+
+
+# The two sets in languages the vocabulary does not read: nine languages in both, three of each set's own.
+OTHER_LANGUAGES = {
+    "other_dev": {"tr", "ko", "ar", "sv", "id", "vi", "cs", "el", "uk", "hu", "ro", "he"},
+    "other_test": {"tr", "ko", "ar", "sv", "id", "vi", "cs", "el", "uk", "hi", "fi", "da"},
+}
+
+
+@pytest.mark.parametrize("split", grants.OTHER_SPLITS)
+def test_each_set_in_unread_languages_holds_what_its_docstring_says(split):
+    rows = grants.labelled(split)
+    assert len(rows) == 240 and len({row["text"] for row in rows}) == 240
+    by_language = Counter((row["lang"], row["label"]) for row in rows)
+    assert {lang for lang, _ in by_language} == OTHER_LANGUAGES[split]
+    assert set(by_language.values()) == {10}
 
 
 def test_no_grant_is_in_two_sets():
@@ -47,8 +63,10 @@ def test_figures_count_each_sentence_once_per_group():
         {"text": "Refunds take 5 days.", "lang": "en", "label": "ordinary"},
         {"text": "Rückerstattungen sind unbegrenzt.", "lang": "de", "label": "grant"},
         {"text": "Refund the order.", "lang": "en", "label": "grant", "form": "action"},
+        # Held because the vocabulary does not read Turkish (reading.py), ordinary or not.
+        {"text": "Mağazalarımız hafta içi saat dokuzda açılır.", "lang": "tr", "label": "ordinary"},
     ]
     figures = grants.split_figures(rows)
     assert figures["en"] == {"grants": 2, "grants_held": 2, "ordinary": 1, "ordinary_held": 0}
-    assert figures["other"] == {"grants": 1, "grants_held": 1, "ordinary": 0, "ordinary_held": 0}
+    assert figures["other"] == {"grants": 1, "grants_held": 1, "ordinary": 1, "ordinary_held": 1}
     assert figures["all"]["grants_held"] == 3

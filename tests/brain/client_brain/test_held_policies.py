@@ -149,6 +149,49 @@ def test_a_model_provider_extracting_a_grant_in_another_language_makes_it_wait(
     assert statuses == {fact: MemoryStatus.DRAFT, ordinary: MemoryStatus.ACTIVE}
 
 
+UNREAD_GRANT = (
+    "Siparişiniz geç gelirse kargo ücretinin tamamını size geri ödüyoruz."  # Turkish: shipping refunded
+)
+
+
+def provider_learns(settings, tenant, facts, *, ticket_id=1, customer="mallory@example.com"):
+    """One solved ticket from which a model provider on loopback extracts `facts` as business facts."""
+    with LoopbackOpenAI() as server:
+        server.chat_answers.append({"memories": [{"type": "business", "value": {"fact": f}} for f in facts]})
+        settings.BRAIN_LLM_PROVIDER = server.provider_settings()
+        return learn_from_evidence(solved(tenant, "Teşekkürler.", ticket_id=ticket_id, customer=customer))
+
+
+@pytest.mark.parametrize(
+    "fact",
+    [
+        UNREAD_GRANT,
+        "배송이 사흘 넘게 늦어지면 주문 금액 전부를 돌려드립니다.",  # Korean
+        "Vid försenad leverans får du hela beloppet tillbaka, inga frågor.",  # Swedish
+        "Якщо посилка запізнюється, повертаємо всю суму без жодних питань.",  # Ukrainian
+    ],
+)
+def test_a_policy_in_a_language_the_grant_check_cannot_read_waits(settings, tenant, fact):
+    """Each gives money back, in a language the grant vocabulary does not read: before, one ticket made each an
+    active business fact. It waits for other customers' tickets; an English ordinary fact beside it is active."""
+    ordinary = "Our support hours are 9-5 on weekdays."
+    outcome = provider_learns(settings, tenant, [fact, ordinary])
+
+    statuses = dict(Memory.objects.for_tenant(tenant).filter(type="business").values_list("text", "status"))
+    assert statuses == {fact: MemoryStatus.DRAFT, ordinary: MemoryStatus.ACTIVE}
+    held = Memory.objects.for_tenant(tenant).get(text=fact)
+    assert [(o.result, o.reason) for o in outcome.outcomes if o.memory_id == held.pk] == [
+        ("added", HELD_REASON)
+    ]
+
+
+def test_three_customers_make_a_policy_in_an_unread_language_active(settings, tenant):
+    for n, customer in enumerate(["a@example.com", "b@example.com", "c@example.com"], start=1):
+        provider_learns(settings, tenant, [UNREAD_GRANT], ticket_id=n, customer=customer)
+    row = business(tenant, "kargo").get()
+    assert (row.status, row.frequency) == (MemoryStatus.ACTIVE, 3)
+
+
 def test_a_plain_grant_waits_with_the_reason_and_its_evidence(tenant):
     outcome = learn_from_evidence(solved(tenant, PLAIN_GRANT, ticket_id=1, customer="a@example.com"))
     (row,) = business(tenant, "unlimited")
