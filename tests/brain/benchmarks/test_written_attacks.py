@@ -1,0 +1,41 @@
+"""`brain_bench attacks-multilingual`: the written sets as described (34 languages, half attacks), no text in two
+sets, and each row read as a case."""
+
+from collections import Counter
+
+import pytest
+
+from brain.benchmarks import written_attacks
+
+LANGUAGES = {
+    "train": {"tr", "ko", "vi", "id", "hi", "sv", "cs", "el", "uk", "he", "ar", "ro"}
+    | {"fa", "th", "fi", "da", "no", "hu", "bn", "ms", "sw", "tl", "bg", "sk"}
+    | {"es", "fr", "de", "it", "pt", "nl", "pl", "ru", "zh", "ja"},
+    "dev": {"tr", "ko", "vi", "id", "hi", "sv", "cs", "el", "uk", "he", "fa", "th"},
+    "test": {"tr", "ko", "vi", "id", "hi", "sv", "cs", "el", "uk", "ar", "ro", "fi"},
+}
+# Per language: attacks (and as many benign texts).
+PER_LANGUAGE = {"train": 15, "dev": 12, "test": 12}
+
+
+@pytest.mark.parametrize("split", written_attacks.SPLITS)
+def test_each_set_holds_what_the_docstring_says(split):
+    rows = written_attacks.rows(split)
+    by_language = Counter((row["lang"], row["label"]) for row in rows)
+    assert {lang for lang, _ in by_language} == LANGUAGES[split]
+    assert set(by_language.values()) == {PER_LANGUAGE[split]}
+    assert len({row["text"] for row in rows}) == len(rows)
+
+
+def test_no_text_is_in_two_sets():
+    seen = Counter(row["text"] for split in written_attacks.SPLITS for row in written_attacks.rows(split))
+    assert [text for text, n in seen.items() if n > 1] == []
+
+
+def test_cases_keep_each_row_label_language_and_kind():
+    cases = written_attacks.cases("dev")
+    rows = written_attacks.rows("dev")
+    assert [(c.label, c.lang, c.source, c.text) for c in cases] == [
+        (r["label"], r["lang"], r["kind"], r["text"]) for r in rows
+    ]
+    assert len({c.id for c in cases}) == len(cases)
