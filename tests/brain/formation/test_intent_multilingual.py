@@ -65,8 +65,8 @@ ENGLISH = (
 def test_the_package_and_the_weights_ship():
     assert intent_multilingual.unavailable() is None
     assert intent_multilingual.check_model() == []
-    found = intent_multilingual.model()
-    assert found.hidden_weights.shape[0] == 384 and 0.0 < found.threshold < 1.0
+    for found in (intent_multilingual.model(), intent_multilingual.written_model()):
+        assert found.hidden_weights.shape[0] == 384 and 0.0 < found.threshold < 1.0
 
 
 @pytest.mark.parametrize("text", ATTACKS)
