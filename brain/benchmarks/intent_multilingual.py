@@ -13,7 +13,7 @@ learned: it is the reading this model is measured on.
 A second network (2026-12-07; `intent_model_written.npz`) learns the same texts and the written train set of
 attacks and look-alikes in 34 languages (`written_attacks`, `WRITTEN_WEIGHT` each): the public corpora's attacks
 taught the first English ones, and 53% of a written set's attacks in twelve other languages went through. One
-network learning both lost 90 of yanismiraoui's injections the first refuses (its threshold rose from 0.31 to
+network learning both lost 99 of yanismiraoui's injections the first refuses (its threshold rose from 0.31 to
 0.92 on the same benign sources); two networks, either of which refuses, keep the first's catches.
 
 The hidden size (`GRID`) is chosen on what nothing learned: the size whose threshold catches most of dev's attacks,
@@ -41,7 +41,6 @@ from django.conf import settings
 
 from brain.formation import intent_multilingual
 from brain.formation.intent import intent_models, refuses
-from brain.formation.intent_multilingual import readable
 from brain.formation.poisoning import classified, rule_family
 
 from . import intent_datasets, intent_training, public_benign, public_corpora, written_attacks
@@ -58,7 +57,8 @@ IN_HOUSE_WEIGHT = 5.0
 # The attacks and look-alikes written in 34 languages (`written_attacks`' train set), each weighing this many
 # public texts: 510 of each beside 8,777 attacks and 31,171 benign texts, nearly all in English or ordinary. Tried
 # on dev with the first 24 languages' sets (2026-12-07; the attacks the grid counts, below): 5 → 285, 10 → 291,
-# 20 → 298, 40 → 298; the smaller kept. With the ten languages' set added, 20 → 305.
+# 20 → 298, 40 → 298; the smaller kept (one network then; with the ten languages' set added, 305). The second
+# network of the pair kept it, not tried again (the pair: 136 + 52 + 129 = 317).
 WRITTEN_WEIGHT = 20.0
 
 
@@ -222,7 +222,9 @@ def _train(stdout, *, written: bool) -> dict:
         t for t in in_house_attacks if intent_multilingual.abroad(t) and intent_multilingual.readable(t)
     ]
     written_dev = [
-        t for t in written_attacks.texts("dev")[0] if intent_multilingual.abroad(t) and readable(t)
+        t
+        for t in written_attacks.texts("dev")[0]
+        if intent_multilingual.abroad(t) and intent_multilingual.readable(t)
     ]
     judged = {
         "dev attacks": embedded(dev_attacks, stdout),
@@ -243,11 +245,12 @@ def _train(stdout, *, written: bool) -> dict:
             scores[name][sent] = fitted.scores(source_vectors[name])
         floor = float(fitted.scores(in_house_vectors).max()) + 1e-6
         threshold = intent_datasets.choose_threshold(scores, refused, floor)
-        caught = {
-            name: f"{int((caught_before[name] | (fitted.scores(rows) >= threshold)).sum())} of {len(rows)}"
+        counts = {
+            name: int((caught_before[name] | (fitted.scores(rows) >= threshold)).sum())
             for name, rows in judged.items()
         }
-        total = sum(int(found.split(" of ")[0]) for found in caught.values())
+        caught = {name: f"{n} of {len(judged[name])}" for name, n in counts.items()}
+        total = sum(counts.values())
         stdout.write(
             f"hidden {hidden}, alpha {alpha}: threshold {threshold:.4f}, caught "
             + ", ".join(f"{name} {found}" for name, found in caught.items())
