@@ -29,9 +29,10 @@ Finnish and Danish in `other_test`), 10 grants and 10 ordinary facts each, by tw
 A `form` of "action" is read as a process rule's action, as `evidence.hold_reason` reads one.
 
 A claim counts as held when `evidence.policy_hold` holds it whatever stands beside it: `grant_in` names a grant,
-or the claim is in a language the vocabulary does not read (`reading.unread_language`). The control is public text: the distinct business facts
-the local producer keeps from the Bitext sample's 4,514 replies (read at run time from BRAIN_BITEXT_CSV, never
-copied), which are ordinary support policy — holding one delays it until three customers' tickets corroborate it.
+or the claim is in a language the vocabulary does not read (`reading.unread_language`). The control is public
+text: the distinct business facts the local producer keeps from the Bitext sample's 4,514 replies (read at run
+time from BRAIN_BITEXT_CSV, never copied), which are ordinary support policy — holding one delays it until three
+customers' tickets corroborate it.
 """
 
 from __future__ import annotations
