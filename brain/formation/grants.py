@@ -211,11 +211,6 @@ _GIVEN = _patterns(
     ),
     (
         DATA,
-        rf"\b(?:third[\s-]part(?:y|ies)|advertisers?|partners?|marketers?|brokers?)\s+(?:\w+\s+){{0,3}}?"
-        rf"(?:receive|get|obtain)s?\s+(?:\w+\s+){{0,3}}?{_DATA_NOUN}\b",
-    ),
-    (
-        DATA,
         r"\b(?:tell|show|reveal|disclose|share)\w*\s+(?:\w+\s+){0,3}?(?:which|what)\s+(?:other\s+)?customers\b|"
         r"\b(?:tell|give|share|reveal|disclose)\w*\s+(?:\w+\s+){0,3}?(?:which\s+room|where\s+(?:the\s+)?(?:guest|customer|"
         r"patient|tenant|user|member|employee|passenger)s?\s+(?:is|are|lives?|works?|stays?))",

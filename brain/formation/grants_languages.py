@@ -93,12 +93,12 @@ def data_pairs() -> str:
 
 
 # A verification or identity check skipped, switched off or not needed, in the other languages.
-VERIFICATION = (
+_VERIFICATION = (
     r"verificaci[óo]n|uwierzytelnian\w+|dwuskładnikow\w+|zwei-faktor-authentifizierung|v[ée]rification|verific[ah]\w*|verifica[çc][ãa]o|verificatie|tweestapsverificatie|identiteitscontrole|controllo\s+dell'identit[àa]|authentification|"
     r"weryfikacj\w+|verifizierung|authentifizierung|zwei-faktor\w*|проверк\w*|верификац\w*|аутентификац\w*|"
     r"验证|本人確認|二段階認証|認証"
 )
-SKIPPED = (
+_SKIPPED = (
     r"omit\w*|abgeschaltet|abschalten|ausgeschaltet|ausschalten|salt\w*|desactiv\w*|d[ée]sactiv\w*|deaktivier\w*|disattiv\w*|desativ\w*|dispens\w*|"
     r"overgeslagen|overslaan|uitgeschakeld|pomi\w+|wyłącz(?!nie)\w*|пропуст\w*|пропуска\w*|отключ\w*|跳过|关闭|なし|不要|"
     r"省略|スキップ"
@@ -107,4 +107,4 @@ SKIPPED = (
 
 def skipped_checks() -> str:
     """A verification word and a word that skips it, within a few words of each other, in either order."""
-    return rf"(?:{VERIFICATION}).{{0,40}}?(?:{SKIPPED})|(?:{SKIPPED}).{{0,40}}?(?:{VERIFICATION})"
+    return rf"(?:{_VERIFICATION}).{{0,40}}?(?:{_SKIPPED})|(?:{_SKIPPED}).{{0,40}}?(?:{_VERIFICATION})"
