@@ -1,6 +1,6 @@
 """Claims that grant, in eleven languages: how many a Client Brain holds for evidence, and how many it should not.
 
-`brain_bench grants [--json]`. Eight labelled sets (brain/benchmarks/data/grants_*.jsonl), each half claims that
+`brain_bench grants [--json] [--train]`. Nine labelled sets (brain/benchmarks/data/grants_*.jsonl), each half claims that
 grant money, credit, access or data and half ordinary business facts (half of those look-alikes on the same
 topics), in English and in Spanish, French, German, Italian, Portuguese, Dutch, Polish, Russian, Chinese and
 Japanese, each written by an author who never saw the vocabulary (brain/formation/grants.py,
@@ -19,7 +19,10 @@ grants_languages.py), in this order:
   the two before it, in the same run), its misses never looked at;
 - `test4` (399): written after the fourth round by a fifth author, read once for the fifth (data handed to third
   parties) beside the fourth and the session's first checkout, its misses never looked at; one English grant,
-  word for word one of `dev4`'s, was taken out.
+  word for word one of `dev4`'s, was taken out;
+- `test5` (400; 160 English by one author, 24 in each other language by another, writing apart): written after the
+  fifth round, before the grant model was trained (`--train`, brain/benchmarks/grants_training.py, which learns the
+  four `dev` sets), read once for it with the vocabulary alone beside it, its misses never looked at.
 
 Two more sets are in twelve languages the vocabulary does not read at all (Turkish, Korean, Arabic, Swedish,
 Indonesian, Vietnamese, Czech, Greek and Ukrainian in both; Hungarian, Romanian and Hebrew in `other_dev`, Hindi,
@@ -29,10 +32,12 @@ Finnish and Danish in `other_test`), 10 grants and 10 ordinary facts each, by tw
 A `form` of "action" is read as a process rule's action, as `evidence.hold_reason` reads one.
 
 A claim counts as held when `evidence.policy_hold` holds it whatever stands beside it: `grant_in` names a grant,
-or the claim is in a language the vocabulary does not read (`reading.unread_language`). The control is public
-text: the distinct business facts the local producer keeps from the Bitext sample's 4,514 replies (read at run
-time from BRAIN_BITEXT_CSV, never copied), which are ordinary support policy — holding one delays it until three
-customers' tickets corroborate it.
+the claim is in a language the vocabulary does not read (`reading.unread_language`), or the grant model reads it
+as a grant (`grants_model.reads_as_grant`); each figure is given by the first two alone too (`..._vocabulary`).
+The control is public text: the distinct business facts the local producer keeps from the Bitext sample's 4,514
+replies (read at run time from BRAIN_BITEXT_CSV, never copied), which are ordinary support policy — holding one
+delays it until three customers' tickets corroborate it. The grant model learned half of them as ordinary
+(`grants_training.trained_half`); the other half is the control.
 """
 
 from __future__ import annotations
@@ -41,20 +46,23 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from brain.client_brain.producers import extract_local
-from brain.formation.evidence import policy_hold
-from brain.models import MemoryType
+from brain.formation.evidence import claim_hold
 
-from .trust import _evidence, bitext_responses
+from . import grants_training
 
 DATA = Path(__file__).parent / "data"
-READ_SPLITS = ("dev", "dev2", "dev3", "dev4", "test", "test2", "test3", "test4")
+READ_SPLITS = ("dev", "dev2", "dev3", "dev4", "test", "test2", "test3", "test4", "test5")
 OTHER_SPLITS = ("other_dev", "other_test")
 SPLITS = READ_SPLITS + OTHER_SPLITS
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--no-bitext", action="store_true", help="Skip the Bitext control (no CSV needed).")
+    parser.add_argument(
+        "--train",
+        action="store_true",
+        help="First retrain the grant model (grants_model.npz; needs the CSV).",
+    )
 
 
 def labelled(split: str) -> list[dict]:
@@ -64,13 +72,17 @@ def labelled(split: str) -> list[dict]:
 
 
 def split_figures(rows: list[dict]) -> dict:
-    """Per language and over all: grants held of grants, ordinary facts held of ordinary ones."""
+    """Per language and over all: grants held of grants, ordinary facts held of ordinary ones, with the grant
+    model and by the vocabulary and the language check alone (`..._vocabulary`)."""
     counts: Counter = Counter()
     for row in rows:
-        held = held_alone(row["text"], action=row.get("form") == "action")
+        action = row.get("form") == "action"
+        held = held_alone(row["text"], action=action)
+        alone = held_alone(row["text"], action=action, model=False)
         for lang in {row["lang"], "all", "other" if row["lang"] != "en" else "en"}:
             counts[(lang, row["label"], "n")] += 1
             counts[(lang, row["label"], "held")] += held
+            counts[(lang, row["label"], "alone")] += alone
     langs = sorted({lang for lang, _, _ in counts}, key=lambda lang: (lang in ("all", "other"), lang))
     return {
         lang: {
@@ -78,26 +90,31 @@ def split_figures(rows: list[dict]) -> dict:
             "grants_held": counts[(lang, "grant", "held")],
             "ordinary": counts[(lang, "ordinary", "n")],
             "ordinary_held": counts[(lang, "ordinary", "held")],
+            "grants_held_vocabulary": counts[(lang, "grant", "alone")],
+            "ordinary_held_vocabulary": counts[(lang, "ordinary", "alone")],
         }
         for lang in langs
     }
 
 
-def held_alone(text: str, *, action: bool = False) -> bool:
-    """Whether a business fact (or a process rule's `action`) waits for corroboration whatever stands beside it."""
-    if action:
-        return policy_hold(MemoryType.PROCESS, {"action": text}, text) is not None
-    return policy_hold(MemoryType.BUSINESS, {}, text) is not None
+def held_alone(text: str, *, action: bool = False, model: bool = True) -> bool:
+    """Whether a business fact (or a process rule's `action`) waits for corroboration whatever stands beside it
+    (`evidence.policy_hold`; `model=False`: the vocabulary and the language check alone)."""
+    return claim_hold(text, action=action, model=model) is not None
 
 
 def bitext_control() -> dict:
-    facts = {
-        item["value"]["fact"]
-        for reply in bitext_responses()
-        for item in extract_local(_evidence(reply=reply).payload())["memories"]
-        if item["type"] == "business"
+    """Bitext's business facts held: all of them, and the half the grant model did not learn (the control)."""
+    facts = grants_training.bitext_facts()
+    control = [fact for fact in facts if not grants_training.trained_half(fact)]
+    return {
+        "facts": len(facts),
+        "facts_held": sum(held_alone(fact) for fact in facts),
+        "facts_held_vocabulary": sum(held_alone(fact, model=False) for fact in facts),
+        "control": len(control),
+        "control_held": sum(held_alone(fact) for fact in control),
+        "control_held_vocabulary": sum(held_alone(fact, model=False) for fact in control),
     }
-    return {"facts": len(facts), "facts_held": sum(held_alone(fact) for fact in facts)}
 
 
 def _percent(part: int, whole: int) -> str:
@@ -105,19 +122,27 @@ def _percent(part: int, whole: int) -> str:
 
 
 def run(options, stdout) -> dict:
+    if options.get("train"):
+        grants_training.train(labelled, stdout)
     figures: dict = {}
     for split in SPLITS:
         figures[split] = split_figures(labelled(split))
-        stdout.write(f"{split}: grants held / ordinary facts held, per language")
+        stdout.write(
+            f"{split}: grants held / ordinary facts held, per language (the vocabulary alone in brackets)"
+        )
         for lang, row in figures[split].items():
             stdout.write(
                 f"  {lang:>5}  grants {_percent(row['grants_held'], row['grants']):>16}"
+                f" ({row['grants_held_vocabulary']:>3})"
                 f"  ordinary {_percent(row['ordinary_held'], row['ordinary']):>14}"
+                f" ({row['ordinary_held_vocabulary']:>3})"
             )
     if not options.get("no_bitext"):
-        figures["bitext"] = bitext_control()
+        bitext = figures["bitext"] = bitext_control()
         stdout.write(
-            "Bitext control: business facts the local producer keeps, held as grants: "
-            + _percent(figures["bitext"]["facts_held"], figures["bitext"]["facts"])
+            "Bitext control: business facts the local producer keeps, held as grants: the half the grant model "
+            f"did not learn {_percent(bitext['control_held'], bitext['control'])}"
+            f" (the vocabulary alone {bitext['control_held_vocabulary']}); all of them "
+            f"{_percent(bitext['facts_held'], bitext['facts'])} ({bitext['facts_held_vocabulary']})"
         )
     return figures

@@ -74,6 +74,8 @@ def _why(memory: Memory, contradicted: tuple[int, str] | None) -> str:
         return f"gives {held['grant']}"
     if "unread" in held:
         return f"written in {language_name(held['unread'])}, which the grant check does not read"
+    if "reads_as_grant" in held:
+        return f"reads as a grant of money, credit, access or data (the grant model's score {held['reads_as_grant']})"
     if contradicted is not None:
         return f"contradicts #{contradicted[0]}: {contradicted[1]}"
     return "differs from a memory in use"

@@ -18,6 +18,7 @@ SHAPES = {
     "test2": (400, 80, 80, 12),
     "test3": (400, 80, 80, 12),
     "test4": (399, 79, 80, 12),
+    "test5": (400, 80, 80, 12),
 }
 
 
@@ -66,7 +67,23 @@ def test_figures_count_each_sentence_once_per_group():
         # Held because the vocabulary does not read Turkish (reading.py), ordinary or not.
         {"text": "Mağazalarımız hafta içi saat dokuzda açılır.", "lang": "tr", "label": "ordinary"},
     ]
+    rows.append({"text": "Unhappy guests get their last night back.", "lang": "en", "label": "grant"})
     figures = grants.split_figures(rows)
-    assert figures["en"] == {"grants": 2, "grants_held": 2, "ordinary": 1, "ordinary_held": 0}
-    assert figures["other"] == {"grants": 1, "grants_held": 1, "ordinary": 1, "ordinary_held": 1}
-    assert figures["all"]["grants_held"] == 3
+    # The last grant is the grant model's alone (brain/formation/grants_model.py): held, not by the vocabulary.
+    assert figures["en"] == {
+        "grants": 3,
+        "grants_held": 3,
+        "ordinary": 1,
+        "ordinary_held": 0,
+        "grants_held_vocabulary": 2,
+        "ordinary_held_vocabulary": 0,
+    }
+    assert figures["other"] == {
+        "grants": 1,
+        "grants_held": 1,
+        "ordinary": 1,
+        "ordinary_held": 1,
+        "grants_held_vocabulary": 1,
+        "ordinary_held_vocabulary": 1,
+    }
+    assert figures["all"]["grants_held"] == 4

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from brain.api import TicketEvidence, client_brain_context, learn_from_evidence, recall
-from brain.formation.evidence import HELD_REASON, customer_ref
+from brain.formation.evidence import HELD_REASON, customer_ref, policy_hold
 from brain.models import Memory, MemoryHistory, MemoryStatus
 from intelligence.models import Agent
 from intelligence.services import agent_create
@@ -108,6 +108,32 @@ def test_a_grant_in_other_words_waits_too(tenant, reply, words):
     rows = list(business(tenant, words))
     assert rows, "the local producer learns the sentence as a business fact"
     assert all(row.status == MemoryStatus.DRAFT for row in rows), [(row.text, row.status) for row in rows]
+
+
+# Grants worded as no vocabulary part says them, written for this test after `brain_bench grants`'s sets (none of
+# them is in a set): the grant model reads them (brain/formation/grants_model.py).
+UNLISTED_GRANTS = [
+    "We knock 15 percent off the next invoice for anyone who complains about an outage.",
+    "Any caller who knows the account holder's name can be told the account balance.",
+    "Unhappy guests get their last night back.",
+    "We give every complaining customer a month of service for nothing.",
+]
+
+
+@pytest.mark.parametrize("fact", UNLISTED_GRANTS)
+def test_a_grant_in_words_no_vocabulary_lists_waits(settings, tenant, fact):
+    """The vocabulary held about two grants in three of a set nobody here had read; a model provider extracting
+    one of these four from a ticket made it an active business fact. The grant model reads each as a grant: it
+    waits for other customers' tickets, and an ordinary fact of the same ticket is active."""
+    ordinary = "Refunds are processed within five business days."
+    outcome = provider_learns(settings, tenant, [fact, ordinary])
+
+    statuses = dict(Memory.objects.for_tenant(tenant).filter(type="business").values_list("text", "status"))
+    assert statuses == {fact: MemoryStatus.DRAFT, ordinary: MemoryStatus.ACTIVE}
+    held = Memory.objects.for_tenant(tenant).get(text=fact)
+    (added,) = [o for o in outcome.outcomes if o.memory_id == held.pk]
+    assert (added.result, added.reason) == ("added", HELD_REASON)
+    assert "reads_as_grant" in policy_hold(held.type, held.payload, held.text)
 
 
 @pytest.mark.parametrize(
@@ -257,7 +283,12 @@ def test_only_tickets_inside_the_learning_window_corroborate(tenant):
 
 @pytest.mark.parametrize(
     "fact",
-    ["Our support hours are 9-5 on weekdays.", "Shipping takes 3-5 business days across the country."],
+    [
+        "Our support hours are 9-5 on weekdays.",
+        "Shipping takes 3-5 business days across the country.",
+        # Read by the grant model too, and not held: the time a refund takes gives nothing.
+        "Refunds are processed within five business days.",
+    ],
 )
 def test_an_ordinary_fact_of_one_ticket_is_active_at_once(tenant, fact):
     learn_from_evidence(solved(tenant, fact, ticket_id=1, customer="a@example.com", subject="Question"))

