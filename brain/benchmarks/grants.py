@@ -1,8 +1,8 @@
 """Claims that grant, in eleven languages: how many a Client Brain holds for evidence, and how many it should not.
 
-`brain_bench grants [--json] [--train]`. Nine labelled sets (brain/benchmarks/data/grants_*.jsonl), each half claims that
-grant money, credit, access or data and half ordinary business facts (half of those look-alikes on the same
-topics), in English and in Spanish, French, German, Italian, Portuguese, Dutch, Polish, Russian, Chinese and
+`brain_bench grants [--json] [--train]`. Eleven labelled sets (brain/benchmarks/data/grants_*.jsonl), each half
+claims that grant money, credit, access or data and half ordinary business facts (half of those look-alikes on the
+same topics), in English and in Spanish, French, German, Italian, Portuguese, Dutch, Polish, Russian, Chinese and
 Japanese, each written by an author who never saw the vocabulary (brain/formation/grants.py,
 grants_languages.py), in this order:
 
@@ -21,8 +21,13 @@ grants_languages.py), in this order:
   parties) beside the fourth and the session's first checkout, its misses never looked at; one English grant,
   word for word one of `dev4`'s, was taken out;
 - `test5` (400; 160 English by one author, 24 in each other language by another, writing apart): written after the
-  fifth round, before the grant model was trained (`--train`, brain/benchmarks/grants_training.py, which learns the
-  four `dev` sets), read once for it with the vocabulary alone beside it, its misses never looked at.
+  fifth round, before the grant model was trained (`--train`, brain/benchmarks/grants_training.py), read once for
+  its first version (which learned the four `dev` sets) with the vocabulary alone beside it, and again for the
+  second; its misses never looked at;
+- `dev5` (800; 200 + 200 English, 20 + 20 in each other language, by two authors): written for the grant model's
+  second version to learn, its authors asked for the idioms and indirect grants keyword lists miss ("it's on us",
+  "we pick up the tab", a check relaxed, data passed on); read while its threshold was chosen;
+- `test6` (400, shaped as `test5`, by two more authors): written beside `dev5`, read once for the second version.
 
 Two more sets are in twelve languages the vocabulary does not read at all (Turkish, Korean, Arabic, Swedish,
 Indonesian, Vietnamese, Czech, Greek and Ukrainian in both; Hungarian, Romanian and Hebrew in `other_dev`, Hindi,
@@ -51,7 +56,7 @@ from brain.formation.evidence import claim_hold
 from . import grants_training
 
 DATA = Path(__file__).parent / "data"
-READ_SPLITS = ("dev", "dev2", "dev3", "dev4", "test", "test2", "test3", "test4", "test5")
+READ_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "test", "test2", "test3", "test4", "test5", "test6")
 OTHER_SPLITS = ("other_dev", "other_test")
 SPLITS = READ_SPLITS + OTHER_SPLITS
 

@@ -1,20 +1,24 @@
 """The grant model (`grants_model.npz`, read by `brain/formation/grants_model.py`): `brain_bench grants --train`.
 
-What it learns: every claim of the sets read while the vocabulary was written (`TRAIN_SPLITS`: 2,200 claims in
-eleven languages, half grants), and as ordinary the business facts the local producer keeps from the Bitext
-sample's replies that fall in the trained half (`trained_half`: a checksum of the text, no seed) and that the
-vocabulary does not hold (those are its own: 23 of 397 were held before the model). The other half is the
-benchmark's control. A logistic regression (scikit-learn, the `dev` extra; the product reads the weights with
-numpy), C = `C`, over multilingual-e5-small's unit vector and whether the claim is a process rule's action; lbfgs
-has no randomness and the vectors none, so a retrain writes the same weights.
+What it learns: every claim of the sets read while the vocabulary was written and of `dev5`, written for the model
+(`TRAIN_SPLITS`: 3,000 claims in eleven languages, half grants), and as ordinary the business facts the local
+producer keeps from the Bitext sample's replies that fall in the trained half (`trained_half`: a checksum of the
+text, no seed) and that the vocabulary does not hold (those are its own: 23 of 397 were held before the model). The
+other half is the benchmark's control. A logistic regression (scikit-learn, the `dev` extra; the product reads the
+weights with numpy), C = `C`, over multilingual-e5-small's unit vector and whether the claim is a process rule's
+action; lbfgs has no randomness and the vectors none, so a retrain writes the same weights.
 
-How it was chosen (2026-12-07, a script outside the repository): e5 against MiniLM's vectors, C 1 to 30,
-thresholds 0.6 to 0.95, and with or without Bitext's facts, by leaving one of the four dev sets out in turn and by
-the four test sets and Bitext's control half. Without Bitext's facts the model held 16 of the control's 201
-facts more than the vocabulary ("The quickest way is to call our dedicated helpline"); with them, none (C 10,
-threshold 0.9: English test grants 249 → 275 of 319 for no more ordinary facts, the other languages' 309 → 373 of
-480 for 2 more of 480). MiniLM's vectors were worse in English as in the rest. Since that grid read the test
-sets, the figure the README reports is `test5`'s, written afterwards and read once.
+How it was chosen (2026-12-07, scripts outside the repository). First, on `dev` to `dev4`: e5 against MiniLM's
+vectors, C from 1 to 30, thresholds from 0.6 to 0.95, with and without Bitext's facts, each read by leaving one dev
+set out in turn, on the four test sets and on Bitext's other half. Without Bitext's facts the model held 16 of the
+control's 201 facts more than the vocabulary ("The quickest way is to call our dedicated helpline"); with them,
+none. MiniLM's vectors did worse in English as in the rest. C 10 at 0.9 was read once on `test5`, written
+afterwards. Then `dev5` was written (800 claims, asked for the idioms and indirect grants keyword lists miss) and the
+choice made again by leaving each of the five dev sets out: on `dev5` left out, whose claims neither the vocabulary
+nor the model had seen, C 10 held 115 (0.9), 131 (0.85) and 142 (0.8) of its 200 English grants against the
+vocabulary's 85, its English ordinary facts 6, 6 and 9 against 5; over the five folds 0.85 added 144 of 1,500 grants
+and 15 of 1,500 ordinary facts, and 2 of the control's 229. C 10 at 0.85 is kept, and read once on `test6`, written
+after `dev5` by two more authors.
 """
 
 from __future__ import annotations
@@ -32,9 +36,9 @@ from brain.models import MemoryType
 
 from .trust import _evidence, bitext_responses
 
-TRAIN_SPLITS = ("dev", "dev2", "dev3", "dev4")
+TRAIN_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5")
 C = 10.0
-THRESHOLD = 0.9
+THRESHOLD = 0.85
 _BATCH = 64
 
 

@@ -9,8 +9,9 @@ regression over the claim's sentence vector (multilingual-e5-small's, the vector
 at its threshold or above waits for corroboration as a vocabulary grant does (`evidence.policy_hold`), and the
 dashboard says "reads as a grant".
 
-It learned the labelled sets read while the vocabulary was written (`dev` to `dev4` of brain_bench grants: 2,200
-claims in eleven languages, half grants, half ordinary facts of the same topics) and, as ordinary, half of the
+It learned the labelled sets read while the vocabulary was written and one written for it (`dev` to `dev5` of
+brain_bench grants: 3,000 claims in eleven languages, half grants, half ordinary facts of the same topics) and, as
+ordinary, half of the
 business facts the local producer keeps from the Bitext sample's replies (the half a hash of the text picks; the
 other half is the benchmark's control): without them it read "The quickest way is to call our helpline" as a
 grant, having learned the sets' style rather than what a grant is. Trained by `manage.py brain_bench grants
