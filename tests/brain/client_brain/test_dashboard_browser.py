@@ -131,3 +131,42 @@ def test_the_aggregates_count_stored_rows_with_the_current_split_beside(live_ser
         assert text("current-invalid-confidence-rows") == "0"
         assert "Current rows by type" in text("current-by-type")
         assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_rows_waiting_for_evidence_say_why_each_waits(settings, live_server, tenant, width):
+    """Issue 26, section 2, as an operator sees it: a grant the vocabulary names, one only the grant model reads,
+    and one in a language the grant check does not read, each a draft with its reason and its count.
+    Screenshots in var/screenshots/client-brain-waiting-<width>/."""
+    from pathlib import Path
+
+    from .test_held_policies import PLAIN_GRANT, UNLISTED_GRANTS, UNREAD_GRANT, provider_learns
+
+    shots = Path(__file__).resolve().parents[3] / "var" / "screenshots" / f"client-brain-waiting-{width}"
+    shots.mkdir(parents=True, exist_ok=True)
+    provider_learns(settings, tenant, [PLAIN_GRANT, UNLISTED_GRANTS[2], UNREAD_GRANT])
+    client = Client()
+    client.force_login(make_member(tenant, Role.VIEWER))
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    cookies = [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
+    with chromium_page(width=width, height=900, cookies=cookies) as page:
+        page.goto(f"{live_server.url}/insights/analytics/client-brain/")
+        section = page.locator("[data-testid=waiting-for-evidence]")
+        section.wait_for()
+        page.screenshot(path=str(shots / "01-dashboard.png"), full_page=True)
+        section.screenshot(path=str(shots / "02-waiting.png"))
+        whys = dict(
+            zip(
+                page.eval_on_selector_all(
+                    "[data-testid=waiting-row] td:nth-child(3)", "c => c.map(e => e.innerText)"
+                ),
+                page.eval_on_selector_all("[data-testid=waiting-why]", "c => c.map(e => e.innerText)"),
+                strict=True,
+            )
+        )
+        assert whys[PLAIN_GRANT] == "gives money: Refunds (unlimited)"
+        assert whys[UNLISTED_GRANTS[2]].startswith("reads as a grant of money, credit, access or data")
+        assert whys[UNREAD_GRANT] == "written in Turkish, which the grant check does not read"
+        counts = page.eval_on_selector_all("[data-testid=waiting-count]", "c => c.map(e => e.innerText)")
+        assert counts == ["1 of 3 customers (1 ticket)"] * 3
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
