@@ -32,8 +32,7 @@ import numpy as np
 
 from brain.client_brain.producers import extract_local
 from brain.formation import grants_model, intent_multilingual
-from brain.formation.grants import grant_in
-from brain.formation.reading import unread_language
+from brain.formation.evidence import claim_hold
 from brain.models import MemoryType
 
 from .trust import _evidence, bitext_responses
@@ -61,14 +60,12 @@ def trained_half(fact: str) -> bool:
     return hashlib.sha256(fact.encode("utf-8")).digest()[0] % 2 == 0
 
 
-def _vocabulary_holds(text: str) -> bool:
-    return grant_in(text) is not None or unread_language(text) is not None
-
-
 def training_rows(labelled, facts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(texts, is an action, is a grant) the model learns: the train splits' claims, then Bitext's trained half."""
     rows = [row for split in TRAIN_SPLITS for row in labelled(split)]
-    ordinary = [fact for fact in facts if trained_half(fact) and not _vocabulary_holds(fact)]
+    ordinary = [
+        fact for fact in facts if trained_half(fact) and claim_hold(fact, action=False, model=False) is None
+    ]
     texts = [row["text"] for row in rows] + ordinary
     action = np.array([row.get("form") == "action" for row in rows] + [False] * len(ordinary))
     grant = np.array([row["label"] == "grant" for row in rows] + [False] * len(ordinary))
