@@ -14,7 +14,7 @@ from django.db.models import Q
 
 from brain.formation.evidence import HELD_TYPES, corroboration, learning_window_days, policy_hold
 from brain.formation.reading import language_name
-from brain.models import BrainEdge, BrainScopeKind, GraphRelation, Memory, MemoryStatus
+from brain.models import BrainEdge, BrainScopeKind, GraphRelation, Memory, MemoryHistory, MemoryStatus
 
 WAITING_LIMIT = 50
 
@@ -49,6 +49,7 @@ def waiting_for_evidence(*, tenant_id: int, limit: int = WAITING_LIMIT) -> Waiti
         held.order_by("-updated_at", "-id").only("id", "type", "key", "text", "payload", "provenance")[:limit]
     )
     contradicted = _contradicted(tenant_id, [memory.pk for memory in memories])
+    recorded = _recorded_holds(tenant_id, [memory.pk for memory in memories])
     for memory in memories:
         support = corroboration(memory.provenance, window_days=window)
         rows.append(
@@ -60,7 +61,7 @@ def waiting_for_evidence(*, tenant_id: int, limit: int = WAITING_LIMIT) -> Waiti
                 customers=support.customers,
                 tickets=support.tickets,
                 needed=support.needed,
-                why=_why(memory, contradicted.get(memory.pk)),
+                why=_why(memory, contradicted.get(memory.pk), recorded.get(memory.pk)),
             )
         )
     return WaitingForEvidence(
@@ -68,8 +69,21 @@ def waiting_for_evidence(*, tenant_id: int, limit: int = WAITING_LIMIT) -> Waiti
     )
 
 
-def _why(memory: Memory, contradicted: tuple[int, str] | None) -> str:
-    held = policy_hold(memory.type, memory.payload, memory.text) or {}
+def _recorded_holds(tenant_id: int, memory_ids: list[int]) -> dict[int, dict]:
+    """Why each row was held, as formation recorded it when it added the row (its `added` history's `held`), in
+    one statement; rows added before it was recorded are absent."""
+    added = (
+        MemoryHistory.objects.for_tenant(tenant_id)
+        .filter(memory_id__in=memory_ids, action=MemoryHistory.Action.ADDED, after__has_key="held")
+        .values_list("memory_id", "after")
+    )
+    return {memory_id: after["held"] for memory_id, after in added if isinstance(after.get("held"), dict)}
+
+
+def _why(memory: Memory, contradicted: tuple[int, str] | None, recorded: dict | None = None) -> str:
+    """The recorded reason, else the vocabulary's and the language check's read now (the grant model is not run
+    in a request: a row it held has its reason recorded)."""
+    held = recorded or policy_hold(memory.type, memory.payload, memory.text, model=False) or {}
     if "grant" in held:
         return f"gives {held['grant']}"
     if "unread" in held:

@@ -148,13 +148,13 @@ def policy_claim(type: str, payload, text: str) -> tuple[str, bool]:
     return text, False
 
 
-def policy_hold(type: str, payload, text: str) -> dict[str, str] | None:
+def policy_hold(type: str, payload, text: str, *, model: bool = True) -> dict[str, str] | None:
     """Why a business fact or process rule waits whatever stands beside it: the grant it makes
     ({"grant": "money: refunds (unlimited)"}, grants.py), the language the grant vocabulary cannot read
     ({"unread": "tr"}, reading.py), or the grant model's score of a claim it reads as a grant in words the
-    vocabulary does not list ({"reads_as_grant": "0.97"}, grants_model.py)."""
+    vocabulary does not list ({"reads_as_grant": "0.97"}, grants_model.py; `model=False` reads without it)."""
     claim, action = policy_claim(type, payload, text)
-    return claim_hold(claim, action=action, model=True)
+    return claim_hold(claim, action=action, model=model)
 
 
 def claim_hold(claim: str, *, action: bool, model: bool) -> dict[str, str] | None:

@@ -271,6 +271,8 @@ def row_add(
     """Write `candidate` as a new memory; `related` / `contradicts` name a row it must be linked to by
     that relation whatever its closeness (a hidden duplicate; the standing value it competes with)."""
     memory = row_create(candidate, vector, model)
+    # A row held for evidence keeps why in its history, as decided (the dashboard reads it; no model runs there).
+    held = {"held": detail["held"]} if isinstance(detail, dict) and "held" in detail else {}
     history_add(
         tenant_id=candidate.tenant_id,
         memory=memory,
@@ -278,7 +280,7 @@ def row_add(
         actor=candidate.actor,
         surface=candidate.surface,
         reason=reason,
-        after=snapshot(memory),
+        after={**snapshot(memory), **held},
     )
     graph_for_new(memory, candidate, neighbours, skip_ids={i for i in (related, contradicts) if i})
     for other_id, relation in ((related, GraphRelation.RELATED_TO), (contradicts, GraphRelation.CONTRADICTS)):

@@ -62,6 +62,25 @@ def test_a_row_the_grant_model_holds_says_so(settings, tenant):
     assert row.why.startswith("reads as a grant of money, credit, access or data (the grant model's score 0.")
 
 
+def test_the_reason_is_the_one_recorded_when_the_row_was_held(settings, tenant, monkeypatch, tmp_path):
+    """The dashboard reads why a row waits from its history, as formation decided it: no model runs in the
+    request, and the reason stays what was decided whatever weights the process holds now."""
+    from brain.formation import grants_model
+
+    provider_learns(settings, tenant, [UNLISTED_GRANTS[2]])
+    monkeypatch.setattr(grants_model, "MODEL_PATH", tmp_path / "missing.npz")
+    grants_model.model.cache_clear()
+    grants_model.grant_score.cache_clear()
+    try:
+        (row,) = waiting_for_evidence(tenant_id=tenant.pk).rows
+        assert row.why.startswith(
+            "reads as a grant of money, credit, access or data (the grant model's score 0."
+        )
+    finally:
+        grants_model.model.cache_clear()
+        grants_model.grant_score.cache_clear()
+
+
 def test_the_dashboard_says_nothing_of_evidence_when_nothing_waits(tenant):
     learn_from_evidence(
         solved(tenant, "Our support hours are 9-5 on weekdays.", ticket_id=1, customer="a@x.test")
