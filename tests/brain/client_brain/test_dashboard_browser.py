@@ -16,13 +16,17 @@ from ..factories import set_activity
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def browser_page(live_server, tenant):
+def viewer_cookies(live_server, tenant) -> list[dict]:
+    """The session cookie of a viewer of `tenant`, for a browser on the live server."""
     client = Client()
     client.force_login(make_member(tenant, Role.VIEWER))
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
-    cookies = [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
-    with chromium_page(width=1300, height=900, cookies=cookies) as page:
+    return [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
+
+
+@pytest.fixture
+def browser_page(live_server, tenant):
+    with chromium_page(width=1300, height=900, cookies=viewer_cookies(live_server, tenant)) as page:
         yield page
 
 
@@ -108,11 +112,7 @@ def test_the_aggregates_count_stored_rows_with_the_current_split_beside(live_ser
     process(
         tenant, "A parcel arrives damaged", "Send a replacement", confidence=float("nan"), status="archived"
     )
-    client = Client()
-    client.force_login(make_member(tenant, Role.VIEWER))
-    session = client.cookies[settings.SESSION_COOKIE_NAME].value
-    cookies = [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
-    with chromium_page(width=width, height=900, cookies=cookies) as page:
+    with chromium_page(width=width, height=900, cookies=viewer_cookies(live_server, tenant)) as page:
         page.goto(f"{live_server.url}/insights/analytics/client-brain/")
         page.wait_for_selector("[data-testid=aggregates]")
         page.screenshot(path=str(shots / "01-dashboard.png"), full_page=True)
@@ -145,11 +145,7 @@ def test_the_rows_waiting_for_evidence_say_why_each_waits(settings, live_server,
     shots = Path(__file__).resolve().parents[3] / "var" / "screenshots" / f"client-brain-waiting-{width}"
     shots.mkdir(parents=True, exist_ok=True)
     provider_learns(settings, tenant, [PLAIN_GRANT, UNLISTED_GRANTS[2], UNREAD_GRANT])
-    client = Client()
-    client.force_login(make_member(tenant, Role.VIEWER))
-    session = client.cookies[settings.SESSION_COOKIE_NAME].value
-    cookies = [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
-    with chromium_page(width=width, height=900, cookies=cookies) as page:
+    with chromium_page(width=width, height=900, cookies=viewer_cookies(live_server, tenant)) as page:
         page.goto(f"{live_server.url}/insights/analytics/client-brain/")
         section = page.locator("[data-testid=waiting-for-evidence]")
         section.wait_for()
