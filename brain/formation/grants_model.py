@@ -2,12 +2,13 @@
 
 grants.py names grants by their parts (a subject that gives, an effect, a negation beside it), in English and the
 ten languages of grants_languages.toml. On sets written by authors who never saw it, it held 60-80% of the grants
-(English) and about half (the other languages): "It's on the house when the courier is late.", "Der Aufpreis für
-das Upgrade entfällt für Stammkunden." name nothing it knows. This model reads what the claim means: a logistic
-regression over the claim's sentence vector (multilingual-e5-small's, the vector the gate's intent networks read,
-`intent_multilingual.vectors`; 384 numbers) and whether the claim is a process rule's action. A claim it scores
-at its threshold or above waits for corroboration as a vocabulary grant does (`evidence.policy_hold`), and the
-dashboard says "reads as a grant".
+(English) and about half (the other languages): "Unhappy guests get their last night back.", "We knock 15 percent
+off the next invoice for anyone who complains about an outage." name nothing it knows. This model reads what the
+claim means: a logistic regression over the claim's sentence vector (multilingual-e5-small's, the vector the gate's
+intent networks read, `intent_multilingual.vector`, memoised, so a claim the gate's networks read is not encoded
+twice; 384 numbers) and whether the claim is a process rule's action. A claim it scores at its threshold or above
+waits for corroboration as a vocabulary grant does (`evidence.policy_hold`), and the dashboard says "reads as a
+grant".
 
 It learned the labelled sets read while the vocabulary was written and one written for it (`dev` to `dev5` of
 brain_bench grants: 3,000 claims in eleven languages, half grants, half ordinary facts of the same topics) and, as
@@ -82,7 +83,7 @@ def grant_score(text: str, *, action: bool = False) -> float | None:
     found = model()
     if found is None or not (text or "").strip() or intent_multilingual.encoder() is None:
         return None
-    return found.score(intent_multilingual.vectors([text])[0], action=action)
+    return found.score(intent_multilingual.vector(text), action=action)
 
 
 def reads_as_grant(text: str, *, action: bool = False) -> float | None:

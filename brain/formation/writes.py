@@ -272,7 +272,7 @@ def row_add(
     that relation whatever its closeness (a hidden duplicate; the standing value it competes with)."""
     memory = row_create(candidate, vector, model)
     # A row held for evidence keeps why in its history, as decided (the dashboard reads it; no model runs there).
-    held = {"held": detail["held"]} if isinstance(detail, dict) and "held" in detail else {}
+    held = {"held": detail["held"]} if "held" in detail else {}
     history_add(
         tenant_id=candidate.tenant_id,
         memory=memory,
