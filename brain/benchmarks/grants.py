@@ -47,15 +47,13 @@ delays it until three customers' tickets corroborate it. The grant model learned
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
 
 from brain.formation.evidence import claim_hold
 
 from . import grants_training
+from .grants_training import labelled
 
-DATA = Path(__file__).parent / "data"
 READ_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "test", "test2", "test3", "test4", "test5", "test6")
 OTHER_SPLITS = ("other_dev", "other_test")
 SPLITS = READ_SPLITS + OTHER_SPLITS
@@ -68,12 +66,6 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="First retrain the grant model (grants_model.npz; needs the CSV).",
     )
-
-
-def labelled(split: str) -> list[dict]:
-    return [
-        json.loads(line) for line in (DATA / f"grants_{split}.jsonl").open(encoding="utf-8") if line.strip()
-    ]
 
 
 def split_figures(rows: list[dict]) -> dict:
@@ -128,7 +120,7 @@ def _percent(part: int, whole: int) -> str:
 
 def run(options, stdout) -> dict:
     if options.get("train"):
-        grants_training.train(labelled, stdout)
+        grants_training.train(stdout)
     figures: dict = {}
     for split in SPLITS:
         figures[split] = split_figures(labelled(split))

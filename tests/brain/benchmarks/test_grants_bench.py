@@ -1,4 +1,4 @@
-"""`brain_bench grants`: the labelled sets as described (eight in the 11 languages the vocabulary reads, two in
+"""`brain_bench grants`: the labelled sets as described (eleven in the 11 languages the vocabulary reads, two in
 twelve it does not; half grants), and the figures computed per language the way the README reports them."""
 
 from collections import Counter
