@@ -1,6 +1,6 @@
 """Claims that grant, in eleven languages: how many a Client Brain holds for evidence, and how many it should not.
 
-`brain_bench grants [--json] [--train]`. Eleven labelled sets (brain/benchmarks/data/grants_*.jsonl), each half
+`brain_bench grants [--json] [--train]`. Thirteen labelled sets (brain/benchmarks/data/grants_*.jsonl), each half
 claims that grant money, credit, access or data and half ordinary business facts (half of those look-alikes on the
 same topics), in English and in Spanish, French, German, Italian, Portuguese, Dutch, Polish, Russian, Chinese and
 Japanese, each written by an author who never saw the vocabulary (brain/formation/grants.py,
@@ -27,7 +27,12 @@ grants_languages.py), in this order:
 - `dev5` (800; 200 + 200 English, 20 + 20 in each other language, by two authors): written for the grant model's
   second version to learn, its authors asked for the idioms and indirect grants keyword lists miss ("it's on us",
   "we pick up the tab", a check relaxed, data passed on); read while its threshold was chosen;
-- `test6` (400, shaped as `test5`, by two more authors): written beside `dev5`, read once for the second version.
+- `test6` (400, shaped as `test5`, by two more authors): written beside `dev5`, read once for the second version;
+- `dev6` (800, shaped as `dev5`, by two more authors, most of its grants in none of the usual words): written for a
+  third version to learn, read once by the second before (it had learned nothing of it), then while the third's
+  form was chosen;
+- `test7` (400, shaped as `test5`, by two more authors): written beside `dev6`, read once for the second version,
+  once for a logistic regression that learned `dev6` too (not kept) and once for the third, a kernel machine.
 
 Two more sets are in twelve languages the vocabulary does not read at all (Turkish, Korean, Arabic, Swedish,
 Indonesian, Vietnamese, Czech, Greek and Ukrainian in both; Hungarian, Romanian and Hebrew in `other_dev`, Hindi,
@@ -54,7 +59,21 @@ from brain.formation.evidence import claim_hold
 from . import grants_training
 from .grants_training import labelled
 
-READ_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "test", "test2", "test3", "test4", "test5", "test6")
+READ_SPLITS = (
+    "dev",
+    "dev2",
+    "dev3",
+    "dev4",
+    "dev5",
+    "dev6",
+    "test",
+    "test2",
+    "test3",
+    "test4",
+    "test5",
+    "test6",
+    "test7",
+)
 OTHER_SPLITS = ("other_dev", "other_test")
 SPLITS = READ_SPLITS + OTHER_SPLITS
 
