@@ -13,7 +13,9 @@ messages never covered is not forced onto the nearest trained intent.
 An operator writes a preference about the customer ("... when a customer asks where their refund is"), not
 as a customer writes; measured against messages, such a text lands nearer the intent its other words name
 (the refund policy). So the file also holds a logistic regression over the same messages' intents
-(`classifier_weights`, `classifier_bias`, `intents`): a preference's affinity to each intent is the highest
+(`classifier_weights`, `classifier_bias`, `intents`), which has also learned 809 preferences as operators write
+them, each labelled by its intent and read by its clauses (since 2026-12-07; with messages alone it read the
+refund-timing preference as the refund policy): a preference's affinity to each intent is the highest
 probability the classifier gives any of its clauses, read as a customer would say them (`clauses`: "I asks where
 my refund is"); the conversation's probabilities weigh those affinities (`intent_share` of the similarity, the
 projection's blend the rest). A file without the classifier measures by the projection alone.

@@ -132,7 +132,7 @@ BRAIN_CONTEXT_BUDGET = {
     "TIER_HEURISTIC": 500,
     "TIER_CONTEXT_NOTE": 0,
     # A preference is "relevant" when its relevance for the conversation is at least this. In relevance mode
-    # "projected" (the default) that is its similarity (0-1), which PROJECTED_FLOOR already holds above 0.21,
+    # "projected" (the default) that is its similarity (0-1), which PROJECTED_FLOOR already holds above 0.27,
     # so the default 0.012 adds nothing there; in "hybrid" and "fulltext" it is recall's final score (weighted
     # RRF), where 0.012 admits a full-text match ranked in about the top 40 and leaves out a match by a
     # trigram fragment of one word alone (~0.010).
@@ -158,8 +158,8 @@ BRAIN_CONTEXT_RELEVANCE = {
     "NEAR_BEST": float(env_str("BRAIN_CONTEXT_NEAR_BEST", "0.95")),
     # Mode "projected" (intelligence/intent_projection.py): floor and near-best ratio of a preference's
     # similarity, chosen on the calibration half of `brain_bench preference-relevance`.
-    "PROJECTED_FLOOR": float(env_str("BRAIN_CONTEXT_PROJECTED_FLOOR", "0.2125")),
-    "PROJECTED_NEAR_BEST": float(env_str("BRAIN_CONTEXT_PROJECTED_NEAR_BEST", "1.0")),
+    "PROJECTED_FLOOR": float(env_str("BRAIN_CONTEXT_PROJECTED_FLOOR", "0.275")),
+    "PROJECTED_NEAR_BEST": float(env_str("BRAIN_CONTEXT_PROJECTED_NEAR_BEST", "0.95")),
     # The embedders (model names) the floor and the ratio were chosen for; with any other, words decide.
     "CALIBRATED_FOR": ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"),
 }
