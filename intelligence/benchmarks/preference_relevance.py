@@ -18,7 +18,9 @@ One agent in a fresh tenant holds the preferences (active). Then:
    shipped relevance was chosen; relevant to the openings of the intents they name): a second agent holds them,
    and each mode's precision and recall over them is reported on both halves of the openings — the floor and
    the ratio were chosen with the first agent's preferences, so these figures say how relevance carries to
-   preferences worded by someone else;
+   preferences worded by someone else; and a second such set (`preference_relevance_preferences_heldout2.jsonl`,
+   54, two for each intent, written after the classifier learned operators' preferences), held by a third agent:
+   an agent with two preferences on one topic, where the near-best cut can leave one out;
 4. latency per context call (`agent_context_assemble`, in process), each mode in turn on every test opening
    made new (a number appended, so the query embedding is computed as for a new conversation): median, p95,
    and the ratio to full text.
@@ -80,12 +82,19 @@ def load_set(bitext_csv: Path) -> tuple[list[dict], list[dict], dict[tuple[str, 
     return openings, preferences, labels
 
 
-def load_heldout(openings: list[dict]) -> tuple[list[dict], dict[tuple[str, str], bool]]:
-    """(the held-out preferences, {(opening id, preference id): relevant}): a preference is relevant to the
-    openings of the intents it names and to no other (the openings written here name none)."""
-    preferences = [
-        json.loads(line) for line in (DATA / "preference_relevance_preferences_heldout.jsonl").open()
-    ]
+# The sets of preferences nobody calibrated on: the figures' key, and the file.
+HELDOUT_SETS = {
+    "heldout_preferences": "preference_relevance_preferences_heldout.jsonl",
+    "heldout_preferences_two_per_intent": "preference_relevance_preferences_heldout2.jsonl",
+}
+
+
+def load_heldout(
+    openings: list[dict], name: str = "heldout_preferences"
+) -> tuple[list[dict], dict[tuple[str, str], bool]]:
+    """(the held-out preferences of `HELDOUT_SETS[name]`, {(opening id, preference id): relevant}): a preference is
+    relevant to the openings of the intents it names and to no other (the openings written here name none)."""
+    preferences = [json.loads(line) for line in (DATA / HELDOUT_SETS[name]).open() if line.strip()]
     labels = {
         (opening["id"], preference["id"]): opening.get("intent") in preference["intents"]
         for opening in openings
@@ -250,6 +259,32 @@ def _latency(agent, ids, openings, modes: dict, rounds: int) -> dict:
     }
 
 
+def _heldout_figures(tenant, openings: list[dict], key: str, modes: dict, stdout) -> dict:
+    """Each mode's precision and recall over a set of preferences nobody calibrated on, held by an agent of their
+    own, on both halves of the openings."""
+    heldout, heldout_labels = load_heldout(openings, key)
+    agent, ids = _setup(tenant, heldout, f"Bench support agent ({key})")
+    halves = {half: [o for o in openings if o["split"] == half] for half in ("test", "calibration")}
+    figures: dict = {"preferences": len(heldout), "modes": {}}
+    stdout.write(
+        f"{key}: preferences nobody calibrated on ({len(heldout)}), precision / recall on each half:"
+    )
+    for name, config in modes.items():
+        with override_settings(BRAIN_CONTEXT_RELEVANCE=config):
+            by_half = {
+                half: precision_recall(
+                    {o["id"]: _injected(agent, ids, o["text"]) for o in part}, part, heldout, heldout_labels
+                )
+                for half, part in halves.items()
+            }
+        figures["modes"][name] = by_half
+        stdout.write(
+            f"{name:12} test {by_half['test']['precision']} / {by_half['test']['recall']}   calibration "
+            f"{by_half['calibration']['precision']} / {by_half['calibration']['recall']}"
+        )
+    return figures
+
+
 def run(options, stdout) -> dict:
     import os
 
@@ -296,26 +331,8 @@ def run(options, stdout) -> dict:
         result = precision_recall(predicted, test, preferences, labels)
         figures["modes"][name] = {"config": config, **result}
         stdout.write(f"{name:12} {result['precision']:>9} {result['recall']:>7} {result['f1']:>6}   {config}")
-    heldout, heldout_labels = load_heldout(openings)
-    heldout_agent, heldout_ids = _setup(tenant, heldout, "Bench support agent (held-out preferences)")
-    figures["heldout_preferences"] = {"preferences": len(heldout), "modes": {}}
-    stdout.write(f"preferences nobody calibrated on ({len(heldout)}), precision / recall on each half:")
-    for name, config in modes.items():
-        with override_settings(BRAIN_CONTEXT_RELEVANCE=config):
-            by_half = {
-                half: precision_recall(
-                    {o["id"]: _injected(heldout_agent, heldout_ids, o["text"]) for o in part},
-                    part,
-                    heldout,
-                    heldout_labels,
-                )
-                for half, part in (("test", test), ("calibration", calibration))
-            }
-        figures["heldout_preferences"]["modes"][name] = by_half
-        stdout.write(
-            f"{name:12} test {by_half['test']['precision']} / {by_half['test']['recall']}   calibration "
-            f"{by_half['calibration']['precision']} / {by_half['calibration']['recall']}"
-        )
+    for key in HELDOUT_SETS:
+        figures[key] = _heldout_figures(tenant, openings, key, modes, stdout)
     figures["finding"] = {
         o["text"]: sorted(_injected(agent, ids, o["text"])) for o in openings if o["id"] in ("own-1", "own-7")
     }

@@ -1,8 +1,15 @@
 """The labelled set `brain_bench preference-relevance` calibrates and reports on (issue 27): at least 150
 openings × 16 preferences, every pair labelled, split once into two halves, the Bitext rows as labelled."""
 
+import pytest
+
 from brain.benchmarks.common import bitext_path
-from intelligence.benchmarks.preference_relevance import load_heldout, load_set, precision_recall
+from intelligence.benchmarks.preference_relevance import (
+    HELDOUT_SETS,
+    load_heldout,
+    load_set,
+    precision_recall,
+)
 
 
 def test_the_set_is_large_enough_labelled_and_split():
@@ -19,12 +26,16 @@ def test_the_set_is_large_enough_labelled_and_split():
             assert any(labels[(o["id"], preference["id"])] for o in openings if o["split"] == half)
 
 
-def test_the_held_out_preferences_are_other_texts_labelled_by_the_intents_they_name():
+@pytest.mark.parametrize(
+    ("key", "size"), [("heldout_preferences", 26), ("heldout_preferences_two_per_intent", 54)]
+)
+def test_the_held_out_preferences_are_other_texts_labelled_by_the_intents_they_name(key, size):
     openings, preferences, _ = load_set(bitext_path())
-    heldout, labels = load_heldout(openings)
-    assert len(heldout) >= 20
-    assert not {p["id"] for p in heldout} & {p["id"] for p in preferences}
-    assert not {p["text"] for p in heldout} & {p["text"] for p in preferences}
+    heldout, labels = load_heldout(openings, key)
+    others = [p for other in HELDOUT_SETS if other != key for p in load_heldout(openings, other)[0]]
+    assert len(heldout) == size
+    assert not {p["id"] for p in heldout} & {p["id"] for p in preferences + others}
+    assert not {p["text"] for p in heldout} & {p["text"] for p in preferences + others}
     intents = {o["intent"] for o in openings if o["intent"]}
     for preference in heldout:
         assert set(preference["intents"]) <= intents, preference
