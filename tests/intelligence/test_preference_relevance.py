@@ -285,16 +285,13 @@ def test_the_operator_preferences_the_classifier_learns_are_none_of_the_labelled
     27 intents, and none is a preference the benchmark measures with."""
     import json
 
-    from intelligence.benchmarks.preference_relevance import DATA
+    from intelligence.benchmarks.preference_relevance import DATA, HELDOUT_SETS
     from intelligence.benchmarks.relevance_projection import OPERATOR_PREFERENCES
 
     learned = [json.loads(line) for line in OPERATOR_PREFERENCES.open()]
     measured = {
         json.loads(line)["text"]
-        for name in (
-            "preference_relevance_preferences.jsonl",
-            "preference_relevance_preferences_heldout.jsonl",
-        )
+        for name in ("preference_relevance_preferences.jsonl", *HELDOUT_SETS.values())
         for line in (DATA / name).open()
     }
     assert len(learned) == len({item["text"] for item in learned}) == 809
