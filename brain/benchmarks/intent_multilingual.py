@@ -144,7 +144,7 @@ def _fit(vectors: np.ndarray, labels: np.ndarray, weights: np.ndarray, hidden: i
     )
 
 
-def _dev_sources(written: bool) -> dict[str, list[str]]:
+def _dev_sources(written: bool = False) -> dict[str, list[str]]:
     """Dev's benign texts and each wider source's dev texts (and, for the second network, the written dev set's
     benign ones), those this classifier reads."""
     found = {"dev": [c.text for c in public_corpora.cases_in("dev") if c.label == public_corpora.BENIGN]}
