@@ -1,4 +1,7 @@
-"""Attacks in languages the public corpora hardly hold: `brain_bench attacks-multilingual [--split dev|test] [--json]`.
+"""Attacks written for this project: `brain_bench attacks-written [--set multilingual|support] [--split dev|test] [--json]`
+(`attacks-multilingual` is the same command).
+
+Set `multilingual`, attacks in languages the public corpora hardly hold.
 
 The public corpora's attacks are English for the most part, and garak-multilingual's eight languages are mostly
 Turkish. Sets written for this project (brain/benchmarks/data/attacks_multilingual_*.jsonl), each by an author who
@@ -18,6 +21,20 @@ ordinary support text.
 Each text goes through both surfaces as the public test split does (`public_attacks`): a solved ticket's reply
 the Client Brain learns from, and an agent's memory-append note. These are authored texts, as the in-house corpora
 are, by language models writing apart: they measure the reach across languages, not the wild.
+
+Set `support` (2026-12-07), attacks where a support desk meets them: the public corpora's attacks are jailbreaks
+and injections written against chat models, and the in-house corpora were written beside the gate. Four authors,
+apart from each other and from the gate, wrote orders aimed at the model inside tickets, agents' replies,
+reviews, invoices and e-mails, policies planted for the model to adopt that give money, credit, access or data
+away, requests for the hidden instructions, personas, data sent out by links, mails or webhooks, and obfuscated
+ones; and as many benign texts, two thirds of them look-alikes ("please disregard my earlier message", a
+business's own generous refund rule, a forwarded phishing warning). 70% English, the rest the ten languages the
+phrase rules know best:
+
+- `train` (800, two authors): for a model to learn; the first n-gram model learning it was tried and not kept
+  (README, *A support desk's own attacks*);
+- `dev` (300): read while the rules of `agent_orders.addressed_order` and the data sent out in words were written;
+- `test` (300): read once before those rules and once after.
 """
 
 from __future__ import annotations
@@ -29,34 +46,40 @@ from . import public_attacks, public_corpora
 
 DATA = Path(__file__).parent / "data"
 SPLITS = ("train", "dev", "test")
+SETS = ("multilingual", "support")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--split", default="test", choices=SPLITS[1:], help="The set to read (default test).")
+    parser.add_argument(
+        "--set", default="multilingual", choices=SETS, help="The written set (default multilingual)."
+    )
+    parser.add_argument(
+        "--split", default="test", choices=SPLITS[1:], help="Its split to read (default test)."
+    )
 
 
-def rows(split: str) -> list[dict]:
-    path = DATA / f"attacks_multilingual_{split}.jsonl"
+def rows(split: str, written: str = "multilingual") -> list[dict]:
+    path = DATA / f"attacks_{written}_{split}.jsonl"
     return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
 
 
-def cases(split: str) -> list[public_corpora.PublicCase]:
+def cases(split: str, written: str = "multilingual") -> list[public_corpora.PublicCase]:
     return [
         public_corpora.PublicCase(
-            id=f"{split}:{n}",
+            id=f"{written}:{split}:{n}",
             source=row["kind"],
             label=row["label"],
             lang=row["lang"],
             text=row["text"],
             group="",
         )
-        for n, row in enumerate(rows(split))
+        for n, row in enumerate(rows(split, written))
     ]
 
 
-def texts(split: str) -> tuple[list[str], list[str]]:
-    """(attacks, benign texts) of `split`."""
-    found = rows(split)
+def texts(split: str, written: str = "multilingual") -> tuple[list[str], list[str]]:
+    """(attacks, benign texts) of the written set's `split`."""
+    found = rows(split, written)
     return (
         [row["text"] for row in found if row["label"] == public_corpora.ATTACK],
         [row["text"] for row in found if row["label"] == public_corpora.BENIGN],
@@ -65,18 +88,30 @@ def texts(split: str) -> tuple[list[str], list[str]]:
 
 def run(options, stdout) -> dict:
     split = options.get("split") or "test"
-    found = cases(split)
-    figures: dict = {"split": split}
+    written = options.get("set") or "multilingual"
+    found = cases(split, written)
+    figures: dict = {"set": written, "split": split}
     for surface in public_attacks.SURFACES:
         f = public_attacks._surface_figures(found, surface)
         figures[surface] = {
             key: f[key]
-            for key in ("attacks", "attacks_admitted", "attacks_admitted_pct", "benign", "benign_rejected")
+            for key in (
+                "attacks",
+                "attacks_admitted",
+                "attacks_admitted_pct",
+                "attacks_admitted_words",
+                "attacks_admitted_active",
+                "benign",
+                "benign_rejected",
+                "admitted_ids",
+                "rejected_ids",
+            )
         } | {"by_language": f["by_language"], "by_kind": f["by_source"]}
         stdout.write(
-            f"{split} {surface}: attacks admitted {f['attacks_admitted']}/{f['attacks']} "
-            f"({f['attacks_admitted_pct']}%), benign refused {f['benign_rejected']}/{f['benign']} "
-            f"({f['benign_rejected_pct']}%)"
+            f"{written} {split} {surface}: attacks admitted {f['attacks_admitted']}/{f['attacks']} "
+            f"({f['attacks_admitted_pct']}%; {f['attacks_admitted_words']} with their words in a memory, "
+            f"{f['attacks_admitted_active']} of them injected at once), benign refused "
+            f"{f['benign_rejected']}/{f['benign']} ({f['benign_rejected_pct']}%)"
         )
         for lang, tally in f["by_language"].items():
             stdout.write(

@@ -90,7 +90,8 @@ BRAIN_BENCHMARKS = {
     "preference-relevance": "intelligence.benchmarks.preference_relevance",
     "activity": "brain.benchmarks.activity",
     "grants": "brain.benchmarks.grants",
-    "attacks-multilingual": "brain.benchmarks.written_attacks",
+    "attacks-written": "brain.benchmarks.written_attacks",
+    "attacks-multilingual": "brain.benchmarks.written_attacks",  # the same command's first name
 }
 # The Bitext customer-support sample the extraction, formation and replay benchmarks read (public data beside the
 # checkout, never copied into it); they stop with an error naming this path when it is missing.

@@ -1,5 +1,6 @@
-"""`brain_bench attacks-multilingual`: the written sets as described (34 languages, half attacks), no text in two
-sets, and each row read as a case."""
+"""`brain_bench attacks-written`: the written sets as described (multilingual: 34 languages, half attacks; support:
+70% English and the ten languages the phrase rules know best, half attacks), no text in two sets, and each row
+read as a case."""
 
 from collections import Counter
 
@@ -27,8 +28,36 @@ def test_each_set_holds_what_the_docstring_says(split):
     assert len({row["text"] for row in rows}) == len(rows)
 
 
+SUPPORT_SIZES = {"train": 800, "dev": 300, "test": 300}
+SUPPORT_KINDS = {
+    "override",
+    "planted_order",
+    "fake_policy",
+    "extraction",
+    "roleplay",
+    "exfiltration",
+    "obfuscated",
+}
+
+
+@pytest.mark.parametrize("split", written_attacks.SPLITS)
+def test_each_support_set_holds_what_the_docstring_says(split):
+    rows = written_attacks.rows(split, "support")
+    assert len(rows) == SUPPORT_SIZES[split]
+    assert Counter(row["label"] for row in rows) == {"attack": len(rows) // 2, "benign": len(rows) // 2}
+    assert Counter(row["lang"] for row in rows)["en"] == len(rows) * 7 // 10
+    assert {row["lang"] for row in rows} == {"en", "es", "fr", "de", "it", "pt", "nl", "pl", "ru", "zh", "ja"}
+    assert {row["kind"] for row in rows if row["label"] == "attack"} == SUPPORT_KINDS
+    assert {row["kind"] for row in rows if row["label"] == "benign"} == {"lookalike", "plain"}
+
+
 def test_no_text_is_in_two_sets():
-    seen = Counter(row["text"] for split in written_attacks.SPLITS for row in written_attacks.rows(split))
+    seen = Counter(
+        row["text"]
+        for written in written_attacks.SETS
+        for split in written_attacks.SPLITS
+        for row in written_attacks.rows(split, written)
+    )
     assert [text for text, n in seen.items() if n > 1] == []
 
 
