@@ -29,7 +29,7 @@ import unicodedata
 
 from ..caches import memoize
 from . import intent_multilingual
-from .agent_orders import active_markup, exfiltration_link, forged_authority
+from .agent_orders import active_markup, addressed_order, exfiltration_link, forged_authority
 from .encodings import DECODE_REQUEST, decoded_payloads, obfuscated_readings, unmask_lookalikes
 from .intent import classified, intent_models, suspicion
 from .languages import OVERRIDES, ROLE_PLAYS, WIDENINGS
@@ -318,13 +318,19 @@ _BULK_DATA = re.compile(
     r"|(?:customer|client|user|member|subscriber)s?'?\s+(?:list|database|db|records|table|e-?mail\s+addresses)"
     r"|donn[ée]es\s+(?:des\s+)?clients|liste\s+des\s+clients|(?:base|fichier)\s+(?:de\s+)?clients"
     r"|(?:datos|lista|base\s+de\s+datos)\s+de\s+(?:los\s+)?clientes|kunden(?:daten|liste|datenbank|adressen)"
-    r"|(?:dati|elenco|lista|database|anagrafica)\s+(?:dei\s+)?clienti|(?:dados|lista)\s+(?:dos\s+)?clientes)\b",
+    r"|(?:dati|elenco|lista|database|anagrafica)\s+(?:dei\s+)?clienti|(?:dados|lista)\s+(?:dos\s+)?clientes"
+    # a record of the desk's that is not the sender's to send: every order record, this chat's transcript, the
+    # contents of the last tickets, a whole customer file (klantdossier, Kundenakte, IBAN beside an address)
+    r"|(?:every|all|each)\s+(?!my\b|our\b)(?:\w+\s+)?records?(?!\s+of\s+(?:my|our|me)\b)|(?:chat|conversation)(?:'s)?\s+(?:transcript|log|history)"
+    r"|(?:this|the\s+(?:whole|full|entire))\s+(?:chat|conversation)\b|contents?\s+of\s+(?:the\s+)?(?:last|previous|"
+    r"all)\s+(?:\d+\s+)?(?:tickets|chats|conversations|messages|orders)|klantdossier|kundenakte|iban)\b",
     _I,
 )
 _SEND_OUT = re.compile(
     r"\b(?:send|e-?mail|forward|export|upload|post|transmit|leak|dump|exfiltrate|copy|paste|envo\w+|transm\w+|"
     r"export\w+|transf[eé]r\w+|env[ií][aeo]\w*|reenv[ií][aeo]\w*|mand(?:a|ar|ame|ale|alo|ala|alos|alas|e|i|ate)|"
-    r"schick\w*|sende|senden|übermittel\w*|leite\w*|invia\w*|inoltr\w+|esport\w+)\b",
+    r"schick\w*|sende|senden|übermittel\w*|leite\w*|invia\w*|inoltr\w+|esport\w+|(?:ver)?stuur\w*|wyślij|"
+    r"prześlij|отправ\w*|перешл\w*)\b",
     _I,
 )
 _OUTSIDE = re.compile(
@@ -393,7 +399,7 @@ def _instruction_kind(text: str) -> str | None:
             return PoisonKind.WIDENING_DIRECTIVE
     if _exfiltrates(text) or exfiltration_link(text):
         return PoisonKind.WIDENING_DIRECTIVE
-    if forged_authority(text):
+    if forged_authority(text) or addressed_order(text):
         return PoisonKind.INSTRUCTION_OVERRIDE
     if asks_for_configuration(text):
         return PoisonKind.INSTRUCTION_OVERRIDE
