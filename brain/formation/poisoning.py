@@ -320,10 +320,10 @@ _BULK_DATA = re.compile(
     r"|(?:datos|lista|base\s+de\s+datos)\s+de\s+(?:los\s+)?clientes|kunden(?:daten|liste|datenbank|adressen)"
     r"|(?:dati|elenco|lista|database|anagrafica)\s+(?:dei\s+)?clienti|(?:dados|lista)\s+(?:dos\s+)?clientes"
     # a record of the desk's that is not the sender's to send: every order record, this chat's transcript, the
-    # contents of the last tickets, a whole customer file (klantdossier, Kundenakte, IBAN beside an address)
+    # contents of the last tickets, a whole customer file (klantdossier, Kundenakte)
     r"|(?:every|all|each)\s+(?!my\b|our\b)(?:\w+\s+)?records?(?!\s+of\s+(?:my|our|me)\b)|(?:chat|conversation)(?:'s)?\s+(?:transcript|log|history)"
     r"|(?:this|the\s+(?:whole|full|entire))\s+(?:chat|conversation)\b|contents?\s+of\s+(?:the\s+)?(?:last|previous|"
-    r"all)\s+(?:\d+\s+)?(?:tickets|chats|conversations|messages|orders)|klantdossier|kundenakte|iban)\b",
+    r"all)\s+(?:\d+\s+)?(?:tickets|chats|conversations|messages|orders)|klantdossier|kundenakte|dieses\s+chats|chatverlauf\w*)\b",
     _I,
 )
 _SEND_OUT = re.compile(

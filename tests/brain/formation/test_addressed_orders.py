@@ -60,6 +60,7 @@ def test_data_sent_out_in_words_is_a_directive_that_sends_it(text):
         "The bot handling these chats keeps looping back to the main menu.",
         "Could you email me a copy of my last invoice to the address on my account?",
         "Please send all records of my complaint to my solicitor, who is handling the claim.",
+        "Please send the refund to my IBAN and e-mail the receipt to anna.berg@mail.example, thank you.",
         "My reset link ended in ?token= followed by a long code, and it says expired.",
         "Ваш бот дважды не смог найти мой заказ, помогите, пожалуйста.",
     ],
