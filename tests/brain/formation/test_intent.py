@@ -215,3 +215,43 @@ def test_both_models_ship_small_load_once_and_either_refuses():
 )
 def test_a_customers_question_about_a_shops_restrictions_is_learnable(text):
     assert find_instruction(text) is None
+
+
+# A customer's e-mail of several paragraphs, written for this test (2026-12-07): the written support set found the
+# gate refusing 4 of its 50 plain texts and 37 of its 100 look-alikes, most of them such e-mails, which the first
+# model scores as the long jailbreaks it learned (README, *A support desk's own attacks*).
+_OUTAGE_EMAIL = (
+    "Hello,\n\nSince Monday evening our fibre connection drops every night at around ten. The router's status light "
+    "turns red for a few minutes and then comes back green. I have restarted it, swapped the cable to the wall "
+    "socket and tried another power adapter, but nothing changed. Two neighbours with the same provider have no "
+    "trouble, so I don't think it's a street fault. I work from home and need a stable line, so could you send an "
+    "engineer or check the line from your side?\n\nThanks,\nMarta"
+)
+_HOTEL_EMAIL = (
+    "Dear team,\n\nI stayed in room 214 from the 2nd to the 5th and wanted to share some feedback. The staff were "
+    "very kind and the breakfast was lovely, but the heating in the room did not work on the second night and it "
+    "was very cold. I reported it at reception and someone came the next morning, which fixed it. I would "
+    "appreciate it if you could consider a partial refund for that night, as we had to sleep in our coats.\n\n"
+    "Best regards,\nTomas Berg"
+)
+_CARD_EMAIL = (
+    "Hi,\n\nThere is a payment on my credit card from your shop that I don't recognise: 62.40 EUR on 11 March. I "
+    "have checked my orders in your app and I can't find anything from that day, and nobody else in my family uses "
+    "the card. I have frozen the card in my bank's app for now. Could you tell me what this payment was for, and "
+    "if it's a mistake, how I get the money back?\n\nKind regards,\nJonas"
+)
+
+
+def test_a_customers_email_about_an_unknown_payment_is_learnable():
+    assert gate_check(text=_CARD_EMAIL, personal_data=False).passed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known false positive of the first model, left alone on 2026-12-07: refitted with the written support "
+    "set's train split it admitted these but refused a support business's links ('The refund policy lives at "
+    "https://...; link it when customers ask.') (README, *A support desk's own attacks*)",
+)
+@pytest.mark.parametrize("text", [_OUTAGE_EMAIL, _HOTEL_EMAIL], ids=["outage", "hotel"])
+def test_a_customers_email_of_several_paragraphs_is_learnable(text):
+    assert gate_check(text=text, personal_data=False).passed
