@@ -34,7 +34,7 @@ phrase rules know best:
 - `train` (800, two authors): for a model to learn; the first n-gram model learning it was tried and not kept
   (README, *A support desk's own attacks*);
 - `dev` (300): read while the rules of `agent_orders.addressed_order` and the data sent out in words were written;
-- `test` (300): read once before those rules and once after.
+- `test` (300): read once before those rules and once after each of their two versions (the same figures).
 """
 
 from __future__ import annotations
