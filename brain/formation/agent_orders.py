@@ -134,7 +134,7 @@ _HUMAN_ROLE = (
 )
 _MODEL_NAME = (
     r"(?:(?:support|service|help|chat|ai|virtual|automated|digital)[\s-]+)?"
-    rf"(?:bots?|chat\s?bots?|a\.?i\.?|ai\s+(?:agents?|assistants?)|virtual\s+agents?|automated\s+agents?|llms?|gpt|"
+    r"(?:bots?|chat\s?bots?|a\.?i\.?|ai\s+(?:agents?|assistants?)|virtual\s+agents?|automated\s+agents?|llms?|gpt|"
     rf"language\s+models?|{_HUMAN_ROLE}assistants?(?!\s+(?:manager|director|professor|editor|coach)))"
 )
 _MODEL_NAME_ABROAD = (
@@ -168,13 +168,13 @@ _ADDRESSED = re.compile(
     _I | re.MULTILINE,
 )
 _ADDRESSED_ABROAD = re.compile(
-    rf"\b(?:aviso|nota|mensaje|información|instrucci[oó]n(?:es)?|avis|message|info|hinweis|nachricht|notiz|"
+    r"\b(?:aviso|nota|mensaje|información|instrucci[oó]n(?:es)?|avis|message|info|hinweis|nachricht|notiz|"
     r"anweisung(?:en)?|avviso|messaggio|istruzion[ei]|mensagem|instruç(?:ão|ões)|bericht|notitie|mededeling|"
     r"notatka|wiadomość|informacja|uwaga)\s+(?:para|al?|pour|à|au|an|für|per|all[ao']?|ao?|voor|aan|dla|do)\s+"
     rf"(?:el\s+|la\s+|le\s+|l'|den\s+|die\s+|das\s+|il\s+|lo\s+|o\s+|de\s+)?(?:\w+[\s-])?{_MODEL_NAME_ABROAD}\b"
     r"[^:\n]{0,60}:"
     r"|\b(?:для|к)\s+(?:ии|бота|ассистента|нейросети|чат-?бота)\b"
-    r"|(?:给|致|对)(?:ai|AI|机器人|助手|智能客服)|(?:AI|ボット|アシスタント)(?:へ|宛て|宛)",
+    r"|(?:给|致|对)(?:ai|机器人|助手|智能客服)|(?:ai|ボット|アシスタント)(?:へ|宛て|宛)",
     _I,
 )
 
