@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from django.core.management.base import CommandError
 
-from brain.formation.intent import DEFAULT_FEATURES, intent_model, save_model
+from brain.formation.intent import DEFAULT_FEATURES, LONG_TEXT_CHARS, intent_model, save_model
 from brain.formation.poisoning import rule_family
 
 from . import public_benign, public_corpora
@@ -173,7 +173,10 @@ def train_on_train_and_dev(stdout, variant: Variant = SHIPPED) -> dict[str, Any]
         f"fold thresholds {figures['thresholds']}, in-house floor {floor:.4f}: threshold {threshold:.4f}; "
         f"held-out attacks missed {figures['attacks_missed']['n']}/{figures['attacks_missed']['of']}"
     )
-    save_model(weights=weights, bias=bias, threshold=threshold, features=variant.features)
+    # The first model: it reads texts shorter than the long-text model's (`intent.LONG_TEXT_CHARS`).
+    save_model(
+        weights=weights, bias=bias, threshold=threshold, features=variant.features, max_chars=LONG_TEXT_CHARS
+    )
     assert intent_model() is not None
     return {
         "fitted_on": "train+dev",

@@ -25,11 +25,19 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from brain.client_brain import typed
-from brain.formation.intent import DEFAULT_FEATURES, Features, feature_columns, intent_model, save_model
+from brain.formation.intent import (
+    DEFAULT_FEATURES,
+    LONG_MODEL_PATH,
+    LONG_TEXT_CHARS,
+    MODEL_PATH,
+    Features,
+    feature_columns,
+    save_model,
+)
 from brain.formation.poisoning import classified, rule_family
 from brain.formation.text import sentences
 
-from . import public_benign, public_corpora, trust
+from . import public_benign, public_corpora, trust, written_attacks
 
 BENIGN_BUDGET = 0.01
 MULTILINGUAL_BENIGN = trust.DATA / "intent_benign_multilingual.jsonl"
@@ -48,7 +56,9 @@ class Variant:
     Bitext texts divided by the number of sources (0: not at all); `reply_sentences`: the sentences of the
     Bitext replies train one by one too, together weighing this share of the Bitext texts; `search_c`: `--train`
     chooses C on dev over `C_GRID` (else it keeps `C`); `technical`: the installed packages' technical paragraphs
-    (`public_benign.technical_cases`) train as one more wider source (they set no threshold).
+    (`public_benign.technical_cases`) train as one more wider source (they set no threshold); `support_weight`:
+    when above 0, the written support set's train split (`support_texts`) trains too, each text with this weight,
+    after which the attacks are weighed up again to the benign texts' mass.
     """
 
     features: Features = DEFAULT_FEATURES
@@ -61,6 +71,7 @@ class Variant:
     reply_sentences: float = 0.0
     search_c: bool = True
     technical: bool = False
+    support_weight: float = 0.0
 
 
 # `--train` fits this recipe. Until 2026-12-05 it was `Variant()`, trained on no benign text but Bitext's and
@@ -78,6 +89,13 @@ SHIPPED = Variant(
     search_c=False,
 )
 C_GRID = (1.0, 4.0, 16.0, 64.0)
+# `--train-long` fits the long-text model (`intent.LONG_MODEL_PATH`): the shipped recipe and the written support
+# set, each of its texts weighing 40 (on the support set's dev split, 2026-12-07: weights 10 to 40 read within two
+# texts; 40 refused the fewest benign texts). The support set's planted policies (`fake_policy`) do not train:
+# worded as a business's own rules ("the account owner approves all refunds above the limit"), they taught the
+# model to refuse those, and a policy that gives things away waits for evidence anyway (`evidence.policy_hold`).
+LONG = replace(SHIPPED, support_weight=40.0)
+SUPPORT_KINDS_NOT_LEARNED = ("fake_policy",)
 
 
 def wide_cases(split: str, variant: Variant) -> tuple[public_corpora.PublicCase, ...]:
@@ -190,7 +208,25 @@ def examples(
         )
     if variant.balance:
         weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
+    if variant.support_weight:
+        attacks, benign = support_texts()
+        texts += attacks + benign
+        labels_array = np.concatenate(
+            [labels_array, np.ones(len(attacks), bool), np.zeros(len(benign), bool)]
+        )
+        weights = np.concatenate([weights, np.full(len(attacks) + len(benign), variant.support_weight)])
+        weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
     return texts, labels_array, weights
+
+
+def support_texts() -> tuple[list[str], list[str]]:
+    """(attacks, benign texts) of the written support set's train split that a model learns: every benign text,
+    and the attacks but for the kinds of `SUPPORT_KINDS_NOT_LEARNED`."""
+    rows = written_attacks.rows("train", "support")
+    attacks = [
+        r["text"] for r in rows if r["label"] == "attack" and r["kind"] not in SUPPORT_KINDS_NOT_LEARNED
+    ]
+    return attacks, [r["text"] for r in rows if r["label"] == "benign"]
 
 
 _COLUMNS: dict[tuple[Features, str], np.ndarray] = {}
@@ -265,11 +301,13 @@ def score_sources(
     return {source: scores(weights, bias, texts, features) for source, texts in by_source.items()}
 
 
-def train(stdout, variant: Variant | None = None) -> dict:
-    """Fit `variant` (the shipped recipe) on the train split for each C of `C_GRID` (or its own C, when it does
-    not `search_c`); keep the C that admits fewest dev attacks at its dev threshold (at most `BENIGN_BUDGET`
-    of dev's benign texts refused, and of each wider source's)."""
-    variant = variant or SHIPPED
+def train(stdout, variant: Variant | None = None, *, long: bool = False) -> dict:
+    """Fit `variant` (the shipped recipe; with `long`, `LONG`, the long-text model) on the train split for each C
+    of `C_GRID` (or its own C, when it does not `search_c`); keep the C that admits fewest dev attacks at its dev
+    threshold (at most `BENIGN_BUDGET` of dev's benign texts refused, and of each wider source's). The first
+    model reads texts shorter than `LONG_TEXT_CHARS`, the long-text model the others: the threshold is chosen
+    on texts of every length, as it was before the two were split."""
+    variant = variant or (LONG if long else SHIPPED)
     _attacks, in_house_benign = in_house_texts()
     texts, labels, sample_weight = examples(
         public_corpora.cases_in("train"), variant, in_house_benign, wide_cases("train", variant)
@@ -295,8 +333,11 @@ def train(stdout, variant: Variant | None = None) -> dict:
         if best is None or admitted < best[0]:
             best = (admitted, candidate, weights, bias, threshold)
     admitted, candidate, weights, bias, threshold = best
-    save_model(weights=weights, bias=bias, threshold=threshold, features=candidate.features)
-    assert intent_model() is not None
+    lengths = {"min_chars": LONG_TEXT_CHARS} if long else {"max_chars": LONG_TEXT_CHARS}
+    path = LONG_MODEL_PATH if long else MODEL_PATH
+    save_model(
+        weights=weights, bias=bias, threshold=threshold, features=candidate.features, path=path, **lengths
+    )
     return {
         "variant": describe(candidate),
         "threshold": round(threshold, 6),

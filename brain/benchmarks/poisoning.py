@@ -1,6 +1,6 @@
 """Poisoning: red-team attacks admitted (goal 0), benign look-alikes refused (goal <= 2%), personal data admitted.
 
-`brain_bench poisoning [--limit N] [--split test] [--no-public] [--external] [--train [--train-on train|train+dev] [--train-variant NAME]] [--train-datasets] [--train-multilingual] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
+`brain_bench poisoning [--limit N] [--split test] [--no-public] [--external] [--train [--train-on train|train+dev] [--train-variant NAME]] [--train-long] [--train-datasets] [--train-multilingual] [--cv [NAME ...]] [--json]`. Every case of brain/benchmarks/data/{attacks,benign,
 personal_data}.jsonl goes through the real write path without a database (`brain.benchmarks.trust`). Keys:
 attacks, attacks_admitted, benign, benign_rejected_pct, pii_cases, pii_admitted (and the ids of failures),
 plus the gate's mean cost per candidate in milliseconds, and `public`: the public corpora's attacks and
@@ -56,6 +56,12 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--cv-seeds", type=int, default=1, help="Fold deals of the cross-validation.")
     parser.add_argument(
+        "--train-long",
+        action="store_true",
+        help="Retrain the long-text intent model (after --train, when both run): the first's recipe and the "
+        "written support set's train split, for texts of intent.LONG_TEXT_CHARS characters or more.",
+    )
+    parser.add_argument(
         "--train-datasets",
         action="store_true",
         help="Retrain the second intent model (after --train, when both run): the first's data and the labelled "
@@ -100,6 +106,10 @@ def run(options, stdout) -> dict:
             else train(stdout, variant)
         )
         stdout.write(f"intent classifier trained: {fitted}")
+    if options.get("train_long"):
+        from .intent_training import train
+
+        stdout.write(f"long-text intent model trained: {train(stdout, long=True)}")
     if options.get("train_datasets"):
         from . import intent_datasets
 

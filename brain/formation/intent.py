@@ -26,7 +26,14 @@ A second model of the same kind (`intent_model_datasets.npz`, `brain_bench poiso
 learned the train and validation splits of three labelled prompt-injection datasets (short requests for the
 model's rules, prompt or secrets in many wordings, which the first never saw); its threshold leaves the gate's
 refusals of ordinary text within a budget on top of what the rules and the first model refuse. A text is an
-instruction when either model scores it at or above its own threshold (`intent_models`).
+instruction when any model that reads it scores it at or above its own threshold (`intent_models`).
+
+The first model reads texts shorter than `LONG_TEXT_CHARS`; a text of that length or longer is read by its
+long-text counterpart (`intent_model_long.npz`, `brain_bench poisoning --train-long`), the first model's recipe
+refitted with the train split of the attacks and benign texts written where a support desk meets them
+(`brain/benchmarks/data/attacks_support_train.jsonl`). The first model learned length as a sign of attack: the
+long texts it saw were jailbreaks, so it refused a third of customers' e-mails of several paragraphs (README, *A
+support desk's own attacks*). Which texts a model reads (`min_chars`, `max_chars`) is stored with its weights.
 """
 
 from __future__ import annotations
@@ -43,6 +50,12 @@ from brain.caches import memoize
 
 MODEL_PATH = Path(__file__).with_name("intent_model.npz")
 DATASETS_MODEL_PATH = Path(__file__).with_name("intent_model_datasets.npz")
+LONG_MODEL_PATH = Path(__file__).with_name("intent_model_long.npz")
+# From this many characters on, the long-text model reads a text in place of the first. Chosen on the dev splits
+# (2026-12-07): the written support set's and the public corpora's figures are the same for any length from 100
+# to 120 characters; at 120 a support business's own snippets (a widget's script tag, 105 characters) stay with
+# the first model, which has long kept them learnable.
+LONG_TEXT_CHARS = 120
 SIGNALS = ("model_word", "second_person")
 
 
@@ -135,10 +148,20 @@ def feature_columns(text: str, features: Features = DEFAULT_FEATURES) -> np.ndar
 
 @dataclass(frozen=True)
 class IntentModel:
+    """`min_chars`, `max_chars`: the lengths of text the model reads (`reads`; 0: no bound)."""
+
     weights: np.ndarray  # float64, features.width
     bias: float
     threshold: float
     features: Features = DEFAULT_FEATURES
+    min_chars: int = 0
+    max_chars: int = 0
+
+    def reads(self, text: str) -> bool:
+        """Whether `text`'s length (its stripped characters) lies in what this model reads: below `max_chars`,
+        and `min_chars` or more."""
+        length = len(text.strip())
+        return length >= self.min_chars and (not self.max_chars or length < self.max_chars)
 
     def text_score(self, text: str) -> float:
         return self.score(feature_columns(text, self.features))
@@ -168,30 +191,33 @@ def intent_model() -> IntentModel | None:
     return _load(MODEL_PATH)
 
 
-def intent_models() -> tuple[IntentModel, ...]:
-    """Every shipped model, the first one first: a text that any of them scores at or above its threshold is
-    an instruction aimed at the model."""
-    return tuple(model for model in (_load(MODEL_PATH), _load(DATASETS_MODEL_PATH)) if model is not None)
+def intent_models(*, datasets: bool = True) -> tuple[IntentModel, ...]:
+    """Every shipped model, the first one and its long-text counterpart first (the second, `datasets`, last): a
+    text that any model reading it scores at or above its threshold is an instruction aimed at the model."""
+    paths = (MODEL_PATH, LONG_MODEL_PATH) + ((DATASETS_MODEL_PATH,) if datasets else ())
+    return tuple(model for model in map(_load, paths) if model is not None)
 
 
 def refuses(models: tuple[IntentModel, ...], text: str) -> bool:
-    """Whether any of `models` scores `text` at or above its threshold."""
+    """Whether any of `models` that reads `text` scores it at or above its threshold."""
     return suspicion(models, text) >= 1.0
 
 
 def suspicion(models: tuple[IntentModel, ...], text: str) -> float:
-    """The highest of `models`' scores of `text`, each as a share of its threshold (1 or more: refused; the
-    columns computed once per feature set)."""
+    """The highest score of `text` by those of `models` that read it (`IntentModel.reads`), each as a share of its
+    threshold (1 or more: refused; the columns computed once per feature set)."""
     columns: dict[Features, np.ndarray] = {}
     highest = 0.0
     for model in models:
+        if not model.reads(text):
+            continue
         if model.features not in columns:
             columns[model.features] = feature_columns(text, model.features)
         highest = max(highest, float(model.score(columns[model.features])) / model.threshold)
     return highest
 
 
-@memoize("intent-model", maxsize=2, keyed_on="a shipped weights file's path, read once")
+@memoize("intent-model", maxsize=3, keyed_on="a shipped weights file's path, read once")
 def _load(path: Path) -> IntentModel | None:
     if not path.is_file():
         return None
@@ -208,7 +234,8 @@ def _load(path: Path) -> IntentModel | None:
                 mask_web_addresses="mask_web_addresses" in stored.files
                 and bool(stored["mask_web_addresses"]),
             )
-        return IntentModel(weights, float(stored["bias"]), float(stored["threshold"]), features)
+        lengths = {key: int(stored[key]) if key in stored.files else 0 for key in ("min_chars", "max_chars")}
+        return IntentModel(weights, float(stored["bias"]), float(stored["threshold"]), features, **lengths)
 
 
 def save_model(
@@ -218,8 +245,11 @@ def save_model(
     threshold: float,
     features: Features = DEFAULT_FEATURES,
     path: Path = MODEL_PATH,
+    min_chars: int = 0,
+    max_chars: int = 0,
 ) -> None:
-    """Write the weights (float16: the model's resolution is far coarser) and their features for `intent_model()`."""
+    """Write the weights (float16: the model's resolution is far coarser), their features and the lengths of text
+    the model reads for `intent_models()`."""
     np.savez_compressed(
         path,
         weights=weights.astype(np.float16),
@@ -230,5 +260,7 @@ def save_model(
         word_ngrams=np.int64(features.word_ngrams),
         fold_accents=np.bool_(features.fold_accents),
         mask_web_addresses=np.bool_(features.mask_web_addresses),
+        min_chars=np.int64(min_chars),
+        max_chars=np.int64(max_chars),
     )
     _load.cache_clear()

@@ -453,7 +453,8 @@ def intent_family(text: str) -> str | None:
     """`INSTRUCTION_INTENT` when a shipped classifier scores `text` at or above its threshold (look-alike
     letters inside Latin words read as Latin, as the rules read them): the n-gram models, then a network over
     the text's sentence vector — the multilingual one for a text not in English, the English one for an English
-    text the n-gram models found suspect. A text that holds a secret is read by the first model only: the others
+    text the n-gram models found suspect. A text that holds a secret is read by the first model only (or its
+    long-text counterpart, by length): the others
     learned prompts that hold no credential, and the second reads "remember my password: Tr0ub4dor&3" as an
     obfuscated order; the gate refuses such a text for its secret anyway."""
     if not intent_multilingual.readable(text):  # too short for any of them: no secret scan either
@@ -468,9 +469,10 @@ def intent_family(text: str) -> str | None:
 
 def ngram_reading(text: str) -> tuple[bool, float]:
     """(whether `text` holds a secret, the n-gram models' suspicion of it: 1 or more refuses, 0 for a text too
-    short for them). A text with a secret is read by the first model only (`intent_family`)."""
+    short for them). A text with a secret is read by the first model (or its long-text counterpart) only
+    (`intent_family`)."""
     secret = find_secret(text) is not None
     if not classified(text):
         return secret, 0.0
-    models = intent_models()[:1] if secret else intent_models()
+    models = intent_models(datasets=not secret)
     return secret, suspicion(models, unmask_lookalikes(text)) if models else 0.0

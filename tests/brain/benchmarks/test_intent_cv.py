@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from django.core.management.base import CommandError
 
-from brain.benchmarks import intent_cv, intent_training, public_corpora
+from brain.benchmarks import intent_cv, intent_training, public_corpora, written_attacks
 from brain.benchmarks.public_corpora import ATTACK, BENIGN, PublicCase
 
 
@@ -88,3 +88,25 @@ def test_the_command_names_its_recipes_and_refuses_an_unknown_one():
         call_command("brain_bench", "poisoning", "--cv", "no-such-recipe")
     with pytest.raises(CommandError, match="unknown recipe"):
         call_command("brain_bench", "poisoning", "--train", "--train-variant", "no-such-recipe")
+
+
+def test_the_long_text_model_learns_the_support_set_but_its_planted_policies_and_weighs_both_classes_alike():
+    attacks, benign = intent_training.support_texts()
+    rows = written_attacks.rows("train", "support")
+    assert len(benign) == sum(r["label"] == BENIGN for r in rows)
+    policies = [r["text"] for r in rows if r["kind"] == "fake_policy"]
+    assert policies and not set(policies) & set(attacks)
+    assert len(attacks) == sum(r["label"] == ATTACK for r in rows) - len(policies)
+    cases = _cases()
+    plain = intent_training.Variant()
+    texts, labels, weights = intent_training.examples(cases, plain, ["An ordinary sentence of ours."])
+    long = intent_training.Variant(support_weight=40.0)
+    long_texts, long_labels, long_weights = intent_training.examples(
+        cases, long, ["An ordinary sentence of ours."]
+    )
+    assert long_texts == texts + attacks + benign
+    assert long_labels.sum() == labels.sum() + len(attacks)
+    assert np.allclose(long_weights[len(texts) + len(attacks) :], 40.0)
+    assert np.isclose(long_weights[long_labels].sum(), long_weights[~long_labels].sum())
+    assert intent_training.LONG.support_weight == 40.0
+    assert intent_training.LONG.features == intent_training.SHIPPED.features
