@@ -98,6 +98,8 @@ def train(stdout) -> dict:
     dev = [c.text for c in public_corpora.cases_in("dev") if c.label == public_corpora.BENIGN]
     sources = {"dev": dev, **intent_training.readable_by_source(public_benign.wide_cases_in("dev"))}
     scores = intent_training.score_sources(coefficients, bias, sources, VARIANT.features)
+    # The first model's refusals at every length, as when this model's threshold was chosen (before the long-text
+    # model, 2026-12-07): the shipped file is written again bit for bit.
     first_scores = intent_training.score_sources(first.weights, first.bias, sources, first.features)
     refused = {
         name: np.array([rule_family(t) is not None for t in found]) | (first_scores[name] >= first.threshold)

@@ -90,10 +90,11 @@ SHIPPED = Variant(
 )
 C_GRID = (1.0, 4.0, 16.0, 64.0)
 # `--train-long` fits the long-text model (`intent.LONG_MODEL_PATH`): the shipped recipe and the written support
-# set, each of its texts weighing 40 (on the support set's dev split, 2026-12-07: weights 10 to 40 read within two
-# texts; 40 refused the fewest benign texts). The support set's planted policies (`fake_policy`) do not train:
-# worded as a business's own rules ("the account owner approves all refunds above the limit"), they taught the
-# model to refuse those, and a policy that gives things away waits for evidence anyway (`evidence.policy_hold`).
+# set, each of its texts weighing 40 (on the support set's dev split, 2026-12-07: attacks weighing 10 to 40 and
+# benign texts 20 or 40 admitted 22-25 of its attacks and refused 15-20 of its benign texts, 40 and 40 the fewest
+# benign). The support set's planted policies (`fake_policy`) do not train: worded as a business's own rules ("the
+# account owner approves all refunds above the limit"), they taught the model to refuse those, and a policy that
+# gives things away waits for evidence anyway (`evidence.policy_hold`).
 LONG = replace(SHIPPED, support_weight=40.0)
 SUPPORT_KINDS_NOT_LEARNED = ("fake_policy",)
 

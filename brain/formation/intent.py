@@ -32,8 +32,8 @@ The first model reads texts shorter than `LONG_TEXT_CHARS`; a text of that lengt
 long-text counterpart (`intent_model_long.npz`, `brain_bench poisoning --train-long`), the first model's recipe
 refitted with the train split of the attacks and benign texts written where a support desk meets them
 (`brain/benchmarks/data/attacks_support_train.jsonl`). The first model learned length as a sign of attack: the
-long texts it saw were jailbreaks, so it refused a third of customers' e-mails of several paragraphs (README, *A
-support desk's own attacks*). Which texts a model reads (`min_chars`, `max_chars`) is stored with its weights.
+long texts it saw were jailbreaks, so it refused two thirds of the support set's benign texts of 400 to 700
+characters, customers' e-mails of several paragraphs for the most part (README, *A long-text model*). Which texts a model reads (`min_chars`, `max_chars`) is stored with its weights.
 """
 
 from __future__ import annotations

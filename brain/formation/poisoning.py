@@ -454,9 +454,8 @@ def intent_family(text: str) -> str | None:
     letters inside Latin words read as Latin, as the rules read them): the n-gram models, then a network over
     the text's sentence vector — the multilingual one for a text not in English, the English one for an English
     text the n-gram models found suspect. A text that holds a secret is read by the first model only (or its
-    long-text counterpart, by length): the others
-    learned prompts that hold no credential, and the second reads "remember my password: Tr0ub4dor&3" as an
-    obfuscated order; the gate refuses such a text for its secret anyway."""
+    long-text counterpart, by length): the others learned prompts that hold no credential, and the second reads
+    "remember my password: Tr0ub4dor&3" as an obfuscated order; the gate refuses such a text for its secret anyway."""
     if not intent_multilingual.readable(text):  # too short for any of them: no secret scan either
         return None
     secret, level = ngram_reading(text)
