@@ -191,8 +191,9 @@ def test_the_second_model_refuses_what_the_first_admitted(text):
     assert all(v.reason in POISON for _item, v in client_brain_outcomes(text))
 
 
-def test_both_models_ship_small_load_once_and_either_refuses():
+def test_the_models_ship_small_load_once_and_any_refuses():
     assert intent.DATASETS_MODEL_PATH.stat().st_size < 400_000
+    assert intent.LONG_MODEL_PATH.stat().st_size < 400_000
     first, long, second = intent.intent_models()
     assert first is intent.intent_model() and intent.intent_models() == (first, long, second)
     assert intent.intent_models(datasets=False) == (first, long)
@@ -289,3 +290,4 @@ def test_an_order_planted_for_the_assistant_is_refused_by_the_long_text_model(te
     assert rule_family(text) is None and first.text_score(text) < first.threshold
     assert long.reads(text) and long.text_score(text) >= long.threshold
     assert find_instruction(text) == PoisonKind.INSTRUCTION_INTENT
+    assert not gate_check(text=text, personal_data=False).passed
