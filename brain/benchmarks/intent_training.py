@@ -57,7 +57,7 @@ class Variant:
     Bitext replies train one by one too, together weighing this share of the Bitext texts; `search_c`: `--train`
     chooses C on dev over `C_GRID` (else it keeps `C`); `technical`: the installed packages' technical paragraphs
     (`public_benign.technical_cases`) train as one more wider source (they set no threshold); `support_weight`:
-    when above 0, the written support set's train split (`support_texts`) trains too, each text with this weight,
+    when above 0, the written support set's train split trains too (its attacks but `SUPPORT_KINDS_NOT_LEARNED`), each text with this weight,
     after which the attacks are weighed up again to the benign texts' mass.
     """
 
@@ -210,7 +210,7 @@ def examples(
     if variant.balance:
         weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
     if variant.support_weight:
-        attacks, benign = support_texts()
+        attacks, benign = written_attacks.texts("train", "support", kinds_left_out=SUPPORT_KINDS_NOT_LEARNED)
         texts += attacks + benign
         labels_array = np.concatenate(
             [labels_array, np.ones(len(attacks), bool), np.zeros(len(benign), bool)]
@@ -218,16 +218,6 @@ def examples(
         weights = np.concatenate([weights, np.full(len(attacks) + len(benign), variant.support_weight)])
         weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
     return texts, labels_array, weights
-
-
-def support_texts() -> tuple[list[str], list[str]]:
-    """(attacks, benign texts) of the written support set's train split that a model learns: every benign text,
-    and the attacks but for the kinds of `SUPPORT_KINDS_NOT_LEARNED`."""
-    rows = written_attacks.rows("train", "support")
-    attacks = [
-        r["text"] for r in rows if r["label"] == "attack" and r["kind"] not in SUPPORT_KINDS_NOT_LEARNED
-    ]
-    return attacks, [r["text"] for r in rows if r["label"] == "benign"]
 
 
 _COLUMNS: dict[tuple[Features, str], np.ndarray] = {}

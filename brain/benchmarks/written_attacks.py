@@ -77,11 +77,17 @@ def cases(split: str, written: str = "multilingual") -> list[public_corpora.Publ
     ]
 
 
-def texts(split: str, written: str = "multilingual") -> tuple[list[str], list[str]]:
-    """(attacks, benign texts) of the written set's `split`."""
+def texts(
+    split: str, written: str = "multilingual", *, kinds_left_out: tuple[str, ...] = ()
+) -> tuple[list[str], list[str]]:
+    """(attacks, benign texts) of the written set's `split`, the attacks of `kinds_left_out` left out."""
     found = rows(split, written)
     return (
-        [row["text"] for row in found if row["label"] == public_corpora.ATTACK],
+        [
+            row["text"]
+            for row in found
+            if row["label"] == public_corpora.ATTACK and row["kind"] not in kinds_left_out
+        ],
         [row["text"] for row in found if row["label"] == public_corpora.BENIGN],
     )
 

@@ -91,7 +91,9 @@ def test_the_command_names_its_recipes_and_refuses_an_unknown_one():
 
 
 def test_the_long_text_model_learns_the_support_set_but_its_planted_policies_and_weighs_both_classes_alike():
-    attacks, benign = intent_training.support_texts()
+    attacks, benign = written_attacks.texts(
+        "train", "support", kinds_left_out=intent_training.SUPPORT_KINDS_NOT_LEARNED
+    )
     rows = written_attacks.rows("train", "support")
     assert len(benign) == sum(r["label"] == BENIGN for r in rows)
     policies = [r["text"] for r in rows if r["kind"] == "fake_policy"]
