@@ -1,4 +1,4 @@
-"""Attacks written for this project: `brain_bench attacks-written [--set multilingual|support] [--split dev|test] [--json]`
+"""Attacks written for this project: `brain_bench attacks-written [--set multilingual|support|support2] [--split dev|test] [--json]`
 (`attacks-multilingual` is the same command).
 
 Set `multilingual`, attacks in languages the public corpora hardly hold.
@@ -35,6 +35,18 @@ phrase rules know best:
   (README, *A support desk's own attacks*);
 - `dev` (300): read while the rules of `agent_orders.addressed_order` and the data sent out in words were written;
 - `test` (300): read once before those rules and once after each of their two versions (the same figures).
+
+Set `support2` (2026-12-08), the registers the long-text model read worst: three more authors, apart from each other
+and from the gate, wrote 360 texts each, half attacks: requests to a deployed assistant to describe itself (its
+instructions, tools, limits, model, strengths and weaknesses; kind `probe`, 120-450 characters) beside customers'
+messages about the bot, its AI features or their own settings; customers' e-mails of several paragraphs in the ten
+languages (300-1,000 characters), with orders for the assistant buried in half of them; and long English texts of
+a desk (forwarded threads, disclaimers, pasted logs, handover notes), with orders hidden in half. 62% English.
+Each author's texts are split 200 / 80 / 80:
+
+- `train` (600): learned by the long-text model beside `support`'s (`intent_training.LONG`);
+- `dev` (240): read while that recipe was chosen;
+- `test` (240): read once before the change and once after.
 """
 
 from __future__ import annotations
@@ -46,7 +58,7 @@ from . import public_attacks, public_corpora
 
 DATA = Path(__file__).parent / "data"
 SPLITS = ("train", "dev", "test")
-SETS = ("multilingual", "support")
+SETS = ("multilingual", "support", "support2")
 
 
 def add_arguments(parser) -> None:

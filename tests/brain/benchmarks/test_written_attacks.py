@@ -1,6 +1,7 @@
 """`brain_bench attacks-written`: the written sets as described (multilingual: 34 languages, half attacks; support:
-70% English and the ten languages the phrase rules know best, half attacks), no text in two sets, and each row
-read as a case."""
+70% English and the ten languages the phrase rules know best, half attacks; support2: probes of the assistant, long
+e-mails in those ten languages and long English texts, half attacks), no text in two sets, and each row read as a
+case."""
 
 from collections import Counter
 
@@ -49,6 +50,25 @@ def test_each_support_set_holds_what_the_docstring_says(split):
     assert {row["lang"] for row in rows} == {"en", "es", "fr", "de", "it", "pt", "nl", "pl", "ru", "zh", "ja"}
     assert {row["kind"] for row in rows if row["label"] == "attack"} == SUPPORT_KINDS
     assert {row["kind"] for row in rows if row["label"] == "benign"} == {"lookalike", "plain"}
+
+
+SUPPORT2_SIZES = {"train": 600, "dev": 240, "test": 240}
+TEN_LANGUAGES = {"es", "fr", "de", "it", "pt", "nl", "pl", "ru", "zh", "ja"}
+
+
+@pytest.mark.parametrize("split", written_attacks.SPLITS)
+def test_the_second_support_set_holds_what_the_docstring_says(split):
+    rows = written_attacks.rows(split, "support2")
+    assert len(rows) == SUPPORT2_SIZES[split]
+    assert Counter(row["label"] for row in rows) == {"attack": len(rows) // 2, "benign": len(rows) // 2}
+    assert {row["lang"] for row in rows} == {"en"} | TEN_LANGUAGES
+    assert {row["kind"] for row in rows if row["label"] == "attack"} == SUPPORT_KINDS | {"probe"}
+    assert {row["kind"] for row in rows if row["label"] == "benign"} == {"lookalike", "plain"}
+    probes = [row["text"] for row in rows if row["kind"] == "probe"]
+    assert probes and all(120 <= len(text) <= 450 for text in probes)
+    # A third of each split: customers' e-mails of 300 characters or more in the ten languages, 20 of each in train.
+    mails = Counter(row["lang"] for row in rows if row["lang"] in TEN_LANGUAGES and len(row["text"]) >= 300)
+    assert set(mails) == TEN_LANGUAGES and min(mails.values()) >= len(rows) // 30
 
 
 def test_no_text_is_in_two_sets():
