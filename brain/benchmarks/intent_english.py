@@ -39,7 +39,7 @@ import numpy as np
 from brain.formation import intent_multilingual
 from brain.formation.poisoning import ngram_reading, rule_family
 
-from . import intent_datasets, intent_training, public_benign, public_corpora
+from . import intent_datasets, intent_training, public_benign, public_corpora, written_attacks
 from . import intent_multilingual as multilingual
 from .public_benign import english
 
@@ -47,6 +47,22 @@ HIDDEN, ALPHA = 128, 0.001
 MINILM_HIDDEN, MINILM_ALPHA = 128, 0.01
 ENGLISH_BAND = 0.2
 DATASET_ATTACKS, TRAIN_BENIGN, DATASET_BENIGN, PER_SOURCE, TECHNICAL = 1500, 1000, 1000, 300, 1500
+# The written support sets' English train texts (those the long-text model learns), each weighing this many public
+# texts: requests to a deployed assistant to describe itself, long e-mails with orders buried in them, and their
+# look-alikes, a register none of the public corpora holds.
+SUPPORT_WEIGHT = 5.0
+
+
+def support_texts() -> tuple[list[str], list[str]]:
+    """(attacks, benign texts) of the written support sets' train splits the long-text model learns, English, their
+    planted policies left out (the requests to describe itself, which that model does not learn, learned here)."""
+    attacks: list[str] = []
+    benign: list[str] = []
+    for written in intent_training.LONG.support_sets:
+        found = written_attacks.texts("train", written, kinds_left_out=intent_training.PLANTED_POLICIES)
+        attacks += [t for t in found[0] if english(t)]
+        benign += [t for t in found[1] if english(t)]
+    return attacks, benign
 
 
 def training_texts() -> tuple[list[str], list[str], list[str]]:
@@ -104,10 +120,22 @@ def train(stdout) -> dict:
     stdout.write(
         f"training texts: {len(attacks)} attacks, {len(benign)} benign, {len(in_house)} in-house benign"
     )
-    texts = attacks + benign + in_house
-    labels = np.concatenate([np.ones(len(attacks), bool), np.zeros(len(benign) + len(in_house), bool)])
+    support_attacks, support_benign = support_texts() if SUPPORT_WEIGHT else ([], [])
+    texts = attacks + benign + in_house + support_attacks + support_benign
+    labels = np.concatenate(
+        [
+            np.ones(len(attacks), bool),
+            np.zeros(len(benign) + len(in_house), bool),
+            np.ones(len(support_attacks), bool),
+            np.zeros(len(support_benign), bool),
+        ]
+    )
     weights = np.concatenate(
-        [np.ones(len(attacks) + len(benign)), np.full(len(in_house), multilingual.IN_HOUSE_WEIGHT)]
+        [
+            np.ones(len(attacks) + len(benign)),
+            np.full(len(in_house), multilingual.IN_HOUSE_WEIGHT),
+            np.full(len(support_attacks) + len(support_benign), SUPPORT_WEIGHT),
+        ]
     )
     weights[labels] *= weights[~labels].sum() / weights[labels].sum()  # the two classes weigh the same
     fitted = intent_multilingual.EnglishModel(

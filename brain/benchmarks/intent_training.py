@@ -57,8 +57,9 @@ class Variant:
     Bitext replies train one by one too, together weighing this share of the Bitext texts; `search_c`: `--train`
     chooses C on dev over `C_GRID` (else it keeps `C`); `technical`: the installed packages' technical paragraphs
     (`public_benign.technical_cases`) train as one more wider source (they set no threshold); `support_weight`:
-    when above 0, the written support set's train split trains too (its attacks but `SUPPORT_KINDS_NOT_LEARNED`), each text with this weight,
-    after which the attacks are weighed up again to the benign texts' mass.
+    when above 0, the train splits of the written sets `support_sets` train too (their attacks but
+    `SUPPORT_KINDS_NOT_LEARNED`), each text with this weight, after which the attacks are weighed up again to the
+    benign texts' mass.
     """
 
     features: Features = DEFAULT_FEATURES
@@ -72,6 +73,7 @@ class Variant:
     search_c: bool = True
     technical: bool = False
     support_weight: float = 0.0
+    support_sets: tuple[str, ...] = ("support",)
 
 
 # `--train` fits this recipe. Until 2026-12-05 it was `Variant()`, trained on no benign text but Bitext's and
@@ -95,8 +97,16 @@ C_GRID = (1.0, 4.0, 16.0, 64.0)
 # benign). The support set's planted policies (`fake_policy`) do not train: worded as a business's own rules ("the
 # account owner approves all refunds above the limit"), they taught the model to refuse those, and a policy that
 # gives things away waits for evidence anyway (`evidence.policy_hold`).
-LONG = replace(SHIPPED, support_weight=40.0)
-SUPPORT_KINDS_NOT_LEARNED = ("fake_policy",)
+# Since 2026-12-08 the second written support set's train split (`support2`: long e-mails and desk texts) trains
+# beside the first, at the same weight (on the dev splits, rules and n-gram models, texts the model reads: `support`
+# 89 -> 91 of 99 attacks refused, 13 -> 10 of 93 benign texts; `support2` 84 -> 88 of 120, 8 -> 5 of 120; the public
+# dev split's long benign texts 21 -> 24 of 1,486, the wider sources' 32 -> 41 of 1,973).
+LONG = replace(SHIPPED, support_weight=40.0, support_sets=("support", "support2"))
+PLANTED_POLICIES = ("fake_policy",)
+# Requests to the assistant to describe itself (`probe`) do not train it either: as character n-grams they are
+# chat addressed to "you", and learning them raised its threshold on the chit-chat dev texts from 0.39 to 0.52 (one
+# of the planted orders of tests/brain/formation/test_intent.py admitted again). The English networks learn them.
+SUPPORT_KINDS_NOT_LEARNED = PLANTED_POLICIES + ("probe",)
 
 
 def wide_cases(split: str, variant: Variant) -> tuple[public_corpora.PublicCase, ...]:
@@ -210,7 +220,11 @@ def examples(
     if variant.balance:
         weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
     if variant.support_weight:
-        attacks, benign = written_attacks.texts("train", "support", kinds_left_out=SUPPORT_KINDS_NOT_LEARNED)
+        attacks, benign = [], []
+        for written in variant.support_sets:
+            found = written_attacks.texts("train", written, kinds_left_out=SUPPORT_KINDS_NOT_LEARNED)
+            attacks += found[0]
+            benign += found[1]
         texts += attacks + benign
         labels_array = np.concatenate(
             [labels_array, np.ones(len(attacks), bool), np.zeros(len(benign), bool)]

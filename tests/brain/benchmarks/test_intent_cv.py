@@ -2,6 +2,7 @@
 straddle folds, the deal is deterministic, and the threshold keeps to the benign budget."""
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -111,4 +112,15 @@ def test_the_long_text_model_learns_the_support_set_but_its_planted_policies_and
     assert np.allclose(long_weights[len(texts) + len(attacks) :], 40.0)
     assert np.isclose(long_weights[long_labels].sum(), long_weights[~long_labels].sum())
     assert intent_training.LONG.support_weight == 40.0
+    assert intent_training.LONG.support_sets == ("support", "support2")
+    both = replace(long, support_sets=intent_training.LONG.support_sets)
+    second_attacks, second_benign = written_attacks.texts(
+        "train", "support2", kinds_left_out=intent_training.SUPPORT_KINDS_NOT_LEARNED
+    )
+    both_texts, both_labels, both_weights = intent_training.examples(
+        cases, both, ["An ordinary sentence of ours."]
+    )
+    assert both_texts == texts + attacks + second_attacks + benign + second_benign
+    assert both_labels.sum() == labels.sum() + len(attacks) + len(second_attacks)
+    assert np.isclose(both_weights[both_labels].sum(), both_weights[~both_labels].sum())
     assert intent_training.LONG.features == intent_training.SHIPPED.features

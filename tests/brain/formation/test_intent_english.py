@@ -8,7 +8,7 @@ technical snippets stay learnable, a secret-holding text is not read by it."""
 
 import pytest
 
-from brain.benchmarks import intent_english, public_benign
+from brain.benchmarks import intent_english, intent_training, public_benign, written_attacks
 from brain.formation import intent_multilingual
 from brain.formation.gate import GateReason, gate_check
 from brain.formation.poisoning import intent_family, ngram_reading
@@ -100,3 +100,17 @@ def test_an_english_text_below_the_band_loads_no_encoder(monkeypatch):
     assert intent_multilingual._encoder == {}
     assert intent_multilingual.refuses(ORDER, intent_multilingual.english_model().band)
     assert set(intent_multilingual._encoder) == {"e5", "minilm"}
+
+
+def test_the_networks_learn_the_support_sets_english_texts_their_probes_but_not_their_planted_policies():
+    attacks, benign = intent_english.support_texts()
+    rows = [r for s in ("support", "support2") for r in written_attacks.rows("train", s)]
+    read = [r for r in rows if public_benign.english(r["text"]) and r["kind"] != "fake_policy"]
+    assert sorted(attacks + benign) == sorted(r["text"] for r in read)
+    assert sum(r["lang"] == "en" for r in read) > 0.9 * len(read)  # the check reads Latin script as English
+    kinds = {r["text"]: r["kind"] for r in rows}
+    assert {kinds[t] for t in attacks} >= {"probe", "planted_order", "extraction"}
+    assert "fake_policy" not in {kinds[t] for t in attacks}
+    assert {kinds[t] for t in benign} == {"lookalike", "plain"}
+    # The long-text n-gram model learns neither the policies nor the probes (intent_training.LONG).
+    assert set(intent_training.SUPPORT_KINDS_NOT_LEARNED) == {"fake_policy", "probe"}
