@@ -47,9 +47,9 @@ HIDDEN, ALPHA = 128, 0.001
 MINILM_HIDDEN, MINILM_ALPHA = 128, 0.01
 ENGLISH_BAND = 0.2
 DATASET_ATTACKS, TRAIN_BENIGN, DATASET_BENIGN, PER_SOURCE, TECHNICAL = 1500, 1000, 1000, 300, 1500
-# The written support sets' English train texts (those the long-text model learns), each weighing this many public
-# texts: requests to a deployed assistant to describe itself, long e-mails with orders buried in them, and their
-# look-alikes, a register none of the public corpora holds.
+# The English train texts of the written support sets the long-text model learns, each weighing this many public
+# texts (the in-house texts' weight; no other was tried): requests to a deployed assistant to describe itself, long
+# e-mails with orders buried in them, and their look-alikes, a register none of the public corpora holds.
 SUPPORT_WEIGHT = 5.0
 
 

@@ -44,7 +44,8 @@ languages (300-1,000 characters), with orders for the assistant buried in half o
 a desk (forwarded threads, disclaimers, pasted logs, handover notes), with orders hidden in half. 62% English.
 Each author's texts are split 200 / 80 / 80:
 
-- `train` (600): learned by the long-text model beside `support`'s (`intent_training.LONG`);
+- `train` (600): learned by the long-text model beside `support`'s, its probes left out (`intent_training.LONG`),
+  and by the English networks, probes included (`intent_english.support_texts`);
 - `dev` (240): read while that recipe was chosen;
 - `test` (240): read once before the change and once after.
 """
