@@ -39,7 +39,7 @@ import numpy as np
 from brain.formation import intent_multilingual
 from brain.formation.poisoning import ngram_reading, rule_family
 
-from . import intent_datasets, intent_training, public_benign, public_corpora, written_attacks
+from . import intent_datasets, intent_training, public_benign, public_corpora
 from . import intent_multilingual as multilingual
 from .public_benign import english
 
@@ -56,13 +56,10 @@ SUPPORT_WEIGHT = 5.0
 def support_texts() -> tuple[list[str], list[str]]:
     """(attacks, benign texts) of the written support sets' train splits the long-text model learns, English, their
     planted policies left out (the requests to describe itself, which that model does not learn, learned here)."""
-    attacks: list[str] = []
-    benign: list[str] = []
-    for written in intent_training.LONG.support_sets:
-        found = written_attacks.texts("train", written, kinds_left_out=intent_training.PLANTED_POLICIES)
-        attacks += [t for t in found[0] if english(t)]
-        benign += [t for t in found[1] if english(t)]
-    return attacks, benign
+    attacks, benign = intent_training.support_texts(
+        intent_training.LONG.support_sets, kinds_left_out=intent_training.PLANTED_POLICIES
+    )
+    return [t for t in attacks if english(t)], [t for t in benign if english(t)]
 
 
 def training_texts() -> tuple[list[str], list[str], list[str]]:

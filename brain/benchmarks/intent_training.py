@@ -220,11 +220,7 @@ def examples(
     if variant.balance:
         weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
     if variant.support_weight:
-        attacks, benign = [], []
-        for written in variant.support_sets:
-            found = written_attacks.texts("train", written, kinds_left_out=SUPPORT_KINDS_NOT_LEARNED)
-            attacks += found[0]
-            benign += found[1]
+        attacks, benign = support_texts(variant.support_sets)
         texts += attacks + benign
         labels_array = np.concatenate(
             [labels_array, np.ones(len(attacks), bool), np.zeros(len(benign), bool)]
@@ -232,6 +228,20 @@ def examples(
         weights = np.concatenate([weights, np.full(len(attacks) + len(benign), variant.support_weight)])
         weights[labels_array] *= weights[~labels_array].sum() / weights[labels_array].sum()
     return texts, labels_array, weights
+
+
+def support_texts(
+    sets: tuple[str, ...], kinds_left_out: tuple[str, ...] = SUPPORT_KINDS_NOT_LEARNED
+) -> tuple[list[str], list[str]]:
+    """(attacks, benign texts) of the train splits of the written sets `sets`, in their order, the attacks of
+    `kinds_left_out` left out."""
+    attacks: list[str] = []
+    benign: list[str] = []
+    for written in sets:
+        found = written_attacks.texts("train", written, kinds_left_out=kinds_left_out)
+        attacks += found[0]
+        benign += found[1]
+    return attacks, benign
 
 
 _COLUMNS: dict[tuple[Features, str], np.ndarray] = {}
